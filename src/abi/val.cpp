@@ -1,0 +1,307 @@
+#include "cmhost/abi/val.hpp"
+
+#include <bit>
+#include <cstring>
+
+#include "cmhost/error.hpp"
+#include "text.hpp"
+
+namespace cmhost::abi {
+
+uint32_t scalar_size(ValKind kind) {
+  switch (kind) {
+    case ValKind::S8:
+    case ValKind::U8: return 1;
+    case ValKind::S16:
+    case ValKind::U16: return 2;
+    case ValKind::S32:
+    case ValKind::U32:
+    case ValKind::F32: return 4;
+    case ValKind::S64:
+    case ValKind::U64:
+    case ValKind::F64: return 8;
+    default: return 0;
+  }
+}
+
+Val::Val(const Val& other) : kind_(other.kind_) { copy_from(other); }
+Val::Val(Val&& other) noexcept : kind_(other.kind_) { move_from(std::move(other)); }
+
+Val& Val::operator=(const Val& other) {
+  if (this != &other) {
+    Val copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Val& Val::operator=(Val&& other) noexcept {
+  if (this != &other) {
+    destroy();
+    kind_ = other.kind_;
+    move_from(std::move(other));
+  }
+  return *this;
+}
+
+void Val::destroy() noexcept {
+  switch (repr_) {
+    case Repr::Scalar: break;
+    case Repr::Str: storage_.str.~basic_string(); break;
+    case Repr::Items: storage_.items.~vector(); break;
+    case Repr::Packed: storage_.packed.~Packed(); break;
+  }
+  repr_ = Repr::Scalar;
+}
+
+void Val::copy_from(const Val& other) {
+  elem_ = other.elem_;
+  case_ = other.case_;
+  scalar_ = other.scalar_;
+  switch (other.repr_) {
+    case Repr::Scalar: break;
+    case Repr::Str: new (&storage_.str) std::string(other.storage_.str); break;
+    case Repr::Items: new (&storage_.items) std::vector<Val>(other.storage_.items); break;
+    case Repr::Packed: {
+      const size_t n = other.storage_.packed.byte_size;
+      auto data = std::make_unique_for_overwrite<uint8_t[]>(n);
+      if (n) std::memcpy(data.get(), other.storage_.packed.data.get(), n);
+      new (&storage_.packed) Packed{std::move(data), n};
+      break;
+    }
+  }
+  repr_ = other.repr_;
+}
+
+void Val::move_from(Val&& other) noexcept {
+  elem_ = other.elem_;
+  case_ = other.case_;
+  scalar_ = other.scalar_;
+  switch (other.repr_) {
+    case Repr::Scalar: break;
+    case Repr::Str: new (&storage_.str) std::string(std::move(other.storage_.str)); break;
+    case Repr::Items: new (&storage_.items) std::vector<Val>(std::move(other.storage_.items)); break;
+    case Repr::Packed: new (&storage_.packed) Packed(std::move(other.storage_.packed)); break;
+  }
+  repr_ = other.repr_;
+  other.destroy();
+}
+
+Val Val::f32(float v) { return Val(ValKind::F32, std::bit_cast<uint32_t>(v)); }
+Val Val::f64(double v) { return Val(ValKind::F64, std::bit_cast<uint64_t>(v)); }
+
+Val Val::char_(char32_t v) {
+  if (!is_unicode_scalar(v))
+    throw_invalid_value("char value " + std::to_string(uint32_t(v)) +
+                        " is not a Unicode scalar value");
+  return Val(ValKind::Char, v);
+}
+
+Val Val::string_unchecked(std::string v) {
+  Val out(ValKind::String, 0);
+  new (&out.storage_.str) std::string(std::move(v));
+  out.repr_ = Repr::Str;
+  return out;
+}
+
+Val Val::string(std::string v) {
+  if (!is_valid_utf8(reinterpret_cast<const uint8_t*>(v.data()), v.size()))
+    throw_invalid_value("string is not valid UTF-8");
+  return string_unchecked(std::move(v));
+}
+
+Val Val::compound(ValKind kind, uint32_t case_index, std::vector<Val> items) {
+  Val out(kind, 0);
+  out.case_ = case_index;
+  new (&out.storage_.items) std::vector<Val>(std::move(items));
+  out.repr_ = Repr::Items;
+  return out;
+}
+
+Val Val::list(std::vector<Val> elements) { return compound(ValKind::List, 0, std::move(elements)); }
+
+Val Val::packed_uninitialized(ValKind element, size_t count, uint8_t** data) {
+  const uint32_t es = scalar_size(element);
+  if (es == 0)
+    throw_invalid_value(std::string("a packed list holds numbers, not ") + to_string(element));
+  Val out(ValKind::List, 0);
+  const size_t n = count * es;
+  new (&out.storage_.packed) Packed{std::make_unique_for_overwrite<uint8_t[]>(n), n};
+  out.repr_ = Repr::Packed;
+  out.elem_ = static_cast<uint8_t>(element);
+  *data = out.storage_.packed.data.get();
+  return out;
+}
+
+Val Val::packed_list(ValKind element, const void* data, size_t count) {
+  uint8_t* dst = nullptr;
+  Val out = packed_uninitialized(element, count, &dst);
+  if (count) std::memcpy(dst, data, count * scalar_size(element));
+  return out;
+}
+
+Val Val::record(std::vector<Val> fields) { return compound(ValKind::Record, 0, std::move(fields)); }
+Val Val::tuple(std::vector<Val> elements) { return compound(ValKind::Tuple, 0, std::move(elements)); }
+Val Val::map(std::vector<Val> entries) { return compound(ValKind::Map, 0, std::move(entries)); }
+
+static std::vector<Val> payload_items(std::optional<Val> payload) {
+  std::vector<Val> items;
+  if (payload) items.push_back(std::move(*payload));
+  return items;
+}
+
+Val Val::variant(uint32_t case_index, std::optional<Val> payload) {
+  return compound(ValKind::Variant, case_index, payload_items(std::move(payload)));
+}
+Val Val::enum_(uint32_t case_index) { return compound(ValKind::Enum, case_index, {}); }
+Val Val::none() { return compound(ValKind::Option, 0, {}); }
+Val Val::some(Val payload) { return compound(ValKind::Option, 1, payload_items(std::move(payload))); }
+Val Val::ok(std::optional<Val> payload) {
+  return compound(ValKind::Result, 0, payload_items(std::move(payload)));
+}
+Val Val::err(std::optional<Val> payload) {
+  return compound(ValKind::Result, 1, payload_items(std::move(payload)));
+}
+Val Val::flags(uint32_t mask) { return Val(ValKind::Flags, mask); }
+
+void Val::wrong_kind(const char* wanted) const {
+  throw_invalid_value(std::string("expected a ") + wanted + " value, got " + to_string(kind_));
+}
+
+#define CMHOST_SCALAR_GETTER(NAME, KIND, TYPE, TEXT) \
+  TYPE Val::NAME() const {                          \
+    if (kind_ != ValKind::KIND) wrong_kind(TEXT);   \
+    return static_cast<TYPE>(scalar_.u);            \
+  }
+CMHOST_SCALAR_GETTER(as_s8, S8, int8_t, "s8")
+CMHOST_SCALAR_GETTER(as_u8, U8, uint8_t, "u8")
+CMHOST_SCALAR_GETTER(as_s16, S16, int16_t, "s16")
+CMHOST_SCALAR_GETTER(as_u16, U16, uint16_t, "u16")
+CMHOST_SCALAR_GETTER(as_s32, S32, int32_t, "s32")
+CMHOST_SCALAR_GETTER(as_u32, U32, uint32_t, "u32")
+CMHOST_SCALAR_GETTER(as_s64, S64, int64_t, "s64")
+CMHOST_SCALAR_GETTER(as_u64, U64, uint64_t, "u64")
+CMHOST_SCALAR_GETTER(as_char, Char, char32_t, "char")
+CMHOST_SCALAR_GETTER(as_flags, Flags, uint32_t, "flags")
+#undef CMHOST_SCALAR_GETTER
+
+bool Val::as_bool() const {
+  if (kind_ != ValKind::Bool) wrong_kind("bool");
+  return scalar_.u != 0;
+}
+float Val::as_f32() const {
+  if (kind_ != ValKind::F32) wrong_kind("f32");
+  return std::bit_cast<float>(static_cast<uint32_t>(scalar_.u));
+}
+double Val::as_f64() const {
+  if (kind_ != ValKind::F64) wrong_kind("f64");
+  return scalar_.d;
+}
+const std::string& Val::as_string() const {
+  if (repr_ != Repr::Str) wrong_kind("string");
+  return storage_.str;
+}
+uint32_t Val::as_handle() const {
+  switch (kind_) {
+    case ValKind::Own:
+    case ValKind::Borrow:
+    case ValKind::Stream:
+    case ValKind::Future:
+    case ValKind::ErrorContext: return static_cast<uint32_t>(scalar_.u);
+    default: wrong_kind("handle");
+  }
+}
+
+size_t Val::list_size() const {
+  if (repr_ == Repr::Packed) return storage_.packed.byte_size / scalar_size(packed_element_kind());
+  if (repr_ == Repr::Items) return storage_.items.size();
+  wrong_kind("list");
+}
+
+static uint64_t read_packed_element(const uint8_t* p, ValKind kind) {
+  switch (kind) {
+    case ValKind::U8: return *p;
+    case ValKind::S8: return static_cast<uint64_t>(int64_t{static_cast<int8_t>(*p)});
+    case ValKind::U16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case ValKind::S16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return static_cast<uint64_t>(int64_t{v});
+    }
+    case ValKind::U32:
+    case ValKind::F32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case ValKind::S32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return static_cast<uint64_t>(int64_t{v});
+    }
+    default: {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+  }
+}
+
+Val Val::list_element(size_t i) const {
+  if (i >= list_size()) throw_invalid_value("list index " + std::to_string(i) + " out of range");
+  if (repr_ == Repr::Items) return storage_.items[i];
+  const ValKind ek = packed_element_kind();
+  return Val(ek, read_packed_element(storage_.packed.data.get() + i * scalar_size(ek), ek));
+}
+
+std::span<const uint8_t> Val::packed_bytes() const {
+  if (repr_ != Repr::Packed) return {};
+  return {storage_.packed.data.get(), storage_.packed.byte_size};
+}
+
+std::span<const Val> Val::items() const {
+  if (repr_ != Repr::Items) return {};
+  return storage_.items;
+}
+
+std::span<Val> Val::items_mut() {
+  if (repr_ != Repr::Items) return {};
+  return storage_.items;
+}
+
+const Val* Val::payload() const {
+  if (repr_ != Repr::Items || storage_.items.empty()) return nullptr;
+  return &storage_.items[0];
+}
+
+bool Val::operator==(const Val& other) const {
+  if (kind_ != other.kind_) return false;
+  if (kind_ == ValKind::List || kind_ == ValKind::Map) {
+    if (repr_ == Repr::Packed && other.repr_ == Repr::Packed &&
+        elem_ == other.elem_)
+      return storage_.packed.byte_size == other.storage_.packed.byte_size &&
+             std::memcmp(storage_.packed.data.get(), other.storage_.packed.data.get(),
+                         storage_.packed.byte_size) == 0;
+    if (repr_ == Repr::Items && other.repr_ == Repr::Items)
+      return storage_.items == other.storage_.items;
+    const size_t n = list_size();
+    if (n != other.list_size()) return false;
+    for (size_t i = 0; i < n; ++i)
+      if (!(list_element(i) == other.list_element(i))) return false;
+    return true;
+  }
+  if (repr_ != other.repr_ || case_ != other.case_ || scalar_.u != other.scalar_.u) return false;
+  switch (repr_) {
+    case Repr::Scalar: return true;
+    case Repr::Str: return storage_.str == other.storage_.str;
+    case Repr::Items: return storage_.items == other.storage_.items;
+    case Repr::Packed: return false;  // only lists are packed
+  }
+  return false;
+}
+
+}  // namespace cmhost::abi

@@ -1,0 +1,36 @@
+// The cmhost command line. It uses only the public API.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "abi_check.hpp"
+#include "abi_demo.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cmhost: a WebAssembly Component Model host runtime"};
+  app.require_subcommand(1);
+
+  std::vector<std::string> vector_files;
+  bool verbose = false;
+  auto* check = app.add_subcommand("abi-check", "Check canonical ABI reference vectors (JSON Lines)");
+  check->add_option("files", vector_files, "Vector files; the kind comes from each file's stem")
+      ->required()
+      ->check(CLI::ExistingFile);
+  check->add_flag("-v,--verbose", verbose, "Also print each trap's reason next to the expected one");
+
+  auto* demo = app.add_subcommand("abi-demo", "Lower a sample value, show its memory layout, lift it back");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    if (*check) return cmhost::tools::run_abi_check(vector_files, verbose);
+    if (*demo) return cmhost::tools::run_abi_demo();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cmhost: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}
