@@ -5,5 +5,6 @@
 #include "cmhost/abi/canon.hpp"
 #include "cmhost/abi/host_memory.hpp"
 #include "cmhost/abi/type.hpp"
+#include "cmhost/abi/unicode.hpp"
 #include "cmhost/abi/val.hpp"
 #include "cmhost/error.hpp"

@@ -3,6 +3,8 @@
 #include <bit>
 #include <charconv>
 
+#include "cmhost/abi/unicode.hpp"
+
 namespace cmhost::tools {
 
 using abi::Type;
@@ -117,11 +119,11 @@ Val val_from_json(const Type& t, const json& j) {
     case TypeKind::F64: return Val::f64(std::bit_cast<double>(parse_hex_bits(j)));
     case TypeKind::Char: {
       const auto s = j.get<std::string>();
-      const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-      uint32_t c = p[0];
-      if (c >= 0xF0) c = ((c & 7) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6) | (p[3] & 0x3F);
-      else if (c >= 0xE0) c = ((c & 0xF) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-      else if (c >= 0xC0) c = ((c & 0x1F) << 6) | (p[1] & 0x3F);
+      size_t at = 0;
+      if (s.empty() || !abi::is_valid_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size()))
+        bad("char", j);
+      const uint32_t c = abi::next_code_point(reinterpret_cast<const unsigned char*>(s.data()), at);
+      if (at != s.size()) bad("char of more than one code point", j);
       return Val::char_(c);
     }
     case TypeKind::String: return Val::string(j.get<std::string>());
@@ -205,14 +207,7 @@ json val_to_json(const Type& t, const Val& v, bool canon) {
     }
     case TypeKind::Char: {
       std::string s;
-      const uint32_t c = v.as_char();
-      if (c < 0x80) s += char(c);
-      else if (c < 0x800) s += {char(0xC0 | (c >> 6)), char(0x80 | (c & 0x3F))};
-      else if (c < 0x10000)
-        s += {char(0xE0 | (c >> 12)), char(0x80 | ((c >> 6) & 0x3F)), char(0x80 | (c & 0x3F))};
-      else
-        s += {char(0xF0 | (c >> 18)), char(0x80 | ((c >> 12) & 0x3F)), char(0x80 | ((c >> 6) & 0x3F)),
-              char(0x80 | (c & 0x3F))};
+      abi::append_utf8(s, v.as_char());
       return s;
     }
     case TypeKind::String: return v.as_string();
