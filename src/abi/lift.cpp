@@ -43,11 +43,11 @@ class Lifter {
       case OpCode::List: return list(op, read<Addr>(m), read<Addr>(m + kPtr));
       case OpCode::FixedList: return elements(op, ptr, op.count);
       case OpCode::Record: {
-        std::vector<Val> fields;
-        fields.reserve(op.count);
+        Val out = Val::compound_with_capacity(op.val_kind, 0, op.count);
         const Child* c = &p_.children[op.children];
-        for (uint32_t i = 0; i < op.count; ++i) fields.push_back(load(c[i].op, ptr + c[i].offset));
-        return Val::compound(op.val_kind, 0, std::move(fields));
+        for (uint32_t i = 0; i < op.count; ++i)
+          out.emplace_item([&] { return load(c[i].op, ptr + c[i].offset); });
+        return out;
       }
       case OpCode::Variant: {
         uint32_t disc;
@@ -57,9 +57,10 @@ class Lifter {
           default: disc = read<uint32_t>(m); break;
         }
         const uint32_t payload_op = case_op(op, disc);
-        std::vector<Val> payload;
-        if (payload_op != kNoOp) payload.push_back(load(payload_op, ptr + op.payload_offset));
-        return Val::compound(op.val_kind, disc, std::move(payload));
+        if (payload_op == kNoOp) return Val::compound_with_capacity(op.val_kind, disc, 0);
+        Val out = Val::compound_with_capacity(op.val_kind, disc, 1);
+        out.emplace_item([&] { return load(payload_op, ptr + op.payload_offset); });
+        return out;
       }
       case OpCode::Flags: {
         uint32_t bits;
@@ -97,26 +98,26 @@ class Lifter {
       case OpCode::List: return list(op, addr(in[0]), addr(in[1]));
       case OpCode::FixedList: {
         const uint32_t step = p_.ops[op.elem].flat_count;
-        std::vector<Val> items;
-        items.reserve(op.count);
-        for (uint32_t i = 0; i < op.count; ++i) items.push_back(lift_flat(op.elem, in + i * step));
-        return Val::compound(op.val_kind, 0, std::move(items));
+        Val out = Val::compound_with_capacity(op.val_kind, 0, op.count);
+        for (uint32_t i = 0; i < op.count; ++i)
+          out.emplace_item([&] { return lift_flat(op.elem, in + i * step); });
+        return out;
       }
       case OpCode::Record: {
-        std::vector<Val> fields;
-        fields.reserve(op.count);
+        Val out = Val::compound_with_capacity(op.val_kind, 0, op.count);
         const Child* c = &p_.children[op.children];
         for (uint32_t i = 0; i < op.count; ++i) {
-          fields.push_back(lift_flat(c[i].op, in));
+          out.emplace_item([&] { return lift_flat(c[i].op, in); });
           in += p_.ops[c[i].op].flat_count;
         }
-        return Val::compound(op.val_kind, 0, std::move(fields));
+        return out;
       }
       case OpCode::Variant: {
         const uint32_t payload_op = case_op(op, lo);
-        std::vector<Val> payload;
-        if (payload_op != kNoOp) payload.push_back(lift_flat(payload_op, in + 1));
-        return Val::compound(op.val_kind, lo, std::move(payload));
+        if (payload_op == kNoOp) return Val::compound_with_capacity(op.val_kind, lo, 0);
+        Val out = Val::compound_with_capacity(op.val_kind, lo, 1);
+        out.emplace_item([&] { return lift_flat(payload_op, in + 1); });
+        return out;
       }
       case OpCode::Flags: return Val::from_bits(ValKind::Flags, lo & op.flags_mask);
       case OpCode::Handle: return handle(op, lo);
@@ -220,10 +221,9 @@ class Lifter {
       if (canon_nan_) canonicalize_floats(op.bulk_kind, dst, length);
       return out;
     }
-    std::vector<Val> items;
-    items.reserve(length);
-    for (uint64_t i = 0; i < length; ++i) items.push_back(load(op.elem, ptr + i * e.size));
-    return Val::compound(op.val_kind, 0, std::move(items));
+    Val out = Val::compound_with_capacity(op.val_kind, 0, length);
+    for (uint64_t i = 0; i < length; ++i) out.emplace_item([&] { return load(op.elem, ptr + i * e.size); });
+    return out;
   }
 
   AbiContext& cx_;

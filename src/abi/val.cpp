@@ -7,6 +7,60 @@
 #include "text.hpp"
 
 namespace cmhost::abi {
+namespace {
+
+// Per-thread free lists of item arrays of 1..kPooledMax values. A block may
+// be freed by another thread than the one that allocated it; it then joins
+// that thread's list. Lists are capped so a burst does not pin memory.
+constexpr size_t kPooledMax = 16;
+constexpr size_t kMaxFreeBlocks = 8192;
+
+struct ItemPool {
+  struct FreeList {
+    void* head = nullptr;
+    size_t count = 0;
+  };
+  FreeList lists[kPooledMax + 1];
+
+  ~ItemPool() {
+    for (auto& l : lists)
+      while (l.head) {
+        void* next = *static_cast<void**>(l.head);
+        ::operator delete(l.head);
+        l.head = next;
+      }
+  }
+};
+
+thread_local ItemPool item_pool;
+
+Val* allocate_items(size_t count) {
+  if (count <= kPooledMax) {
+    auto& l = item_pool.lists[count];
+    if (l.head) {
+      void* block = l.head;
+      l.head = *static_cast<void**>(block);
+      --l.count;
+      return static_cast<Val*>(block);
+    }
+  }
+  return static_cast<Val*>(::operator new(count * sizeof(Val)));
+}
+
+void free_items(Val* data, size_t count) noexcept {
+  if (count <= kPooledMax) {
+    auto& l = item_pool.lists[count];
+    if (l.count < kMaxFreeBlocks) {
+      *reinterpret_cast<void**>(data) = l.head;
+      l.head = data;
+      ++l.count;
+      return;
+    }
+  }
+  ::operator delete(data);
+}
+
+}  // namespace
 
 uint32_t scalar_size(ValKind kind) {
   switch (kind) {
@@ -25,7 +79,6 @@ uint32_t scalar_size(ValKind kind) {
 }
 
 Val::Val(const Val& other) : kind_(other.kind_) { copy_from(other); }
-Val::Val(Val&& other) noexcept : kind_(other.kind_) { move_from(std::move(other)); }
 
 Val& Val::operator=(const Val& other) {
   if (this != &other) {
@@ -35,20 +88,14 @@ Val& Val::operator=(const Val& other) {
   return *this;
 }
 
-Val& Val::operator=(Val&& other) noexcept {
-  if (this != &other) {
-    destroy();
-    kind_ = other.kind_;
-    move_from(std::move(other));
-  }
-  return *this;
-}
-
-void Val::destroy() noexcept {
+void Val::destroy_storage() noexcept {
   switch (repr_) {
     case Repr::Scalar: break;
     case Repr::Str: storage_.str.~basic_string(); break;
-    case Repr::Items: storage_.items.~vector(); break;
+    case Repr::Items:
+      for (size_t i = 0; i < storage_.items.size; ++i) storage_.items.data[i].~Val();
+      if (storage_.items.capacity) free_items(storage_.items.data, storage_.items.capacity);
+      break;
     case Repr::Packed: storage_.packed.~Packed(); break;
   }
   repr_ = Repr::Scalar;
@@ -61,7 +108,11 @@ void Val::copy_from(const Val& other) {
   switch (other.repr_) {
     case Repr::Scalar: break;
     case Repr::Str: new (&storage_.str) std::string(other.storage_.str); break;
-    case Repr::Items: new (&storage_.items) std::vector<Val>(other.storage_.items); break;
+    case Repr::Items: {
+      init_items(other.storage_.items.size);
+      for (const Val& item : other.items()) emplace_item([&] { return item; });
+      break;
+    }
     case Repr::Packed: {
       const size_t n = other.storage_.packed.byte_size;
       auto data = std::make_unique_for_overwrite<uint8_t[]>(n);
@@ -73,17 +124,12 @@ void Val::copy_from(const Val& other) {
   repr_ = other.repr_;
 }
 
-void Val::move_from(Val&& other) noexcept {
-  elem_ = other.elem_;
-  case_ = other.case_;
-  scalar_ = other.scalar_;
-  switch (other.repr_) {
-    case Repr::Scalar: break;
+void Val::move_storage(Val&& other) noexcept {
+  switch (repr_) {
     case Repr::Str: new (&storage_.str) std::string(std::move(other.storage_.str)); break;
-    case Repr::Items: new (&storage_.items) std::vector<Val>(std::move(other.storage_.items)); break;
     case Repr::Packed: new (&storage_.packed) Packed(std::move(other.storage_.packed)); break;
+    default: break;
   }
-  repr_ = other.repr_;
   other.destroy();
 }
 
@@ -110,11 +156,23 @@ Val Val::string(std::string v) {
   return string_unchecked(std::move(v));
 }
 
-Val Val::compound(ValKind kind, uint32_t case_index, std::vector<Val> items) {
+void Val::init_items(size_t capacity) {
+  if (capacity > UINT32_MAX) throw std::length_error("too many items in one value");
+  Val* data = capacity ? allocate_items(capacity) : nullptr;
+  storage_.items = Items{data, 0, static_cast<uint32_t>(capacity)};
+  repr_ = Repr::Items;
+}
+
+Val Val::compound_with_capacity(ValKind kind, uint32_t case_index, size_t capacity) {
   Val out(kind, 0);
   out.case_ = case_index;
-  new (&out.storage_.items) std::vector<Val>(std::move(items));
-  out.repr_ = Repr::Items;
+  out.init_items(capacity);
+  return out;
+}
+
+Val Val::compound(ValKind kind, uint32_t case_index, std::vector<Val> items) {
+  Val out = compound_with_capacity(kind, case_index, items.size());
+  for (Val& item : items) out.emplace_item([&] { return std::move(item); });
   return out;
 }
 
@@ -214,7 +272,7 @@ uint32_t Val::as_handle() const {
 
 size_t Val::list_size() const {
   if (repr_ == Repr::Packed) return storage_.packed.byte_size / scalar_size(packed_element_kind());
-  if (repr_ == Repr::Items) return storage_.items.size();
+  if (repr_ == Repr::Items) return storage_.items.size;
   wrong_kind("list");
 }
 
@@ -253,7 +311,7 @@ static uint64_t read_packed_element(const uint8_t* p, ValKind kind) {
 
 Val Val::list_element(size_t i) const {
   if (i >= list_size()) throw_invalid_value("list index " + std::to_string(i) + " out of range");
-  if (repr_ == Repr::Items) return storage_.items[i];
+  if (repr_ == Repr::Items) return storage_.items.data[i];
   const ValKind ek = packed_element_kind();
   return Val(ek, read_packed_element(storage_.packed.data.get() + i * scalar_size(ek), ek));
 }
@@ -265,17 +323,24 @@ std::span<const uint8_t> Val::packed_bytes() const {
 
 std::span<const Val> Val::items() const {
   if (repr_ != Repr::Items) return {};
-  return storage_.items;
+  return {storage_.items.data, storage_.items.size};
 }
 
 std::span<Val> Val::items_mut() {
   if (repr_ != Repr::Items) return {};
-  return storage_.items;
+  return {storage_.items.data, storage_.items.size};
 }
 
 const Val* Val::payload() const {
-  if (repr_ != Repr::Items || storage_.items.empty()) return nullptr;
-  return &storage_.items[0];
+  if (repr_ != Repr::Items || storage_.items.size == 0) return nullptr;
+  return storage_.items.data;
+}
+
+static bool same_items(std::span<const Val> a, std::span<const Val> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i])) return false;
+  return true;
 }
 
 bool Val::operator==(const Val& other) const {
@@ -286,8 +351,7 @@ bool Val::operator==(const Val& other) const {
       return storage_.packed.byte_size == other.storage_.packed.byte_size &&
              std::memcmp(storage_.packed.data.get(), other.storage_.packed.data.get(),
                          storage_.packed.byte_size) == 0;
-    if (repr_ == Repr::Items && other.repr_ == Repr::Items)
-      return storage_.items == other.storage_.items;
+    if (repr_ == Repr::Items && other.repr_ == Repr::Items) return same_items(items(), other.items());
     const size_t n = list_size();
     if (n != other.list_size()) return false;
     for (size_t i = 0; i < n; ++i)
@@ -298,7 +362,7 @@ bool Val::operator==(const Val& other) const {
   switch (repr_) {
     case Repr::Scalar: return true;
     case Repr::Str: return storage_.str == other.storage_.str;
-    case Repr::Items: return storage_.items == other.storage_.items;
+    case Repr::Items: return same_items(items(), other.items());
     case Repr::Packed: return false;  // only lists are packed
   }
   return false;

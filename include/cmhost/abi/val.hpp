@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,9 +27,16 @@ class Val {
  public:
   Val() noexcept : kind_(ValKind::Bool) { scalar_.u = 0; }
   Val(const Val& other);
-  Val(Val&& other) noexcept;
+  Val(Val&& other) noexcept : kind_(other.kind_) { move_from(std::move(other)); }
   Val& operator=(const Val& other);
-  Val& operator=(Val&& other) noexcept;
+  Val& operator=(Val&& other) noexcept {
+    if (this != &other) {
+      destroy();
+      kind_ = other.kind_;
+      move_from(std::move(other));
+    }
+    return *this;
+  }
   ~Val() { destroy(); }
 
   static Val bool_(bool v) { return Val(ValKind::Bool, v ? 1u : 0u); }
@@ -116,6 +124,14 @@ class Val {
   // For the canonical ABI programs: build values without re-checking.
   static Val from_bits(ValKind kind, uint64_t bits) { return Val(kind, bits); }
   static Val compound(ValKind kind, uint32_t case_index, std::vector<Val> items);
+  // A compound value with room for `capacity` items, added in order with
+  // emplace_item (the value is built in place, without a move).
+  static Val compound_with_capacity(ValKind kind, uint32_t case_index, size_t capacity);
+  template <typename Make>
+  void emplace_item(Make&& make) {
+    new (storage_.items.data + storage_.items.size) Val(make());
+    ++storage_.items.size;
+  }
   static Val packed_uninitialized(ValKind element, size_t count, uint8_t** data);
 
  private:
@@ -124,18 +140,43 @@ class Val {
     std::unique_ptr<uint8_t[]> data;
     size_t byte_size;
   };
+  // A fixed-capacity item array; small ones come from a per-thread pool, as
+  // lifting builds and drops them by the thousand.
+  struct Items {
+    Val* data;
+    uint32_t size;
+    uint32_t capacity;
+  };
   union Storage {
     Storage() {}
     ~Storage() {}
     std::string str;
-    std::vector<Val> items;
+    Items items;
     Packed packed;
   };
 
   Val(ValKind kind, uint64_t bits) noexcept : kind_(kind) { scalar_.u = bits; }
-  void destroy() noexcept;
+  void destroy() noexcept {
+    if (repr_ != Repr::Scalar) destroy_storage();
+  }
+  void destroy_storage() noexcept;
+  void init_items(size_t capacity);
   void copy_from(const Val& other);
-  void move_from(Val&& other) noexcept;
+  void move_from(Val&& other) noexcept {
+    elem_ = other.elem_;
+    case_ = other.case_;
+    scalar_ = other.scalar_;
+    repr_ = other.repr_;
+    switch (repr_) {
+      case Repr::Scalar: return;
+      case Repr::Items:
+        storage_.items = other.storage_.items;
+        other.repr_ = Repr::Scalar;
+        return;
+      default: move_storage(std::move(other));
+    }
+  }
+  void move_storage(Val&& other) noexcept;
   [[noreturn]] void wrong_kind(const char* wanted) const;
 
   ValKind kind_;

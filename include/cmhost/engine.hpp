@@ -1,0 +1,150 @@
+// The core WebAssembly engine behind cmhost.
+//
+// The runtime stage drives core modules only through this interface, so a
+// different backend (an ahead-of-time one, say) can replace the default wabt
+// interpreter without touching the ABI or runtime stages. No backend header
+// leaks through here.
+//
+// Core values are raw bit patterns in uint64_t, as in the canonical ABI
+// stage: i32 and f32 in the low 32 bits with the upper bits zero, i64 and
+// f64 in all 64. Reference and v128 values never cross this interface.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cmhost::engine {
+
+enum class ValType : uint8_t { I32, I64, F32, F64, V128, FuncRef, ExternRef };
+const char* to_string(ValType t) noexcept;
+
+struct FuncType {
+  std::vector<ValType> params;
+  std::vector<ValType> results;
+  bool operator==(const FuncType&) const = default;
+};
+std::string to_string(const FuncType& t);
+
+enum class ExternKind : uint8_t { Func, Table, Memory, Global, Tag };
+const char* to_string(ExternKind k) noexcept;
+
+struct Limits {
+  uint64_t min = 0;
+  std::optional<uint64_t> max;
+  bool is64 = false;   // memory64 / table64
+  bool shared = false;
+};
+
+// The type of an import or export: exactly one of the members is meaningful,
+// chosen by kind.
+struct ExternType {
+  ExternKind kind = ExternKind::Func;
+  FuncType func;        // Func, Tag (a tag's parameters)
+  Limits limits;        // Table, Memory
+  ValType value = ValType::I32;  // Global's value type, Table's element type
+  bool mutable_global = false;
+};
+
+struct ImportDesc {
+  std::string module;
+  std::string name;
+  ExternType type;
+};
+
+struct ExportDesc {
+  std::string name;
+  ExternType type;
+};
+
+// A store-owned extern (function, table, memory, global or tag). Handles are
+// only meaningful in the store that made them.
+struct Extern {
+  ExternKind kind = ExternKind::Func;
+  uint32_t id = 0;
+};
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  virtual const std::vector<ImportDesc>& imports() const = 0;
+  virtual const std::vector<ExportDesc>& exports() const = 0;
+};
+
+class Store;
+
+// What a host function sees of its caller.
+class Caller {
+ public:
+  virtual ~Caller() = default;
+  virtual Store& store() = 0;
+  // The calling instance's export of that name, if any (e.g. "memory").
+  virtual std::optional<Extern> caller_export(std::string_view name) = 0;
+};
+
+// A host function: reads params, writes results (sized from its type).
+// Throwing cmhost::Error (any kind) traps the calling wasm code with that
+// message; the error reaches the outer call as a Trap.
+using HostFunc =
+    std::function<void(Caller& caller, std::span<const uint64_t> params, std::span<uint64_t> results)>;
+
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  virtual std::optional<Extern> get_export(std::string_view name) const = 0;
+  virtual const std::vector<ExportDesc>& exports() const = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Instantiates with imports in module->imports() order. Throws
+  // cmhost::Error: Link for missing/mismatched imports, Trap when the start
+  // function or a segment initialisation traps.
+  virtual std::shared_ptr<Instance> instantiate(const Module& module, std::span<const Extern> imports) = 0;
+
+  virtual Extern host_func(FuncType type, HostFunc func) = 0;
+  virtual FuncType func_type(Extern func) const = 0;
+  virtual ExternType extern_type(Extern e) const = 0;
+
+  // Calls a function; args and results follow its type. Throws cmhost::Error
+  // (Trap) with the engine's message when the wasm code traps, or the
+  // instruction budget runs out.
+  virtual void call(Extern func, std::span<const uint64_t> args, std::span<uint64_t> results) = 0;
+
+  // The memory's current bytes; the span is invalid after anything that can
+  // grow memory (a call into wasm, grow_memory).
+  virtual std::span<uint8_t> memory_bytes(Extern memory) = 0;
+  // Grows by `pages`; returns the old size in pages, or nullopt on failure.
+  virtual std::optional<uint64_t> grow_memory(Extern memory, uint64_t pages) = 0;
+
+  virtual uint64_t global_get(Extern global) const = 0;
+  virtual void global_set(Extern global, uint64_t bits) = 0;
+};
+
+struct EngineConfig {
+  // When set, every call from the host may execute at most about this many
+  // budget units (function entries and loop iterations) before it traps with
+  // "instruction budget exhausted". Modules run unmodified when unset.
+  std::optional<uint64_t> call_budget;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Validates and compiles a core module; Error(Decode/Validate) if invalid.
+  // The bytes need to live only for the duration of the call.
+  virtual std::shared_ptr<Module> compile(std::span<const uint8_t> bytes) = 0;
+  virtual std::unique_ptr<Store> new_store() = 0;
+  virtual const EngineConfig& config() const = 0;
+};
+
+// The default backend: wabt's interpreter.
+std::unique_ptr<Engine> make_wabt_engine(EngineConfig config = {});
+
+}  // namespace cmhost::engine
