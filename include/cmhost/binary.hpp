@@ -4,9 +4,9 @@
 // syntax and uniqueness are the validator's job. Definitions are kept in
 // binary order (sections flattened, as the spec's `flatten` does) so the
 // validator can build index spaces by replaying them. Core module bytes are
-// never copied: a core module is a byte range into the decoded input, which
-// must outlive any use of those ranges. Every offset is relative to the start
-// of the bytes given to decode_component, also inside nested components.
+// never copied: a core module is a byte range of the decoded input (keep the
+// input to read it). Every offset is relative to the start of the bytes given
+// to decode_component, also inside nested components.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -273,6 +274,7 @@ struct Type {
       def;
   bool is_defvaltype() const { return def.index() <= 13; }
 };
+static_assert(std::is_same_v<std::variant_alternative_t<13, decltype(Type::def)>, MapType>);
 
 // ---- Instances ----
 

@@ -220,11 +220,14 @@ void FunctionAbi::lower_args(AbiContext& cx, std::span<const Val> args,
 }
 
 std::vector<Val> FunctionAbi::lift_results(AbiContext& cx, std::span<const uint64_t> flat) const {
-  const size_t want = results_spilled() ? 1 : result_values_->flat_count;
+  // An async export delivers its results as the arguments of task.return,
+  // which flatten up to MAX_FLAT_PARAMS values.
+  const bool spilled = result_values_->flat_count > (async_ ? kMaxFlatParams : kMaxFlatResults);
+  const size_t want = spilled ? 1 : result_values_->flat_count;
   if (flat.size() != want)
     throw Error(ErrorKind::Usage, "expected " + std::to_string(want) + " core results, got " +
                                       std::to_string(flat.size()));
-  if (!results_spilled()) return result_values_->lift_all(cx, flat.data());
+  if (!spilled) return result_values_->lift_all(cx, flat.data());
   cx.require_memory("spilled results");
   return result_values_->load_all(cx, flat[0]);
 }

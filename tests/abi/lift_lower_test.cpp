@@ -282,7 +282,7 @@ TEST(LiftLowerBytes, FixedListFlagsEnumMap) {
   // An enum of 300 cases has a 2-byte discriminant.
   rig.store(Type::enum_(labels(300)), Val::enum_(299), 16);
   EXPECT_EQ(rig.bytes(16, 2), (Bytes{0x2B, 0x01}));
-  // map<string, u8>: one 8-byte entry buffer at 32, then "k" at 40.
+  // map<string, u8>: one 12-byte entry buffer at 32, then "k" at 44.
   auto m = Type::map(Type::string(), Type::u8());
   rig.store(m, Val::map({Val::tuple({Val::string("k"), Val::u8(9)})}), 24);
   EXPECT_EQ(rig.bytes(24, 8), (Bytes{32, 0, 0, 0, 1, 0, 0, 0}));
@@ -290,6 +290,23 @@ TEST(LiftLowerBytes, FixedListFlagsEnumMap) {
   EXPECT_EQ(rig.bytes(44, 1), (Bytes{'k'}));
   EXPECT_EQ(rig.mem.allocations(),
             (std::vector<HostMemory::Allocation>{{0, 0, 4, 12, 32}, {0, 0, 1, 1, 44}}));
+}
+
+TEST(LiftLowerBytes, FourByteDiscriminant) {
+  // 65537 cases need a 4-byte discriminant; the last one carries a u8 at 4.
+  std::vector<Case> cases;
+  for (int i = 0; i < 65537; ++i) cases.push_back(Case{"c" + std::to_string(i), nullptr});
+  cases.back().type = Type::u8();
+  auto t = Type::variant(std::move(cases));
+  Rig rig(64);
+  const Val v = Val::variant(65536, Val::u8(0x77));
+  rig.store(t, v, 8);
+  EXPECT_EQ(rig.bytes(8, 8), (Bytes{0x00, 0x00, 0x01, 0x00, 0x77, 0, 0, 0}));
+  EXPECT_EQ(rig.load(t, 8), v);
+  rig.store(t, Val::variant(0x1234), 8);
+  EXPECT_EQ(rig.bytes(8, 4), (Bytes{0x34, 0x12, 0x00, 0x00}));
+  EXPECT_EQ(rig.lower(t, v), (Flat{65536, 0x77}));
+  EXPECT_EQ(rig.lift(t, {65536, 0x77}), v);
 }
 
 TEST(LiftLowerBytes, ScalarFlatValues) {
@@ -537,6 +554,11 @@ TEST(LiftLowerNan, PackedListsCanonicalisedByDefault) {
   const Val loaded = rig.load(Type::list(Type::f32()), 0);
   EXPECT_EQ(loaded.list_element(0).scalar_bits(), kCanonNan32);
   EXPECT_EQ(loaded.list_element(1).as_f32(), 1.0f);
+  // The same for f64 elements.
+  rig.poke(40, {1, 0, 0, 0, 0, 0, 0xF0, 0xFF});
+  rig.poke(32, {40, 0, 0, 0, 1, 0, 0, 0});
+  EXPECT_EQ(rig.load(Type::list(Type::f64()), 32).list_element(0).scalar_bits(), kCanonNan64);
+  EXPECT_EQ(rig.load(Type::fixed_list(Type::f64(), 1), 40).list_element(0).scalar_bits(), kCanonNan64);
   // The caller's value is not modified.
   Val value = Val::packed_list(ValKind::F32, in, 3);
   rig.store(Type::list(Type::f32()), value, 0);
@@ -571,8 +593,11 @@ TEST(LiftLowerBool, AnyNonzeroBitsStoreAsOne) {
   }
   rig.store(Type::bool_(), Val::bool_(false), 3);
   EXPECT_EQ(rig.bytes(3, 1), Bytes{0});
-  rig.poke(4, {7});
-  EXPECT_EQ(rig.load(Type::bool_(), 4), Val::bool_(true));
+  for (uint8_t byte : {1, 2, 7, 0x80, 0xFF}) {
+    rig.poke(4, {byte});
+    EXPECT_EQ(rig.load(Type::bool_(), 4), Val::bool_(true)) << int(byte);
+  }
+  EXPECT_EQ(rig.lift(Type::bool_(), {2}), Val::bool_(true));
 }
 
 // ---- handles ----------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -187,6 +188,27 @@ TEST(Val, MoveTransfersStorage) {
   EXPECT_EQ(q.packed_bytes().data(), bytes);
   EXPECT_EQ(q.list_size(), 2u);
   EXPECT_EQ(q.kind(), ValKind::List);
+}
+
+// Assigning a value from one of its own items (unwrapping a payload in
+// place). Run in a child process: a broken assignment corrupts the heap.
+template <typename Assign>
+void expect_unwraps_in_place(Val outer, const Val& expected, Assign assign) {
+  EXPECT_EXIT(
+      {
+        assign(outer);
+        std::exit(outer == expected ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Val, AssignFromOwnItem) {
+  const Val text = Val::string("a long enough string to live on the heap");
+  expect_unwraps_in_place(Val::some(text), text, [](Val& v) { v = v.items()[0]; });
+  expect_unwraps_in_place(Val::some(text), text, [](Val& v) { v = std::move(v.items_mut()[0]); });
+  const Val inner = Val::list({Val::u8(1), Val::u8(2)});
+  expect_unwraps_in_place(Val::list({inner, Val::u8(3)}), inner,
+                          [](Val& v) { v = std::move(v.items_mut()[0]); });
 }
 
 TEST(Val, PackedListBasics) {

@@ -131,7 +131,8 @@ class FunctionAbi {
 
   // The host calls a lifted export: lower the arguments (spilling them into
   // memory allocated by realloc when they do not fit), then lift the results
-  // (from flat values or through the returned pointer).
+  // (from flat values or through the returned pointer; for an async export,
+  // from the arguments of its task.return).
   void lower_args(AbiContext& cx, std::span<const Val> args, std::vector<uint64_t>& flat) const;
   std::vector<Val> lift_results(AbiContext& cx, std::span<const uint64_t> flat) const;
 

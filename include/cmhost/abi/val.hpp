@@ -31,9 +31,10 @@ class Val {
   Val& operator=(const Val& other);
   Val& operator=(Val&& other) noexcept {
     if (this != &other) {
+      Val taken(std::move(other));  // `other` may live inside *this
       destroy();
-      kind_ = other.kind_;
-      move_from(std::move(other));
+      kind_ = taken.kind_;
+      move_from(std::move(taken));
     }
     return *this;
   }
