@@ -185,18 +185,14 @@ class Lifter {
     switch (form) {
       case Utf8:
         if (!is_valid_utf8(src, byte_length)) trap_in(*op.type, "string is not valid UTF-8");
-        return Val::string_unchecked(std::string(reinterpret_cast<const char*>(src), byte_length));
-      case Utf16: {
-        std::string out;
-        if (!utf16le_to_utf8(src, units, out))
+        return Val::string_unchecked({reinterpret_cast<const char*>(src), byte_length});
+      case Utf16:
+        if (!utf16le_to_utf8(src, units, transcoded_))
           trap_in(*op.type, "string is not valid UTF-16 (unpaired surrogate)");
-        return Val::string_unchecked(std::move(out));
-      }
-      case Latin1: {
-        std::string out;
-        latin1_to_utf8(src, byte_length, out);
-        return Val::string_unchecked(std::move(out));
-      }
+        return Val::string_unchecked(transcoded_);
+      case Latin1:
+        latin1_to_utf8(src, byte_length, transcoded_);
+        return Val::string_unchecked(transcoded_);
     }
     return {};
   }
@@ -229,6 +225,7 @@ class Lifter {
   AbiContext& cx_;
   const Program& p_;
   const bool canon_nan_;
+  std::string transcoded_;  // scratch for UTF-16 and Latin-1 text, reused per string
 };
 
 }  // namespace

@@ -258,7 +258,7 @@ class Lowerer {
     }
   }
 
-  Range string(const Op& op, const std::string& s) {
+  Range string(const Op& op, std::string_view s) {
     cx_.require_memory("strings");
     const auto* src = reinterpret_cast<const unsigned char*>(s.data());
     const uint64_t n8 = s.size();

@@ -11,9 +11,10 @@ namespace {
 
 // Per-thread free lists of item arrays of 1..kPooledMax values. A block may
 // be freed by another thread than the one that allocated it; it then joins
-// that thread's list. Lists are capped so a burst does not pin memory.
+// that thread's list. Each list keeps at most kMaxPooledBytes, so a burst
+// does not pin much memory, yet a 10 000-record lift is served from the pool.
 constexpr size_t kPooledMax = 16;
-constexpr size_t kMaxFreeBlocks = 8192;
+constexpr size_t kMaxPooledBytes = size_t{1} << 20;
 
 struct ItemPool {
   struct FreeList {
@@ -50,7 +51,7 @@ Val* allocate_items(size_t count) {
 void free_items(Val* data, size_t count) noexcept {
   if (count <= kPooledMax) {
     auto& l = item_pool.lists[count];
-    if (l.count < kMaxFreeBlocks) {
+    if (l.count < kMaxPooledBytes / (count * sizeof(Val))) {
       *reinterpret_cast<void**>(data) = l.head;
       l.head = data;
       ++l.count;
@@ -91,7 +92,13 @@ Val& Val::operator=(const Val& other) {
 void Val::destroy_storage() noexcept {
   switch (repr_) {
     case Repr::Scalar: break;
-    case Repr::Str: storage_.str.~basic_string(); break;
+    case Repr::Text:
+      if (storage_.text.inline_size == kHeapText) {
+        char* data;
+        std::memcpy(&data, storage_.text.bytes, sizeof data);
+        delete[] data;
+      }
+      break;
     case Repr::Items:
       for (size_t i = 0; i < storage_.items.size; ++i) storage_.items.data[i].~Val();
       if (storage_.items.capacity) free_items(storage_.items.data, storage_.items.capacity);
@@ -107,7 +114,7 @@ void Val::copy_from(const Val& other) {
   scalar_ = other.scalar_;
   switch (other.repr_) {
     case Repr::Scalar: break;
-    case Repr::Str: new (&storage_.str) std::string(other.storage_.str); break;
+    case Repr::Text: init_text(other.as_string()); break;
     case Repr::Items: {
       init_items(other.storage_.items.size);
       for (const Val& item : other.items()) emplace_item([&] { return item; });
@@ -125,11 +132,7 @@ void Val::copy_from(const Val& other) {
 }
 
 void Val::move_storage(Val&& other) noexcept {
-  switch (repr_) {
-    case Repr::Str: new (&storage_.str) std::string(std::move(other.storage_.str)); break;
-    case Repr::Packed: new (&storage_.packed) Packed(std::move(other.storage_.packed)); break;
-    default: break;
-  }
+  new (&storage_.packed) Packed(std::move(other.storage_.packed));
   other.destroy();
 }
 
@@ -143,17 +146,32 @@ Val Val::char_(char32_t v) {
   return Val(ValKind::Char, v);
 }
 
-Val Val::string_unchecked(std::string v) {
+void Val::init_text(std::string_view v) {
+  Text& t = storage_.text;
+  if (v.size() <= kInlineText) {
+    if (!v.empty()) std::memcpy(t.bytes, v.data(), v.size());
+    t.inline_size = static_cast<uint8_t>(v.size());
+  } else {
+    char* data = new char[v.size()];
+    std::memcpy(data, v.data(), v.size());
+    const size_t size = v.size();
+    std::memcpy(t.bytes, &data, sizeof data);
+    std::memcpy(t.bytes + sizeof data, &size, sizeof size);
+    t.inline_size = kHeapText;
+  }
+  repr_ = Repr::Text;
+}
+
+Val Val::string_unchecked(std::string_view v) {
   Val out(ValKind::String, 0);
-  new (&out.storage_.str) std::string(std::move(v));
-  out.repr_ = Repr::Str;
+  out.init_text(v);
   return out;
 }
 
-Val Val::string(std::string v) {
+Val Val::string(std::string_view v) {
   if (!is_valid_utf8(reinterpret_cast<const uint8_t*>(v.data()), v.size()))
     throw_invalid_value("string is not valid UTF-8");
-  return string_unchecked(std::move(v));
+  return string_unchecked(v);
 }
 
 void Val::init_items(size_t capacity) {
@@ -255,9 +273,15 @@ double Val::as_f64() const {
   if (kind_ != ValKind::F64) wrong_kind("f64");
   return scalar_.d;
 }
-const std::string& Val::as_string() const {
-  if (repr_ != Repr::Str) wrong_kind("string");
-  return storage_.str;
+std::string_view Val::as_string() const {
+  if (repr_ != Repr::Text) wrong_kind("string");
+  const Text& t = storage_.text;
+  if (t.inline_size != kHeapText) return {t.bytes, t.inline_size};
+  const char* data;
+  size_t size;
+  std::memcpy(&data, t.bytes, sizeof data);
+  std::memcpy(&size, t.bytes + sizeof data, sizeof size);
+  return {data, size};
 }
 uint32_t Val::as_handle() const {
   switch (kind_) {
@@ -361,7 +385,7 @@ bool Val::operator==(const Val& other) const {
   if (repr_ != other.repr_ || case_ != other.case_ || scalar_.u != other.scalar_.u) return false;
   switch (repr_) {
     case Repr::Scalar: return true;
-    case Repr::Str: return storage_.str == other.storage_.str;
+    case Repr::Text: return as_string() == other.as_string();
     case Repr::Items: return same_items(items(), other.items());
     case Repr::Packed: return false;  // only lists are packed
   }

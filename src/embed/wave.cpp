@@ -487,7 +487,7 @@ class Printer {
     out += '\'';
   }
 
-  void string_literal(const Type& type, const std::string& text) {
+  void string_literal(const Type& type, std::string_view text) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
     if (!abi::is_valid_utf8(bytes, text.size())) mismatch(type, "the string is not valid UTF-8");
     out += '"';

@@ -42,7 +42,7 @@ struct StringRig {
   }
   std::string lift(uint64_t ptr, uint64_t tagged_units) {
     AbiContext cx(&mem, opts);
-    return abi.lift_flat(cx, Flat{ptr, tagged_units}).as_string();
+    return std::string(abi.lift_flat(cx, Flat{ptr, tagged_units}).as_string());
   }
   Bytes bytes(size_t at, size_t n) const {
     return Bytes(mem.data().begin() + at, mem.data().begin() + at + n);

@@ -210,7 +210,7 @@ json val_to_json(const Type& t, const Val& v, bool canon) {
       abi::append_utf8(s, v.as_char());
       return s;
     }
-    case TypeKind::String: return v.as_string();
+    case TypeKind::String: return std::string(v.as_string());
     case TypeKind::List:
     case TypeKind::FixedList:
     case TypeKind::Map: {

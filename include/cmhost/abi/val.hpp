@@ -54,9 +54,9 @@ class Val {
   // A Unicode scalar value; throws InvalidValue for surrogates and > 0x10FFFF.
   static Val char_(char32_t v);
   // UTF-8 text; throws InvalidValue unless it is well-formed.
-  static Val string(std::string v);
+  static Val string(std::string_view v);
   // For text already known to be well-formed UTF-8 (the lift programs).
-  static Val string_unchecked(std::string v);
+  static Val string_unchecked(std::string_view v);
 
   static Val list(std::vector<Val> elements);
   // A list of numbers (u8..u64, s8..s64, f32, f64) as one little-endian block
@@ -96,7 +96,7 @@ class Val {
   float as_f32() const;
   double as_f64() const;
   char32_t as_char() const;
-  const std::string& as_string() const;
+  std::string_view as_string() const;  // valid while the Val lives unchanged
   uint32_t as_flags() const;
   uint32_t as_handle() const;  // own, borrow, stream, future, error-context
 
@@ -136,7 +136,7 @@ class Val {
   static Val packed_uninitialized(ValKind element, size_t count, uint8_t** data);
 
  private:
-  enum class Repr : uint8_t { Scalar, Str, Items, Packed };
+  enum class Repr : uint8_t { Scalar, Text, Items, Packed };
   struct Packed {
     std::unique_ptr<uint8_t[]> data;
     size_t byte_size;
@@ -148,10 +148,18 @@ class Val {
     uint32_t size;
     uint32_t capacity;
   };
+  // UTF-8 text: up to kInlineText bytes inline (most names, ids and labels),
+  // longer on the heap. Moves are bitwise: nothing points into the Val.
+  static constexpr size_t kInlineText = 31;
+  static constexpr uint8_t kHeapText = 0xFF;
+  struct Text {
+    char bytes[kInlineText];  // inline text, or a heap pointer and a size
+    uint8_t inline_size;      // kHeapText when on the heap
+  };
   union Storage {
     Storage() {}
     ~Storage() {}
-    std::string str;
+    Text text;
     Items items;
     Packed packed;
   };
@@ -162,6 +170,7 @@ class Val {
   }
   void destroy_storage() noexcept;
   void init_items(size_t capacity);
+  void init_text(std::string_view text);
   void copy_from(const Val& other);
   void move_from(Val&& other) noexcept {
     elem_ = other.elem_;
@@ -174,7 +183,11 @@ class Val {
         storage_.items = other.storage_.items;
         other.repr_ = Repr::Scalar;
         return;
-      default: move_storage(std::move(other));
+      case Repr::Text:
+        storage_.text = other.storage_.text;
+        other.repr_ = Repr::Scalar;
+        return;
+      case Repr::Packed: move_storage(std::move(other));
     }
   }
   void move_storage(Val&& other) noexcept;
