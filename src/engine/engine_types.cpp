@@ -1,0 +1,44 @@
+#include <string>
+
+#include "cmhost/engine.hpp"
+
+namespace cmhost::engine {
+
+const char* to_string(ValType t) noexcept {
+  switch (t) {
+    case ValType::I32: return "i32";
+    case ValType::I64: return "i64";
+    case ValType::F32: return "f32";
+    case ValType::F64: return "f64";
+    case ValType::V128: return "v128";
+    case ValType::FuncRef: return "funcref";
+    case ValType::ExternRef: return "externref";
+  }
+  return "?";
+}
+
+// In the spec's notation: "[i32 i64] -> [f32]".
+std::string to_string(const FuncType& t) {
+  auto list = [](const std::vector<ValType>& types) {
+    std::string text = "[";
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (i) text += ' ';
+      text += to_string(types[i]);
+    }
+    return text + "]";
+  };
+  return list(t.params) + " -> " + list(t.results);
+}
+
+const char* to_string(ExternKind k) noexcept {
+  switch (k) {
+    case ExternKind::Func: return "func";
+    case ExternKind::Table: return "table";
+    case ExternKind::Memory: return "memory";
+    case ExternKind::Global: return "global";
+    case ExternKind::Tag: return "tag";
+  }
+  return "?";
+}
+
+}  // namespace cmhost::engine

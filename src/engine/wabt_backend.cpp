@@ -1,0 +1,609 @@
+// The wabt interpreter as cmhost's core engine: compiling, one wabt store per
+// cmhost store, calls, host functions, memories and globals.
+//
+// Reentrancy: a host function may call back into wasm. Each nesting depth
+// gets its own wabt Thread (made once, then reused), because a Thread that
+// trapped keeps its frames and cannot be reset through wabt's API: it is
+// dropped and the next call at that depth makes a fresh one. Giving nested
+// calls their own Thread means a host function can catch a trap from a
+// nested call and carry on without the outer call's Thread being disturbed.
+#include "wabt_backend.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+
+#include "cmhost/error.hpp"
+#include "fuel.hpp"
+#include "wabt/binary-reader-nop.h"
+#include "wabt/binary-reader.h"
+#include "wabt/interp/binary-reader-interp.h"
+#include "wabt/interp/interp.h"
+#include "wabt_support.hpp"
+
+namespace cmhost::engine::wabt_backend {
+
+namespace wi = wabt::interp;
+
+struct CompiledCode {
+  wi::ModuleDesc desc;
+  bool metered = false;
+  uint64_t id = 0;  // a store's key for its copy of the module; never reused
+};
+
+namespace {
+
+// Host -> wasm -> host -> ... nesting costs native stack (about 2 KiB a level
+// here, 5 KiB under AddressSanitizer, plus the host functions' own) and one
+// Thread (128 KiB) per level. Threads beyond the first few are freed once
+// the outermost call returns.
+constexpr unsigned kMaxCallNesting = 128;
+constexpr size_t kThreadsKept = 4;
+
+// Traps and uncaught exceptions are store objects that only a collection
+// frees; collect after this many failed calls.
+constexpr unsigned kFailuresBetweenCollections = 64;
+
+std::atomic<uint64_t> next_code_id{1};
+
+[[noreturn]] void usage_error(const std::string& message) { throw Error(ErrorKind::Usage, message); }
+
+//// Types ////
+
+std::optional<ValCode> val_code(wabt::Type type) {
+  switch (type) {
+    case wabt::Type::I32: return ValCode::I32;
+    case wabt::Type::I64: return ValCode::I64;
+    case wabt::Type::F32: return ValCode::F32;
+    case wabt::Type::F64: return ValCode::F64;
+    case wabt::Type::V128: return ValCode::V128;
+    case wabt::Type::FuncRef: return ValCode::FuncRef;
+    case wabt::Type::ExternRef: return ValCode::ExternRef;
+    default: return std::nullopt;
+  }
+}
+
+ValCode checked_val_code(wabt::Type type) {
+  if (auto code = val_code(type)) return *code;
+  throw Error(ErrorKind::Validate, "unsupported value type " + type.GetName());
+}
+
+wabt::Type wabt_type(ValCode code) {
+  switch (code) {
+    case ValCode::I32: return wabt::Type::I32;
+    case ValCode::I64: return wabt::Type::I64;
+    case ValCode::F32: return wabt::Type::F32;
+    case ValCode::F64: return wabt::Type::F64;
+    case ValCode::V128: return wabt::Type::V128;
+    case ValCode::FuncRef: return wabt::Type::FuncRef;
+    case ValCode::ExternRef: return wabt::Type::ExternRef;
+  }
+  usage_error("unknown value type code");
+}
+
+std::vector<ValCode> val_codes(const wi::ValueTypes& types) {
+  std::vector<ValCode> codes;
+  codes.reserve(types.size());
+  for (wabt::Type type : types) codes.push_back(checked_val_code(type));
+  return codes;
+}
+
+void describe_limits(const wabt::Limits& limits, ExternSignature& out) {
+  out.min = limits.initial;
+  // wabt fills in `max` for unbounded limits; only has_max says it was declared.
+  if (limits.has_max) out.max = limits.max;
+  out.is64 = limits.is_64;
+  out.shared = limits.is_shared;
+}
+
+ExternSignature describe_extern(const wi::ExternType& type) {
+  ExternSignature out;
+  switch (type.kind) {
+    case wabt::ExternalKind::Func: {
+      const auto& func = static_cast<const wi::FuncType&>(type);
+      out.kind = KindCode::Func;
+      out.func = {val_codes(func.params), val_codes(func.results)};
+      break;
+    }
+    case wabt::ExternalKind::Table: {
+      const auto& table = static_cast<const wi::TableType&>(type);
+      out.kind = KindCode::Table;
+      out.value = checked_val_code(table.element);
+      describe_limits(table.limits, out);
+      break;
+    }
+    case wabt::ExternalKind::Memory: {
+      out.kind = KindCode::Memory;
+      describe_limits(static_cast<const wi::MemoryType&>(type).limits, out);
+      break;
+    }
+    case wabt::ExternalKind::Global: {
+      const auto& global = static_cast<const wi::GlobalType&>(type);
+      out.kind = KindCode::Global;
+      out.value = checked_val_code(global.type);
+      out.mutable_global = global.mut == wi::Mutability::Var;
+      break;
+    }
+    case wabt::ExternalKind::Tag: {
+      out.kind = KindCode::Tag;
+      out.func.params = val_codes(static_cast<const wi::TagType&>(type).signature);
+      break;
+    }
+  }
+  return out;
+}
+
+std::optional<KindCode> kind_of(const wi::Object& object) {
+  switch (object.kind()) {
+    case wi::ObjectKind::DefinedFunc:
+    case wi::ObjectKind::HostFunc: return KindCode::Func;
+    case wi::ObjectKind::Table: return KindCode::Table;
+    case wi::ObjectKind::Memory: return KindCode::Memory;
+    case wi::ObjectKind::Global: return KindCode::Global;
+    case wi::ObjectKind::Tag: return KindCode::Tag;
+    default: return std::nullopt;
+  }
+}
+
+const char* kind_name(KindCode kind) {
+  switch (kind) {
+    case KindCode::Func: return "function";
+    case KindCode::Table: return "table";
+    case KindCode::Memory: return "memory";
+    case KindCode::Global: return "global";
+    case KindCode::Tag: return "tag";
+  }
+  return "extern";
+}
+
+//// Values ////
+
+// Only numbers cross the interface; i32 and f32 share a union member's bits
+// in wabt's Value, as do i64 and f64, so no float conversion is involved.
+bool is_number(wabt::Type type) {
+  return type == wabt::Type::I32 || type == wabt::Type::F32 || type == wabt::Type::I64 ||
+         type == wabt::Type::F64;
+}
+
+wi::Value to_value(wabt::Type type, uint64_t bits) {
+  if (type == wabt::Type::I32 || type == wabt::Type::F32) {
+    return wi::Value::Make(static_cast<uint32_t>(bits));
+  }
+  return wi::Value::Make(bits);
+}
+
+uint64_t from_value(wabt::Type type, const wi::Value& value) {
+  if (type == wabt::Type::I32 || type == wabt::Type::F32) return value.Get<uint32_t>();
+  return value.Get<uint64_t>();
+}
+
+void require_numbers(const wi::FuncType& type, const char* what) {
+  auto is_other = [](wabt::Type t) { return !is_number(t); };
+  if (std::any_of(type.params.begin(), type.params.end(), is_other) ||
+      std::any_of(type.results.begin(), type.results.end(), is_other)) {
+    usage_error(std::string(what) + ": only i32, i64, f32 and f64 values cross the engine interface");
+  }
+}
+
+//// Compiling ////
+
+// wabt's interpreter reader decodes and validates in one pass; when it fails,
+// a decode-only pass tells a malformed module from an invalid one.
+bool decodes(const uint8_t* bytes, size_t size, const wabt::ReadBinaryOptions& options) {
+  struct QuietDecoder : wabt::BinaryReaderNop {
+    bool OnError(const wabt::Error&) override { return true; }  // don't print
+  } decoder;
+  return wabt::Succeeded(wabt::ReadBinary(bytes, size, &decoder, options));
+}
+
+}  // namespace
+
+LoadableBytes prepare_for_loading(const uint8_t* bytes, size_t size, bool metered) {
+  LoadableBytes out{bytes, size, {}};
+  if (metered) {
+    out.metered_copy = add_fuel_metering(bytes, size, enabled_features());
+    out.data = out.metered_copy.data();
+    out.size = out.metered_copy.size();
+  }
+  return out;
+}
+
+CompiledModule compile(const uint8_t* original, size_t original_size, bool metered) {
+  const LoadableBytes loadable = prepare_for_loading(original, original_size, metered);
+  const uint8_t* bytes = loadable.data;
+  const size_t size = loadable.size;
+  const wabt::Features features = enabled_features();
+
+  auto code = std::make_shared<CompiledCode>();
+  code->metered = metered;
+  code->id = next_code_id.fetch_add(1, std::memory_order_relaxed);
+  wabt::Errors errors;
+  const wabt::ReadBinaryOptions options(features, nullptr, /*read_debug_names=*/false,
+                                        /*stop_on_first_error=*/true,
+                                        /*fail_on_custom_section_error=*/false);
+  if (wabt::Failed(wi::ReadBinaryInterp("module", bytes, size, options, &errors, &code->desc))) {
+    if (!metered && !decodes(bytes, size, options)) {
+      throw Error(ErrorKind::Decode, "malformed core module: " + describe(errors));
+    }
+    throw Error(ErrorKind::Validate, "invalid core module: " + describe(errors));
+  }
+
+  CompiledModule out;
+  const auto& imports = code->desc.imports;
+  const size_t own_imports = imports.size() - (metered ? 1 : 0);
+  for (size_t i = 0; i < own_imports; ++i) {
+    const wi::ImportType& import = imports[i].type;
+    out.imports.push_back({import.module, import.name, describe_extern(*import.type)});
+  }
+  for (const wi::ExportDesc& export_ : code->desc.exports) {
+    out.exports.push_back({export_.type.name, describe_extern(*export_.type.type)});
+  }
+  out.code = std::move(code);
+  return out;
+}
+
+namespace {
+
+class WabtStore;
+
+// A host function as registered with wabt: the adapter's entry point plus the
+// types needed to convert values.
+struct HostTarget {
+  HostEntry entry;
+  void* context;
+  wi::FuncType type;
+};
+
+class ThreadCaller final : public CallerView {
+ public:
+  ThreadCaller(WabtStore& store, wi::Thread& thread) : store_(store), thread_(thread) {}
+  std::optional<Handle> caller_export(std::string_view name) override;
+
+ private:
+  WabtStore& store_;
+  wi::Thread& thread_;
+};
+
+class WabtStore final : public InterpStore {
+ public:
+  explicit WabtStore(std::optional<uint64_t> fuel_budget)
+      : store_(enabled_features()), fuel_budget_(fuel_budget) {
+    if (fuel_budget_) {
+      fuel_ = wi::Global::New(store_, wi::GlobalType(wabt::Type::I64, wi::Mutability::Var),
+                              wi::Value::Make(uint64_t{0}));
+    }
+  }
+
+  std::vector<Handle> instantiate(const CompiledCode& code, const Handle* imports, size_t count) override;
+  Handle host_func(const Signature& signature, HostEntry entry, void* context) override;
+  ExternSignature extern_signature(Handle handle) const override;
+  void call(Handle func, const uint64_t* args, size_t arg_count, uint64_t* results,
+            size_t result_count) override;
+  MemoryView memory(Handle memory) override;
+  std::optional<uint64_t> grow_memory(Handle memory, uint64_t pages) override;
+  uint64_t global_get(Handle global) const override;
+  void global_set(Handle global, uint64_t bits) override;
+
+  // Records an extern a handle may name and returns that handle.
+  Handle remember(wi::Ref ref);
+  wi::Store& wabt_store() { return store_; }
+
+ private:
+  // One level of host -> wasm nesting: its Thread and argument buffers.
+  struct CallContext {
+    explicit CallContext(wi::Store& store) : thread(store) {}
+    wi::Thread thread;
+    wi::Values params;
+    wi::Values results;
+  };
+
+  // Marks a call from the host as running: bounds nesting, and refuels when
+  // the call is the outermost one.
+  class Nesting {
+   public:
+    explicit Nesting(WabtStore& store);
+    ~Nesting() {
+      if (--store_.depth_ == 0 && store_.contexts_.size() > kThreadsKept) {
+        store_.contexts_.resize(kThreadsKept);
+      }
+    }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    unsigned depth() const { return depth_; }
+
+   private:
+    WabtStore& store_;
+    unsigned depth_;
+  };
+
+  wi::Extern& resolve(Handle handle) const;
+  template <typename T>
+  T& resolve_as(Handle handle, KindCode kind) const;
+  wi::Module::Ptr module_for(const CompiledCode& code);
+  CallContext& context_at(unsigned depth);
+  wabt::Result run_host(const HostTarget& target, wi::Thread& thread, const wi::Values& params,
+                        wi::Values& results, wi::Trap::Ptr* trap);
+  [[noreturn]] void fail(const wi::Trap::Ptr& trap, bool outermost);
+  bool fuel_exhausted() const { return fuel_ && fuel_->UnsafeGet<int64_t>() < 0; }
+
+  // Declared first so it is destroyed last: the roots and Threads below
+  // unregister themselves from it.
+  wi::Store store_;
+  std::optional<uint64_t> fuel_budget_;
+  wi::Global::Ptr fuel_;                                   // the metered modules' shared fuel import
+  std::unordered_map<uint64_t, wi::Module::Ptr> modules_;  // by CompiledCode::id
+  // Roots for everything a handle can name (exports are reachable from their
+  // instance), so a collection never frees it.
+  std::vector<wi::Instance::Ptr> instances_;
+  std::vector<wi::HostFunc::Ptr> host_funcs_;
+  std::vector<wi::Extern*> externs_;                    // by object index; null where no handle was given
+  std::vector<std::unique_ptr<CallContext>> contexts_;  // by nesting depth
+  unsigned depth_ = 0;
+  std::exception_ptr host_exception_;  // a non-cmhost exception on its way out
+  unsigned failures_since_collection_ = 0;
+};
+
+std::optional<Handle> ThreadCaller::caller_export(std::string_view name) {
+  wi::Instance* instance = thread_.GetCallerInstance();
+  if (!instance) return std::nullopt;
+  wi::Store& store = store_.wabt_store();
+  const auto& export_types = store.UnsafeGet<wi::Module>(instance->module())->export_types();
+  for (size_t i = 0; i < export_types.size(); ++i) {
+    if (export_types[i].name == name) return store_.remember(instance->exports()[i]);
+  }
+  return std::nullopt;
+}
+
+WabtStore::Nesting::Nesting(WabtStore& store) : store_(store), depth_(store.depth_) {
+  if (depth_ >= kMaxCallNesting) {
+    throw Error(ErrorKind::Trap, "call stack exhausted: host and wasm calls nested more than " +
+                                     std::to_string(kMaxCallNesting) + " deep");
+  }
+  if (depth_ == 0 && store.fuel_) {
+    const uint64_t budget = std::min<uint64_t>(*store.fuel_budget_, std::numeric_limits<int64_t>::max());
+    store.fuel_->UnsafeSet(wi::Value::Make(budget));
+  }
+  ++store.depth_;
+}
+
+Handle WabtStore::remember(wi::Ref ref) {
+  if (ref.index > std::numeric_limits<uint32_t>::max()) {
+    throw Error(ErrorKind::Usage, "store holds too many objects");
+  }
+  wi::Extern* object = store_.UnsafeGet<wi::Extern>(ref).get();
+  if (ref.index >= externs_.size()) externs_.resize(ref.index + 1, nullptr);
+  externs_[ref.index] = object;
+  return {*kind_of(*object), static_cast<uint32_t>(ref.index)};
+}
+
+wi::Extern& WabtStore::resolve(Handle handle) const {
+  wi::Extern* object = handle.id < externs_.size() ? externs_[handle.id] : nullptr;
+  if (!object || kind_of(*object) != handle.kind) {
+    usage_error(std::string("no ") + kind_name(handle.kind) + " with id " + std::to_string(handle.id) +
+                " in this store");
+  }
+  return *object;
+}
+
+template <typename T>
+T& WabtStore::resolve_as(Handle handle, KindCode kind) const {
+  if (handle.kind != kind) {
+    usage_error(std::string("expected a ") + kind_name(kind) + ", got a " + kind_name(handle.kind));
+  }
+  return *wabt::cast<T>(&resolve(handle));
+}
+
+wi::Module::Ptr WabtStore::module_for(const CompiledCode& code) {
+  auto found = modules_.find(code.id);
+  if (found != modules_.end()) return found->second;
+  wi::Module::Ptr module = wi::Module::New(store_, code.desc);
+  modules_.emplace(code.id, module);
+  return module;
+}
+
+WabtStore::CallContext& WabtStore::context_at(unsigned depth) {
+  if (depth >= contexts_.size()) contexts_.resize(depth + 1);
+  if (!contexts_[depth]) contexts_[depth] = std::make_unique<CallContext>(store_);
+  return *contexts_[depth];
+}
+
+void WabtStore::fail(const wi::Trap::Ptr& trap, bool outermost) {
+  // Fuel below zero only ever precedes the metering trap.
+  std::string message = fuel_exhausted() ? "instruction budget exhausted"
+                        : trap           ? trap->message()
+                                         : "wasm execution failed";
+  // Only between outermost calls: no wabt frame is live then.
+  if (++failures_since_collection_ >= kFailuresBetweenCollections && outermost) {
+    failures_since_collection_ = 0;
+    store_.Collect();
+  }
+  if (host_exception_) std::rethrow_exception(std::exchange(host_exception_, nullptr));
+  throw Error(ErrorKind::Trap, message);
+}
+
+std::vector<Handle> WabtStore::instantiate(const CompiledCode& code, const Handle* imports, size_t count) {
+  if (code.metered != fuel_budget_.has_value()) {
+    usage_error("module and store disagree on instruction-budget metering (compiled by another engine?)");
+  }
+  wi::Module::Ptr module = module_for(code);
+  const auto& import_types = module->import_types();
+  const size_t own_imports = import_types.size() - (code.metered ? 1 : 0);
+  if (count != own_imports) {
+    throw Error(ErrorKind::Link, "module has " + std::to_string(own_imports) + " imports, " +
+                                     std::to_string(count) + " given");
+  }
+
+  wi::RefVec refs;
+  refs.reserve(import_types.size());
+  for (size_t i = 0; i < count; ++i) {
+    const wi::ImportType& import = import_types[i];
+    wi::Extern& provided = resolve(imports[i]);
+    wi::Trap::Ptr mismatch;
+    if (wabt::Failed(provided.Match(store_, import, &mismatch))) {
+      throw Error(ErrorKind::Link, "import \"" + import.module + "\" \"" + import.name +
+                                       "\": " + (mismatch ? mismatch->message() : "type mismatch"));
+    }
+    refs.push_back(provided.self());
+  }
+  if (code.metered) refs.push_back(fuel_.ref());
+
+  wi::Instance::Ptr instance;
+  wi::Trap::Ptr trap;
+  {
+    Nesting nesting(*this);
+    try {
+      instance = wi::Instance::Instantiate(store_, module.ref(), refs, &trap);
+    } catch (const std::exception& e) {  // wabt allocating a memory or table
+      throw Error(ErrorKind::Trap, std::string("instantiation failed: ") + e.what());
+    }
+  }
+  if (!instance || trap) fail(trap, depth_ == 0);  // trap alone: see call()
+
+  instances_.push_back(instance);
+  std::vector<Handle> exports;
+  exports.reserve(instance->exports().size());
+  for (wi::Ref ref : instance->exports()) exports.push_back(remember(ref));
+  return exports;
+}
+
+Handle WabtStore::host_func(const Signature& signature, HostEntry entry, void* context) {
+  wi::ValueTypes params;
+  wi::ValueTypes results;
+  for (ValCode code : signature.params) params.push_back(wabt_type(code));
+  for (ValCode code : signature.results) results.push_back(wabt_type(code));
+  wi::FuncType type(params, results);
+  require_numbers(type, "host function");
+
+  auto target = std::make_shared<const HostTarget>(HostTarget{entry, context, type});
+  wi::HostFunc::Ptr func = wi::HostFunc::New(
+      store_, type,
+      [this, target](wi::Thread& thread, const wi::Values& params, wi::Values& results, wi::Trap::Ptr* trap) {
+        return run_host(*target, thread, params, results, trap);
+      });
+  host_funcs_.push_back(func);
+  return remember(func.ref());
+}
+
+wabt::Result WabtStore::run_host(const HostTarget& target, wi::Thread& thread, const wi::Values& params,
+                                 wi::Values& results, wi::Trap::Ptr* trap) {
+  try {
+    // Most signatures are short: keep their values on the stack.
+    constexpr size_t kInline = 16;
+    const size_t param_count = target.type.params.size();
+    const size_t result_count = target.type.results.size();
+    uint64_t inline_bits[kInline];
+    std::vector<uint64_t> heap_bits;
+    uint64_t* bits = inline_bits;
+    if (param_count + result_count > kInline) {
+      heap_bits.resize(param_count + result_count);
+      bits = heap_bits.data();
+    }
+    uint64_t* param_bits = bits;
+    uint64_t* result_bits = bits + param_count;
+    for (size_t i = 0; i < param_count; ++i) param_bits[i] = from_value(target.type.params[i], params[i]);
+    std::fill(result_bits, result_bits + result_count, 0);
+    results.resize(result_count);
+
+    ThreadCaller caller(*this, thread);
+    target.entry(target.context, caller, param_bits, result_bits);
+
+    for (size_t i = 0; i < result_count; ++i) results[i] = to_value(target.type.results[i], result_bits[i]);
+    return wabt::Result::Ok;
+  } catch (const Error& error) {
+    *trap = wi::Trap::New(store_, error.what());
+  } catch (...) {
+    // Not ours to translate: unwind the wasm code with a trap and rethrow the
+    // original from the call that entered it.
+    host_exception_ = std::current_exception();
+    *trap = wi::Trap::New(store_, "host function threw an exception");
+  }
+  return wabt::Result::Error;
+}
+
+ExternSignature WabtStore::extern_signature(Handle handle) const {
+  return describe_extern(resolve(handle).extern_type());
+}
+
+void WabtStore::call(Handle handle, const uint64_t* args, size_t arg_count, uint64_t* results,
+                     size_t result_count) {
+  wi::Func& func = resolve_as<wi::Func>(handle, KindCode::Func);
+  const wi::FuncType& type = func.type();
+  if (arg_count != type.params.size() || result_count != type.results.size()) {
+    usage_error("function takes " + std::to_string(type.params.size()) + " arguments and " +
+                std::to_string(type.results.size()) + " results; called with " + std::to_string(arg_count) +
+                " and " + std::to_string(result_count));
+  }
+  require_numbers(type, "call");
+
+  Nesting nesting(*this);
+  CallContext& context = context_at(nesting.depth());
+  context.params.resize(arg_count);
+  for (size_t i = 0; i < arg_count; ++i) context.params[i] = to_value(type.params[i], args[i]);
+  context.results.resize(result_count);  // wabt hands this vector to host functions as is
+
+  wi::Trap::Ptr trap;
+  wabt::Result result;
+  try {
+    result = func.Call(context.thread, context.params, context.results, &trap);
+  } catch (const std::exception& e) {  // wabt failing to allocate, e.g. in memory.grow
+    contexts_[nesting.depth()].reset();
+    throw Error(ErrorKind::Trap, std::string("wasm execution failed: ") + e.what());
+  }
+  // A trap despite success: wabt 1.0.32's call_indirect reports "call stack
+  // exhausted" this way, then carries on as if the call had returned.
+  if (wabt::Failed(result) || trap) {
+    // The Thread still holds the trapped frames; the next call gets a new one.
+    contexts_[nesting.depth()].reset();
+    fail(trap, nesting.depth() == 0);
+  }
+  for (size_t i = 0; i < result_count; ++i) results[i] = from_value(type.results[i], context.results[i]);
+}
+
+MemoryView WabtStore::memory(Handle handle) {
+  auto& memory = resolve_as<wi::Memory>(handle, KindCode::Memory);
+  return {memory.UnsafeData(), memory.ByteSize()};
+}
+
+std::optional<uint64_t> WabtStore::grow_memory(Handle handle, uint64_t pages) {
+  auto& memory = resolve_as<wi::Memory>(handle, KindCode::Memory);
+  const uint64_t old_pages = memory.PageSize();
+  // wabt multiplies pages by 64 KiB unchecked and resizes a vector: refuse
+  // what cannot be represented rather than let it wrap or throw midway.
+  constexpr uint64_t kPageBytes = 65536;
+  const uint64_t max_pages = std::vector<uint8_t>().max_size() / kPageBytes;
+  if (pages > max_pages || old_pages > max_pages - pages) return std::nullopt;
+  try {
+    if (wabt::Failed(memory.Grow(pages))) return std::nullopt;
+  } catch (const std::bad_alloc&) {
+    // wabt has already counted the new pages by then (memory.size reports
+    // them, accesses stay bounded by the real bytes); nothing can undo that.
+    return std::nullopt;
+  }
+  return old_pages;
+}
+
+uint64_t WabtStore::global_get(Handle handle) const {
+  auto& global = resolve_as<wi::Global>(handle, KindCode::Global);
+  const wabt::Type type = global.type().type;
+  if (!is_number(type)) usage_error("global_get: only numeric globals cross the engine interface");
+  return from_value(type, global.Get());
+}
+
+void WabtStore::global_set(Handle handle, uint64_t bits) {
+  auto& global = resolve_as<wi::Global>(handle, KindCode::Global);
+  const wabt::Type type = global.type().type;
+  if (global.type().mut != wi::Mutability::Var) usage_error("global_set: the global is immutable");
+  if (!is_number(type)) usage_error("global_set: only numeric globals cross the engine interface");
+  global.UnsafeSet(to_value(type, bits));
+}
+
+}  // namespace
+
+std::unique_ptr<InterpStore> InterpStore::create(std::optional<uint64_t> fuel_budget) {
+  return std::make_unique<WabtStore>(fuel_budget);
+}
+
+}  // namespace cmhost::engine::wabt_backend

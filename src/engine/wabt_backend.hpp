@@ -1,0 +1,129 @@
+// The wabt interpreter behind a narrow interface that both C++17 and C++20
+// code can include. wabt's interpreter headers only compile as C++17 with
+// g++ 12 while engine.hpp needs C++20, so the backend (wabt_backend.cpp,
+// C++17) and the engine.hpp implementation (wabt_engine.cpp, C++20) meet
+// here: plain pointers and sizes instead of spans, and mirrors of the engine
+// types. No wabt type appears in this header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cmhost::engine::wabt_backend {
+
+// Numbered exactly as engine::ValType and engine::ExternKind (wabt_engine.cpp
+// checks this), so conversions are casts.
+enum class ValCode : uint8_t { I32, I64, F32, F64, V128, FuncRef, ExternRef };
+enum class KindCode : uint8_t { Func, Table, Memory, Global, Tag };
+
+struct Signature {
+  std::vector<ValCode> params;
+  std::vector<ValCode> results;
+};
+
+// Mirrors engine::ExternType: the members that matter depend on kind.
+struct ExternSignature {
+  KindCode kind = KindCode::Func;
+  Signature func;
+  uint64_t min = 0;
+  std::optional<uint64_t> max;
+  bool is64 = false;
+  bool shared = false;
+  ValCode value = ValCode::I32;
+  bool mutable_global = false;
+};
+
+struct ImportSignature {
+  std::string module;
+  std::string name;
+  ExternSignature type;
+};
+
+struct ExportSignature {
+  std::string name;
+  ExternSignature type;
+};
+
+// A store-owned extern, as engine::Extern.
+struct Handle {
+  KindCode kind = KindCode::Func;
+  uint32_t id = 0;
+};
+
+// A decoded, validated module (opaque here); any number of stores can
+// instantiate it.
+struct CompiledCode;
+
+struct CompiledModule {
+  std::shared_ptr<const CompiledCode> code;
+  std::vector<ImportSignature> imports;  // the module's own, never the fuel import
+  std::vector<ExportSignature> exports;
+};
+
+// Decodes and validates a core module, adding fuel metering (fuel.hpp) when
+// `metered`. Throws cmhost::Error of kind Decode or Validate.
+CompiledModule compile(const uint8_t* bytes, size_t size, bool metered);
+
+// The bytes compile() hands to the interpreter: the caller's own, untouched,
+// unless metered (then `data` points into `metered_copy`).
+struct LoadableBytes {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  std::vector<uint8_t> metered_copy;
+};
+LoadableBytes prepare_for_loading(const uint8_t* bytes, size_t size, bool metered);
+
+// What a host function can ask about the wasm code that called it.
+class CallerView {
+ public:
+  // The calling instance's export of that name; nullopt if it has none or if
+  // the host called the function directly.
+  virtual std::optional<Handle> caller_export(std::string_view name) = 0;
+
+ protected:
+  ~CallerView() = default;
+};
+
+// Runs a host function: params and results are sized by its signature. Any
+// exception it throws traps the calling wasm code (see InterpStore::call).
+using HostEntry = void (*)(void* context, CallerView& caller, const uint64_t* params, uint64_t* results);
+
+struct MemoryView {
+  uint8_t* data = nullptr;
+  uint64_t size = 0;
+};
+
+// A wabt store plus everything cmhost keeps per store. Handles are checked:
+// one this store did not hand out, or of the wrong kind, is a Usage error.
+class InterpStore {
+ public:
+  // `fuel_budget` is set exactly when the engine meters its modules.
+  static std::unique_ptr<InterpStore> create(std::optional<uint64_t> fuel_budget);
+  virtual ~InterpStore() = default;
+
+  // Returns the instance's exports in the module's export order. Throws Link
+  // for missing or mismatched imports, Trap when initialisation traps.
+  virtual std::vector<Handle> instantiate(const CompiledCode& code, const Handle* imports, size_t count) = 0;
+
+  // `context` must outlive the store.
+  virtual Handle host_func(const Signature& signature, HostEntry entry, void* context) = 0;
+  virtual ExternSignature extern_signature(Handle handle) const = 0;
+
+  // Calls a function with raw value bits. Throws Trap with the engine's
+  // message, or "instruction budget exhausted"; an exception other than
+  // cmhost::Error thrown by a host function comes out unchanged.
+  virtual void call(Handle func, const uint64_t* args, size_t arg_count, uint64_t* results,
+                    size_t result_count) = 0;
+
+  virtual MemoryView memory(Handle memory) = 0;
+  virtual std::optional<uint64_t> grow_memory(Handle memory, uint64_t pages) = 0;
+  virtual uint64_t global_get(Handle global) const = 0;
+  virtual void global_set(Handle global, uint64_t bits) = 0;
+};
+
+}  // namespace cmhost::engine::wabt_backend
