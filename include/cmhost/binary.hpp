@@ -120,7 +120,8 @@ struct CoreFuncRef {  // a function import/export: its core type index
 struct CoreTagType {
   uint32_t type_index = 0;
 };
-using CoreExternType = std::variant<CoreFuncRef, CoreTableType, CoreMemoryType, CoreGlobalType, CoreTagType>;
+using CoreExternType =
+    std::variant<CoreFuncRef, CoreTableType, CoreMemoryType, CoreGlobalType, CoreTagType>;
 
 struct CoreImportDecl {
   std::string module;
@@ -136,7 +137,8 @@ struct CoreOuterTypeAlias {  // (alias outer count index (type))
   uint32_t index = 0;
 };
 // Nested module types are rejected while decoding, so a type declarator is a rectype.
-using CoreModuleDecl = std::variant<CoreImportDecl, CoreRecType, CoreOuterTypeAlias, CoreExportDecl>;
+using CoreModuleDecl =
+    std::variant<CoreImportDecl, CoreRecType, CoreOuterTypeAlias, CoreExportDecl>;
 
 struct CoreModuleType {
   std::vector<CoreModuleDecl> decls;
@@ -344,14 +346,15 @@ struct CanonOption {
 struct Canon {
   CanonKind kind = CanonKind::Lift;
   uint32_t func_index = 0;       // Lift: core func. Lower: func
-  uint32_t type_index = 0;       // Lift: func type. resource.*: resource. stream.*/future.*: its type
+  uint32_t type_index = 0;  // Lift: func type. resource.*: resource. stream.*/future.*: its type
   uint32_t core_type_index = 0;  // thread.new-indirect, thread.spawn-*: core func type
   uint32_t table_index = 0;      // thread.new-indirect, thread.spawn-indirect
   uint32_t memory_index = 0;     // waitable-set.wait, waitable-set.poll
   uint32_t context_slot = 0;     // context.get, context.set
   CoreValType context_type = CoreNumType::I32;  // context.get, context.set
   std::optional<ValType> result;                // task.return
-  std::vector<CanonOption> options;             // lift, lower, task.return, {stream,future}.{read,write}, error-context.{new,debug-message}
+  std::vector<CanonOption> options;  // lift, lower, task.return, {stream,future}.{read,write},
+                                     // error-context.{new,debug-message}
   bool async = false;        // subtask.cancel, {stream,future}.cancel-*
   bool cancellable = false;  // waitable-set.{wait,poll}, thread.{suspend,yield}*
   bool shared = false;       // thread.spawn-*, thread.available-parallelism
@@ -438,7 +441,8 @@ struct ParsedExternName {
 
 // Parses an externname; on failure returns nullopt and, if `why` is given,
 // says why. Nested namespaces/projections (🪺) are not accepted.
-std::optional<ParsedExternName> parse_extern_name(std::string_view name, std::string* why = nullptr);
+std::optional<ParsedExternName> parse_extern_name(std::string_view name,
+                                                  std::string* why = nullptr);
 
 // `label` of the Explainer: kebab-case words or acronyms.
 bool is_label(std::string_view text);

@@ -130,8 +130,8 @@ class Store {
 struct EngineConfig {
   // When set, every call from the host may execute at most about this many
   // budget units (loop iterations, and entries of functions that make calls)
-  // before it traps with
-  // "instruction budget exhausted". Modules run unmodified when unset.
+  // before it traps with "instruction budget exhausted". Modules run
+  // unmodified when unset.
   std::optional<uint64_t> call_budget;
 };
 
