@@ -1,0 +1,119 @@
+// The cmhost embedder API.
+//
+//   cmhost::Engine engine;
+//   auto component = cmhost::Component::from_file(engine, "app.wasm");
+//   cmhost::Linker linker;
+//   linker.define_func("wasi:cli/stdout@0.2.0#get-stdout", type, callback);
+//   cmhost::Store store(engine);
+//   auto instance = linker.instantiate(store, component);
+//   auto results = instance.func("run").call(store, {});
+//
+// Every failure is a cmhost::Error whose kind says decode, validate, link or
+// trap, and whose message says what and where.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmhost/abi.hpp"
+#include "cmhost/engine.hpp"
+#include "cmhost/error.hpp"
+#include "cmhost/runtime.hpp"
+#include "cmhost/validate.hpp"
+#include "cmhost/wave.hpp"
+
+namespace cmhost {
+
+using abi::Val;
+using validate::FuncType;
+
+class Engine {
+ public:
+  explicit Engine(engine::EngineConfig config = {});
+  engine::Engine& core() { return *core_; }
+
+ private:
+  std::unique_ptr<engine::Engine> core_;
+};
+
+// A decoded, validated component with its core modules compiled.
+class Component {
+ public:
+  static Component from_bytes(Engine& engine, std::vector<uint8_t> bytes);
+  static Component from_file(Engine& engine, const std::string& path);
+
+  const validate::ComponentType& type() const { return compiled_->plan.root->type; }
+  const validate::Plan& plan() const { return compiled_->plan; }
+  const runtime::CompiledComponent& compiled() const { return *compiled_; }
+
+ private:
+  std::shared_ptr<const std::vector<uint8_t>> bytes_;
+  std::shared_ptr<const runtime::CompiledComponent> compiled_;
+};
+
+class Store {
+ public:
+  explicit Store(Engine& engine) : store_(std::make_unique<runtime::Store>(engine.core())) {}
+  runtime::Store& runtime() { return *store_; }
+
+ private:
+  std::unique_ptr<runtime::Store> store_;
+};
+
+class Func {
+ public:
+  Func(std::string name, runtime::FuncRef func) : name_(std::move(name)), func_(std::move(func)) {}
+  const std::string& name() const { return name_; }
+  const FuncType& type() const { return func_->type(); }
+  std::vector<Val> call(Store& store, std::span<const Val> args) const {
+    return func_->call(store.runtime(), args);
+  }
+
+ private:
+  std::string name_;
+  runtime::FuncRef func_;
+};
+
+class Instance {
+ public:
+  explicit Instance(std::shared_ptr<runtime::ComponentInstance> instance)
+      : instance_(std::move(instance)) {}
+
+  // A root export (`run`) or an interface function (`ns:pkg/iface@1.0.0#run`,
+  // the version may be left out when only one version is exported). Throws
+  // Error (Usage) naming the exports when there is no such function.
+  Func func(std::string_view name) const;
+  // Every exported function, with its full name.
+  std::vector<Func> funcs() const;
+
+ private:
+  std::shared_ptr<runtime::ComponentInstance> instance_;
+};
+
+// Supplies a component's imports: host functions by name, either a root
+// import (`log`) or a function of an imported interface
+// (`wasi:cli/stdout@0.2.0#get-stdout`). Types are checked at instantiation.
+class Linker {
+ public:
+  void define_func(std::string name, FuncType type, runtime::HostCallback callback);
+  // With stubs, imported functions the linker lacks are supplied by
+  // functions that trap when called, so a component runs until it uses one.
+  void allow_stub_imports(bool allow) { stub_imports_ = allow; }
+
+  // Throws Error (Link) listing every missing import by name.
+  Instance instantiate(Store& store, const Component& component) const;
+
+ private:
+  struct Definition {
+    std::string name;
+    runtime::FuncRef func;
+  };
+  std::vector<Definition> definitions_;
+  bool stub_imports_ = false;
+};
+
+}  // namespace cmhost

@@ -1,0 +1,155 @@
+// The runtime stage: executes validated plans on a core engine store.
+//
+// A Store owns the core engine store and every component instance made in
+// it. Instantiating runs a ComponentPlan's steps in order, filling the
+// instance's run-time index spaces; calls into lifted functions lower the
+// arguments with the ABI stage's compiled programs, call the core function,
+// lift the results and run post-return.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cmhost/abi.hpp"
+#include "cmhost/engine.hpp"
+#include "cmhost/validate.hpp"
+
+namespace cmhost::runtime {
+
+class Store;
+class ComponentInstance;
+class Func;
+using FuncRef = std::shared_ptr<const Func>;
+
+// A resource type at run time: one per resource definition per instance, or
+// one per host-defined resource.
+struct ResourceType {
+  std::string name;
+  ComponentInstance* owner = nullptr;  // null for host resources
+  std::optional<engine::Extern> dtor;
+};
+using ResourceTypeRef = std::shared_ptr<const ResourceType>;
+
+struct InstanceItems;
+
+// An item of a component-level index space, as imported or exported.
+struct Item {
+  binary::Sort sort = binary::Sort::Func;
+  FuncRef func;
+  std::shared_ptr<const InstanceItems> instance;
+  std::shared_ptr<const validate::ComponentPlan> component;
+  ResourceTypeRef resource;  // Type items bound to a resource
+  abi::TypeRef value_type;   // Type items bound to a value type
+  uint32_t core_module = 0;  // CoreModule items: index into the Plan's modules
+};
+
+struct InstanceItems {
+  std::vector<std::pair<std::string, Item>> exports;
+  const Item* find(std::string_view name) const;
+};
+
+// A host function: receives lifted arguments, returns the results.
+using HostCallback = std::function<std::vector<abi::Val>(std::span<const abi::Val> args)>;
+
+// A component-level function: lifted from core wasm, or defined by the host.
+class Func {
+ public:
+  static FuncRef host(std::shared_ptr<const validate::FuncType> type, HostCallback callback);
+
+  const validate::FuncType& type() const { return *type_; }
+  std::shared_ptr<const validate::FuncType> type_ref() const { return type_; }
+  // Calls the function: a trap poisons the callee's instance and throws
+  // cmhost::Error (Trap); bad arguments throw InvalidValue.
+  std::vector<abi::Val> call(Store& store, std::span<const abi::Val> args) const;
+
+ private:
+  friend class Instantiator;
+  Func() = default;
+
+  std::shared_ptr<const validate::FuncType> type_;
+  HostCallback host_;
+  // Lifted functions:
+  ComponentInstance* instance_ = nullptr;
+  engine::Extern core_func_;
+  std::optional<engine::Extern> memory_, realloc_, post_return_;
+  std::shared_ptr<const abi::FunctionAbi> abi_;
+  size_t core_result_count_ = 0;
+};
+
+class ComponentInstance {
+ public:
+  const std::string& name() const { return name_; }
+  const InstanceItems& exports() const { return *exports_; }
+  std::shared_ptr<const InstanceItems> exports_ref() const { return exports_; }
+  bool poisoned() const { return poisoned_; }
+
+ private:
+  friend class Instantiator;
+  friend class Func;
+
+  struct CoreInstance {
+    std::shared_ptr<engine::Instance> engine_instance;        // instantiated module
+    std::vector<std::pair<std::string, engine::Extern>> bag;  // inline exports
+    std::optional<engine::Extern> find(std::string_view name) const;
+  };
+
+  std::string name_;
+  // Run-time index spaces.
+  std::vector<engine::Extern> core_funcs_, core_tables_, core_memories_, core_globals_, core_tags_;
+  std::vector<CoreInstance> core_instances_;
+  std::vector<uint32_t> core_modules_;
+  std::vector<FuncRef> funcs_;
+  std::vector<std::shared_ptr<const InstanceItems>> instances_;
+  std::vector<std::shared_ptr<const validate::ComponentPlan>> components_;
+  std::vector<Item> types_;  // only resource-bound entries are looked at
+  std::map<const abi::ResourceType*, ResourceTypeRef> resources_;
+  std::vector<std::shared_ptr<ComponentInstance>> children_;
+  std::shared_ptr<InstanceItems> exports_ = std::make_shared<InstanceItems>();
+
+  // The spec's per-instance flags for synchronous calls.
+  bool may_leave_ = true;
+  bool entered_ = false;
+  bool poisoned_ = false;
+};
+
+// Compiled core modules of one validated component, shared by its instances.
+struct CompiledComponent {
+  validate::Plan plan;
+  std::vector<std::shared_ptr<engine::Module>> modules;  // parallel to plan.modules
+};
+
+class Store {
+ public:
+  explicit Store(engine::Engine& engine);
+  ~Store();
+
+  engine::Store& core() { return *core_; }
+  engine::Engine& engine() { return engine_; }
+
+  // Instantiates a component; `imports` supplies every import by name.
+  // Throws cmhost::Error: Link for missing or mistyped imports, Trap when a
+  // start function or core instantiation traps.
+  std::shared_ptr<ComponentInstance> instantiate(const CompiledComponent& component,
+                                                 const std::map<std::string, Item, std::less<>>& imports);
+
+ private:
+  friend class Instantiator;
+  engine::Engine& engine_;
+  std::unique_ptr<engine::Store> core_;
+  std::vector<std::shared_ptr<ComponentInstance>> instances_;
+};
+
+// Compiles the core modules of a validated plan.
+CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span<const uint8_t> bytes);
+
+// Whether `actual` may be supplied for an import of type `expected`
+// (function types compared structurally); on mismatch `why` says how.
+bool func_type_matches(const validate::FuncType& actual, const validate::FuncType& expected,
+                       std::string* why);
+
+}  // namespace cmhost::runtime

@@ -1,0 +1,275 @@
+// Validation: a decoded component, type-checked and resolved into a flat
+// instantiation plan per component that the runtime executes step by step.
+//
+// Every index space of the binary format is replayed here. Steps that create
+// run-time entities (core instances, functions, resource types, component
+// instances...) become Plan steps whose operands are already-resolved
+// indices into those run-time index spaces; everything static (value types,
+// function types, core modules, nested components, outer aliases of them) is
+// resolved now and referenced directly.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "cmhost/abi.hpp"
+#include "cmhost/binary.hpp"
+
+namespace cmhost::validate {
+
+// ---- Resolved component-level types ----
+
+struct FuncType;
+struct InstanceType;
+struct ComponentType;
+struct CoreModuleType;
+
+// The type of an import or export, resolved. `sort` says which member is set.
+// A Type (sort Type) is bound to exactly one of: a value type (`value`), a
+// resource type (`resource`), or a func, instance or component type (`func`,
+// `instance`, `component`: types of those kinds can be exported as types too).
+struct ExternDesc {
+  binary::Sort sort = binary::Sort::Func;  // CoreModule, Func, Value, Type, Component, Instance
+  std::shared_ptr<const CoreModuleType> module;
+  std::shared_ptr<const FuncType> func;
+  std::shared_ptr<const InstanceType> instance;
+  std::shared_ptr<const ComponentType> component;
+  abi::TypeRef value;               // Value; Type with an (eq <value type>) bound
+  abi::ResourceTypeRef resource;    // Type bound to a resource type
+};
+
+struct NamedExtern {
+  std::string name;
+  ExternDesc desc;
+};
+
+struct FuncType {
+  bool async = false;
+  std::vector<std::string> param_names;
+  std::vector<abi::TypeRef> params;
+  abi::TypeRef result;  // null when the function has no result
+};
+
+struct InstanceType {
+  std::vector<NamedExtern> exports;
+  // Abstract resource types this instance *type* declares with
+  // (export "r" (type (sub resource))): each import or export of an instance
+  // of this type gets fresh ones. Always empty for the type of an actual
+  // instance (an import, an instantiation, a bag of exports).
+  std::vector<abi::ResourceTypeRef> defined_resources;
+  const NamedExtern* find(std::string_view name) const;  // by exact name
+};
+
+struct ComponentType {
+  std::vector<NamedExtern> imports;
+  std::vector<NamedExtern> exports;
+  // The resource types the imports introduce, (sub resource) imports and
+  // those of imported instances: instantiation substitutes what the `with`
+  // arguments supply for them.
+  std::vector<abi::ResourceTypeRef> imported_resources;
+  // The resource types the exports introduce that the component defines (or
+  // gets from instances it creates): every instantiation replaces them by
+  // fresh ones.
+  std::vector<abi::ResourceTypeRef> defined_resources;
+};
+
+// A core function, table, memory, global or tag type, with function types
+// resolved out of the module's type section.
+struct CoreExtern {
+  binary::Sort sort = binary::Sort::CoreFunc;  // CoreFunc, CoreTable, CoreMemory, CoreGlobal, CoreTag
+  binary::CoreFuncType func;                   // CoreFunc; CoreTag's parameters
+  binary::CoreTableType table;
+  binary::CoreMemoryType memory;
+  binary::CoreGlobalType global;
+};
+
+struct CoreModuleType {
+  struct Import {
+    std::string module;
+    std::string name;
+    CoreExtern type;
+  };
+  struct Export {
+    std::string name;
+    CoreExtern type;
+  };
+  std::vector<Import> imports;
+  std::vector<Export> exports;
+};
+
+// Resource types are abstract: an abi::ResourceType object is the identity
+// of one resource type *as seen by one component*: a definition, a
+// (sub resource) import, or a type aliased out of an instance. Each
+// instantiation binds these static identities to run-time resource types
+// (fresh ones for definitions), so two instances of a component have
+// distinct resource types while sharing one plan.
+
+// ---- The plan ----
+
+// Canonical options with every index resolved.
+struct CanonOptions {
+  abi::StringEncoding encoding = abi::StringEncoding::Utf8;
+  std::optional<uint32_t> memory;       // core memory index
+  abi::AddrWidth addr = abi::AddrWidth::I32;  // of that memory
+  std::optional<uint32_t> realloc;      // core func index
+  std::optional<uint32_t> post_return;  // core func index
+  std::optional<uint32_t> callback;     // core func index
+  bool async = false;
+};
+
+struct ComponentPlan;
+
+namespace step {
+// Each step appends to the run-time index space named in its comment. The run-
+// time index spaces are the binary's own: index i of a run-time sort in an
+// operand is the i-th definition of that sort, as in the binary. Types (sort
+// Type) are static: no step appends to a type index space; steps that import,
+// alias or export a type only bind or pass on resource types, and a
+// SortIndex of sort Type indexes ComponentPlan::types. Core types are static
+// too and never appear as operands.
+
+// core module <- a module of Plan::modules (definition or outer alias)
+struct CoreModule {
+  uint32_t module = 0;
+};
+// core instance <- instantiate core module with (name, core instance) args
+struct CoreInstantiate {
+  uint32_t module = 0;
+  std::vector<std::pair<std::string, uint32_t>> args;
+};
+// core instance <- a bag of core exports
+struct CoreInlineInstance {
+  struct Item {
+    std::string name;
+    binary::Sort sort;  // a core sort
+    uint32_t index;
+  };
+  std::vector<Item> exports;
+};
+// core <sort> <- export `name` of core instance
+struct CoreAliasExport {
+  uint32_t instance = 0;
+  std::string name;
+  binary::Sort sort = binary::Sort::CoreFunc;
+};
+// <sort> <- the import `name` (resources: binds desc.resource, and, for an
+// instance, the resource types of its exports)
+struct Import {
+  std::string name;
+  ExternDesc desc;
+};
+// <sort> <- export `name` of component instance (resources: binds `resource`)
+struct AliasExport {
+  uint32_t instance = 0;
+  std::string name;
+  binary::Sort sort = binary::Sort::Func;
+  abi::ResourceTypeRef resource;  // set when a resource type is aliased
+};
+// component <- a nested component (definition or outer alias)
+struct Component {
+  std::shared_ptr<const ComponentPlan> plan;
+};
+// instance <- instantiate component with (name, item) args
+struct Instantiate {
+  uint32_t component = 0;
+  std::vector<std::pair<std::string, binary::SortIndex>> args;
+};
+// instance <- a bag of exports
+struct InlineInstance {
+  std::vector<std::pair<std::string, binary::SortIndex>> exports;
+};
+// func <- canon lift of a core func
+struct Lift {
+  uint32_t core_func = 0;
+  std::shared_ptr<const FuncType> type;
+  CanonOptions options;
+};
+// core func <- canon lower of a func
+struct Lower {
+  uint32_t func = 0;
+  std::shared_ptr<const FuncType> type;
+  CanonOptions options;
+};
+// (binds a run-time resource type) <- a resource type definition
+struct ResourceDefinition {
+  abi::ResourceTypeRef resource;
+  binary::CoreValType rep = binary::CoreNumType::I32;
+  std::optional<uint32_t> dtor;  // core func index
+};
+// core func <- resource.new / resource.drop / resource.rep
+struct ResourceBuiltin {
+  binary::CanonKind kind = binary::CanonKind::ResourceNew;
+  abi::ResourceTypeRef resource;
+};
+// core func <- any other canon built-in (async, threads, error-context),
+// kept as decoded with its value types resolved where it has them
+struct CanonBuiltin {
+  binary::Canon canon;
+  abi::TypeRef type;  // stream/future type, or task.return's result
+  CanonOptions options;
+};
+// <sort> <- the export itself (exports introduce an index, like aliases)
+struct Export {
+  std::string name;
+  binary::SortIndex target;
+};
+// 🪙 value <- results of calling func with value args
+struct Start {
+  uint32_t func = 0;
+  std::vector<uint32_t> args;
+  uint32_t results = 0;
+};
+}  // namespace step
+
+using Step = std::variant<step::CoreModule, step::CoreInstantiate, step::CoreInlineInstance,
+                          step::CoreAliasExport, step::Import, step::AliasExport, step::Component,
+                          step::Instantiate, step::InlineInstance, step::Lift, step::Lower,
+                          step::ResourceDefinition, step::ResourceBuiltin, step::CanonBuiltin,
+                          step::Export, step::Start>;
+
+struct ComponentPlan {
+  std::string name;  // from the name section, or "component"
+  std::vector<Step> steps;
+  ComponentType type;  // imports and exports, resolved
+  // Byte offset of each step's definition, for messages.
+  std::vector<size_t> step_offsets;
+  // The component's type index space, resolved (every entry has sort Type);
+  // operands of sort Type index it.
+  std::vector<ExternDesc> types;
+};
+
+// A whole validated component: its plans and its core modules (byte ranges
+// of the component bytes, the same module once even when aliased).
+struct Plan {
+  std::shared_ptr<const ComponentPlan> root;
+  std::vector<binary::ByteRange> modules;
+};
+
+// Validates `component` (decoded from `bytes`). Throws cmhost::Error
+// (ErrorKind::Validate) with the byte offset and the reason.
+Plan validate_component(const binary::Component& component, std::span<const uint8_t> bytes);
+
+// A readable listing of a plan, one step per line, for debugging.
+std::string to_string(const Plan& plan);
+
+// Type-checking helpers for linking (the runtime checks what the host
+// supplies for the root component's imports with these).
+
+// Why `actual` is not a subtype of `expected`, or nullopt when it is.
+// Resource types compare by identity, as they are; abstract resource types
+// bound inside instance and component types are matched up as instantiation
+// does. Functions compare exactly (as wasmtime does).
+std::optional<std::string> subtype_mismatch(const ExternDesc& actual, const ExternDesc& expected);
+
+// Component text (WAT-like) for types, e.g. `(func (param "x" u32) (result string))`.
+std::string to_string(const ExternDesc& desc);
+std::string to_string(const FuncType& type);
+std::string to_string(const CoreExtern& type);
+
+}  // namespace cmhost::validate

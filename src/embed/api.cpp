@@ -1,0 +1,145 @@
+#include <fmt/core.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost {
+
+Engine::Engine(engine::EngineConfig config) : core_(engine::make_wabt_engine(config)) {}
+
+Component Component::from_bytes(Engine& engine, std::vector<uint8_t> bytes) {
+  Component c;
+  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  const auto decoded = binary::decode_component(*owned);
+  auto plan = validate::validate_component(decoded, *owned);
+  c.compiled_ = std::make_shared<const runtime::CompiledComponent>(
+      runtime::compile(engine.core(), std::move(plan), *owned));
+  c.bytes_ = std::move(owned);
+  return c;
+}
+
+Component Component::from_file(Engine& engine, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::Usage, "cannot read " + path);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return from_bytes(engine, std::move(bytes));
+}
+
+namespace {
+
+// `ns:pkg/iface@1.2.3` without its version.
+std::string_view without_version(std::string_view name) {
+  return name.substr(0, name.find('@'));
+}
+
+}  // namespace
+
+std::vector<Func> Instance::funcs() const {
+  std::vector<Func> out;
+  for (const auto& [name, item] : instance_->exports().exports) {
+    if (item.sort == binary::Sort::Func) out.emplace_back(name, item.func);
+    if (item.sort == binary::Sort::Instance)
+      for (const auto& [inner, inner_item] : item.instance->exports)
+        if (inner_item.sort == binary::Sort::Func) out.emplace_back(name + "#" + inner, inner_item.func);
+  }
+  return out;
+}
+
+Func Instance::func(std::string_view name) const {
+  const auto all = funcs();
+  for (const auto& f : all)
+    if (f.name() == name) return f;
+  // An interface function named without its version, if only one matches.
+  if (const auto hash = name.find('#'); hash != std::string_view::npos && name.find('@') == std::string_view::npos) {
+    const Func* match = nullptr;
+    size_t matches = 0;
+    for (const auto& f : all) {
+      const auto fhash = f.name().find('#');
+      if (fhash == std::string::npos) continue;
+      const std::string_view fname = f.name();
+      if (without_version(fname.substr(0, fhash)) == name.substr(0, hash) &&
+          fname.substr(fhash + 1) == name.substr(hash + 1)) {
+        match = &f;
+        ++matches;
+      }
+    }
+    if (matches == 1) return *match;
+    if (matches > 1)
+      throw Error(ErrorKind::Usage, fmt::format("`{}` is ambiguous: several versions are exported", name));
+  }
+  std::string known;
+  for (const auto& f : all) known += (known.empty() ? "" : ", ") + f.name();
+  throw Error(ErrorKind::Usage, fmt::format("no exported function `{}` (exports: {})", name,
+                                            known.empty() ? "none" : known));
+}
+
+void Linker::define_func(std::string name, FuncType type, runtime::HostCallback callback) {
+  definitions_.push_back(
+      {std::move(name), runtime::Func::host(std::make_shared<const FuncType>(std::move(type)), std::move(callback))});
+}
+
+namespace {
+
+runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
+  return runtime::Func::host(std::move(type), [name](std::span<const Val>) -> std::vector<Val> {
+    throw_trap("called the stub of unsupplied import `" + name + "`");
+  });
+}
+
+}  // namespace
+
+Instance Linker::instantiate(Store& store, const Component& component) const {
+  std::map<std::string, runtime::Item, std::less<>> imports;
+  std::vector<std::string> missing;
+  auto find = [&](const std::string& name) -> runtime::FuncRef {
+    for (const auto& d : definitions_)
+      if (d.name == name) return d.func;
+    return nullptr;
+  };
+  for (const auto& import : component.type().imports) {
+    runtime::Item item;
+    item.sort = import.desc.sort;
+    if (import.desc.sort == binary::Sort::Func) {
+      item.func = find(import.name);
+      if (!item.func && stub_imports_) item.func = stub(import.name, import.desc.func);
+      if (!item.func) missing.push_back(import.name);
+    } else if (import.desc.sort == binary::Sort::Instance) {
+      auto items = std::make_shared<runtime::InstanceItems>();
+      for (const auto& e : import.desc.instance->exports) {
+        const std::string full = import.name + "#" + e.name;
+        runtime::Item inner;
+        inner.sort = e.desc.sort;
+        if (e.desc.sort == binary::Sort::Func) {
+          inner.func = find(full);
+          if (!inner.func && stub_imports_) inner.func = stub(full, e.desc.func);
+          if (!inner.func) {
+            missing.push_back(full);
+            continue;
+          }
+        } else if (e.desc.sort != binary::Sort::Type || !e.desc.value) {
+          missing.push_back(full + " (" + binary::to_string(e.desc.sort) + ")");
+          continue;
+        } else {
+          inner.value_type = e.desc.value;
+        }
+        items->exports.emplace_back(e.name, inner);
+      }
+      item.instance = items;
+    } else if (import.desc.sort == binary::Sort::Type && import.desc.value) {
+      item.value_type = import.desc.value;
+    } else {
+      missing.push_back(import.name + " (" + binary::to_string(import.desc.sort) + ")");
+    }
+    imports.emplace(import.name, std::move(item));
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += "\n  " + m;
+    throw Error(ErrorKind::Link, "missing imports:" + list);
+  }
+  return Instance(store.runtime().instantiate(component.compiled(), imports));
+}
+
+}  // namespace cmhost

@@ -1,0 +1,329 @@
+// Executes a ComponentPlan's steps, filling a new instance's index spaces.
+#include <fmt/core.h>
+
+#include "cmhost/error.hpp"
+#include "cmhost/runtime.hpp"
+#include "guest_memory.hpp"
+
+namespace cmhost::runtime {
+
+using binary::Sort;
+namespace step = validate::step;
+
+using ImportMap = std::map<std::string, Item, std::less<>>;
+
+const Item* InstanceItems::find(std::string_view name) const {
+  for (const auto& [n, item] : exports)
+    if (n == name) return &item;
+  return nullptr;
+}
+
+std::optional<engine::Extern> ComponentInstance::CoreInstance::find(std::string_view name) const {
+  if (engine_instance) return engine_instance->get_export(name);
+  for (const auto& [n, e] : bag)
+    if (n == name) return e;
+  return std::nullopt;
+}
+
+namespace {
+
+[[noreturn]] void link_error(const std::string& message) { throw Error(ErrorKind::Link, message); }
+
+engine::ExternKind core_kind(Sort sort) {
+  switch (sort) {
+    case Sort::CoreFunc: return engine::ExternKind::Func;
+    case Sort::CoreTable: return engine::ExternKind::Table;
+    case Sort::CoreMemory: return engine::ExternKind::Memory;
+    case Sort::CoreGlobal: return engine::ExternKind::Global;
+    case Sort::CoreTag: return engine::ExternKind::Tag;
+    default: link_error(std::string("not a core extern sort: ") + binary::to_string(sort));
+  }
+}
+
+template <typename T>
+const T& at(const std::vector<T>& space, uint32_t index, const char* what) {
+  if (index >= space.size())
+    throw Error(ErrorKind::Link, fmt::format("{} index {} out of range (plan and instance disagree)", what, index));
+  return space[index];
+}
+
+engine::FuncType core_func_type(const abi::CoreSignature& sig) {
+  auto convert = [](const std::vector<abi::CoreType>& types) {
+    std::vector<engine::ValType> out;
+    for (auto t : types) out.push_back(static_cast<engine::ValType>(t));
+    return out;
+  };
+  static_assert(static_cast<int>(abi::CoreType::I32) == static_cast<int>(engine::ValType::I32));
+  static_assert(static_cast<int>(abi::CoreType::F64) == static_cast<int>(engine::ValType::F64));
+  return {convert(sig.params), convert(sig.results)};
+}
+
+abi::CanonOptions abi_options(const validate::CanonOptions& o) {
+  return abi::CanonOptions{o.addr, o.encoding, true};
+}
+
+std::vector<abi::TypeRef> results_of(const validate::FuncType& t) {
+  if (t.result) return {t.result};
+  return {};
+}
+
+}  // namespace
+
+class Instantiator {
+ public:
+  Instantiator(Store& store, const CompiledComponent& compiled) : store_(store), compiled_(compiled) {}
+
+  std::shared_ptr<ComponentInstance> run(const validate::ComponentPlan& plan, const ImportMap& imports) {
+    auto inst = std::make_shared<ComponentInstance>();
+    inst->name_ = plan.name;
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      try {
+        std::visit([&](const auto& s) { execute(*inst, s, imports); }, plan.steps[i]);
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Trap) throw;
+        throw Error(e.kind(), fmt::format("instantiating `{}`: {}", plan.name, e.what()));
+      }
+    }
+    return inst;
+  }
+
+ private:
+  // ---- index spaces ----
+
+  static void push(ComponentInstance& inst, const Item& item) {
+    switch (item.sort) {
+      case Sort::Func: inst.funcs_.push_back(item.func); break;
+      case Sort::Instance: inst.instances_.push_back(item.instance); break;
+      case Sort::Component: inst.components_.push_back(item.component); break;
+      case Sort::Type: inst.types_.push_back(item); break;
+      case Sort::CoreModule: inst.core_modules_.push_back(item.core_module); break;
+      default: link_error(std::string("cannot use a ") + binary::to_string(item.sort) + " here");
+    }
+  }
+
+  static Item item_at(const ComponentInstance& inst, binary::SortIndex si) {
+    Item item;
+    item.sort = si.sort;
+    switch (si.sort) {
+      case Sort::Func: item.func = at(inst.funcs_, si.index, "func"); break;
+      case Sort::Instance: item.instance = at(inst.instances_, si.index, "instance"); break;
+      case Sort::Component: item.component = at(inst.components_, si.index, "component"); break;
+      case Sort::Type: item = at(inst.types_, si.index, "type"); break;
+      case Sort::CoreModule: item.core_module = at(inst.core_modules_, si.index, "core module"); break;
+      default: link_error(std::string(binary::to_string(si.sort)) + " items are not supported yet");
+    }
+    return item;
+  }
+
+  static std::vector<engine::Extern>& core_space(ComponentInstance& inst, Sort sort) {
+    switch (sort) {
+      case Sort::CoreFunc: return inst.core_funcs_;
+      case Sort::CoreTable: return inst.core_tables_;
+      case Sort::CoreMemory: return inst.core_memories_;
+      case Sort::CoreGlobal: return inst.core_globals_;
+      case Sort::CoreTag: return inst.core_tags_;
+      default: link_error(std::string("not a core extern sort: ") + binary::to_string(sort));
+    }
+  }
+
+  static void bind_resource(ComponentInstance& inst, const abi::ResourceTypeRef& id, const Item& item) {
+    if (!id) return;
+    if (!item.resource) link_error("expected a resource type for `" + id->name + "`");
+    inst.resources_[id.get()] = item.resource;
+  }
+
+  // ---- imports ----
+
+  void check_import(const std::string& name, const Item& item, const validate::ExternDesc& desc) {
+    if (item.sort != desc.sort)
+      link_error(fmt::format("import `{}` must be a {}, got a {}", name, binary::to_string(desc.sort),
+                             binary::to_string(item.sort)));
+    switch (desc.sort) {
+      case Sort::Func: {
+        std::string why;
+        if (!func_type_matches(item.func->type(), *desc.func, &why))
+          link_error(fmt::format("import `{}` has the wrong type: {}", name, why));
+        break;
+      }
+      case Sort::Instance:
+        for (const auto& e : desc.instance->exports) {
+          const Item* provided = item.instance->find(e.name);
+          if (!provided) link_error(fmt::format("import `{}` lacks export `{}`", name, e.name));
+          check_import(name + "#" + e.name, *provided, e.desc);
+        }
+        break;
+      default: break;
+    }
+  }
+
+  // ---- steps ----
+
+  void execute(ComponentInstance& inst, const step::CoreModule& s, const ImportMap&) {
+    inst.core_modules_.push_back(s.module);
+  }
+
+  void execute(ComponentInstance& inst, const step::CoreInstantiate& s, const ImportMap&) {
+    const auto& module = *compiled_.modules.at(at(inst.core_modules_, s.module, "core module"));
+    std::vector<engine::Extern> externs;
+    for (const auto& import : module.imports()) {
+      const ComponentInstance::CoreInstance* source = nullptr;
+      for (const auto& [name, index] : s.args)
+        if (name == import.module) source = &at(inst.core_instances_, index, "core instance");
+      if (!source) link_error(fmt::format("core module import `{}` is not supplied", import.module));
+      auto e = source->find(import.name);
+      if (!e) link_error(fmt::format("core import `{}` `{}` is not exported by the supplied instance",
+                                     import.module, import.name));
+      externs.push_back(*e);
+    }
+    ComponentInstance::CoreInstance ci;
+    ci.engine_instance = store_.core().instantiate(module, externs);
+    inst.core_instances_.push_back(std::move(ci));
+  }
+
+  void execute(ComponentInstance& inst, const step::CoreInlineInstance& s, const ImportMap&) {
+    ComponentInstance::CoreInstance ci;
+    for (const auto& item : s.exports)
+      ci.bag.emplace_back(item.name, at(core_space(inst, item.sort), item.index, "core item"));
+    inst.core_instances_.push_back(std::move(ci));
+  }
+
+  void execute(ComponentInstance& inst, const step::CoreAliasExport& s, const ImportMap&) {
+    const auto e = at(inst.core_instances_, s.instance, "core instance").find(s.name);
+    if (!e) link_error(fmt::format("core instance {} has no export `{}`", s.instance, s.name));
+    if (e->kind != core_kind(s.sort))
+      link_error(fmt::format("core export `{}` is a {}, not a {}", s.name, engine::to_string(e->kind),
+                             binary::to_string(s.sort)));
+    core_space(inst, s.sort).push_back(*e);
+  }
+
+  void execute(ComponentInstance& inst, const step::Import& s, const ImportMap& imports) {
+    auto it = imports.find(s.name);
+    if (it == imports.end()) link_error(fmt::format("missing import `{}`", s.name));
+    check_import(s.name, it->second, s.desc);
+    if (s.desc.sort == Sort::Type) bind_resource(inst, s.desc.resource, it->second);
+    push(inst, it->second);
+  }
+
+  void execute(ComponentInstance& inst, const step::AliasExport& s, const ImportMap&) {
+    const Item* item = at(inst.instances_, s.instance, "instance")->find(s.name);
+    if (!item) link_error(fmt::format("instance {} has no export `{}`", s.instance, s.name));
+    bind_resource(inst, s.resource, *item);
+    push(inst, *item);
+  }
+
+  void execute(ComponentInstance& inst, const step::Component& s, const ImportMap&) {
+    inst.components_.push_back(s.plan);
+  }
+
+  void execute(ComponentInstance& inst, const step::Instantiate& s, const ImportMap&) {
+    ImportMap args;
+    for (const auto& [name, target] : s.args) args.emplace(name, item_at(inst, target));
+    auto child = run(*at(inst.components_, s.component, "component"), args);
+    inst.instances_.push_back(child->exports_ref());
+    inst.children_.push_back(std::move(child));
+  }
+
+  void execute(ComponentInstance& inst, const step::InlineInstance& s, const ImportMap&) {
+    auto items = std::make_shared<InstanceItems>();
+    for (const auto& [name, target] : s.exports) items->exports.emplace_back(name, item_at(inst, target));
+    inst.instances_.push_back(std::move(items));
+  }
+
+  void execute(ComponentInstance& inst, const step::Lift& s, const ImportMap&) {
+    if (s.options.async || s.type->async)
+      link_error("async lifted functions are not supported yet");
+    auto f = std::shared_ptr<Func>(new Func());
+    f->type_ = s.type;
+    f->instance_ = &inst;
+    f->core_func_ = at(inst.core_funcs_, s.core_func, "core func");
+    if (s.options.memory) f->memory_ = at(inst.core_memories_, *s.options.memory, "core memory");
+    if (s.options.realloc) f->realloc_ = at(inst.core_funcs_, *s.options.realloc, "core func");
+    if (s.options.post_return) f->post_return_ = at(inst.core_funcs_, *s.options.post_return, "core func");
+    f->abi_ = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options));
+    f->core_result_count_ = f->abi_->core_signature(abi::AbiSide::Lift).results.size();
+    inst.funcs_.push_back(std::move(f));
+  }
+
+  void execute(ComponentInstance& inst, const step::Lower& s, const ImportMap&) {
+    if (s.options.async || s.type->async) link_error("async lowered functions are not supported yet");
+    FuncRef target = at(inst.funcs_, s.func, "func");
+    auto abi = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options));
+    std::optional<engine::Extern> memory, realloc;
+    if (s.options.memory) memory = at(inst.core_memories_, *s.options.memory, "core memory");
+    if (s.options.realloc) realloc = at(inst.core_funcs_, *s.options.realloc, "core func");
+    Store* store = &store_;
+    ComponentInstance* caller = &inst;
+    auto callback = [store, caller, target, abi, memory, realloc](engine::Caller&, std::span<const uint64_t> params,
+                                                                  std::span<uint64_t> results) {
+      if (!caller->may_leave_)
+        throw_trap("cannot leave component instance `" + caller->name_ + "` here (may_leave is false)");
+      std::optional<CoreGuestMemory> guest;
+      if (memory) guest.emplace(store->core(), *memory, realloc, &caller->may_leave_);
+      abi::AbiContext cx(guest ? &*guest : nullptr, abi->options());
+      auto args = abi->lift_args(cx, params);
+      auto values = target->call(*store, args);
+      cx.refresh();
+      std::vector<uint64_t> flat;
+      abi->lower_results(cx, values, params, flat);
+      std::copy(flat.begin(), flat.end(), results.begin());
+    };
+    inst.core_funcs_.push_back(
+        store_.core().host_func(core_func_type(abi->core_signature(abi::AbiSide::Lower)), callback));
+  }
+
+  void execute(ComponentInstance& inst, const step::ResourceDefinition& s, const ImportMap&) {
+    auto rt = std::make_shared<ResourceType>();
+    rt->name = s.resource ? s.resource->name : "resource";
+    rt->owner = &inst;
+    if (s.dtor) rt->dtor = at(inst.core_funcs_, *s.dtor, "core func");
+    inst.resources_[s.resource.get()] = rt;
+    Item item;
+    item.sort = Sort::Type;
+    item.resource = rt;
+    inst.types_.push_back(item);
+  }
+
+  void execute(ComponentInstance&, const step::ResourceBuiltin& s, const ImportMap&) {
+    link_error(fmt::format("canon {} is not supported yet", binary::to_string(s.kind)));
+  }
+
+  void execute(ComponentInstance&, const step::CanonBuiltin& s, const ImportMap&) {
+    link_error(fmt::format("canon {} is not supported yet", binary::to_string(s.canon.kind)));
+  }
+
+  void execute(ComponentInstance& inst, const step::Export& s, const ImportMap&) {
+    Item item = item_at(inst, s.target);
+    inst.exports_->exports.emplace_back(s.name, item);
+    push(inst, item);
+  }
+
+  void execute(ComponentInstance&, const step::Start&, const ImportMap&) {
+    link_error("start functions with component values are not supported yet");
+  }
+
+  Store& store_;
+  const CompiledComponent& compiled_;
+};
+
+Store::Store(engine::Engine& engine) : engine_(engine), core_(engine.new_store()) {}
+Store::~Store() = default;
+
+std::shared_ptr<ComponentInstance> Store::instantiate(const CompiledComponent& component,
+                                                      const ImportMap& imports) {
+  auto inst = Instantiator(*this, component).run(*component.plan.root, imports);
+  instances_.push_back(inst);
+  return inst;
+}
+
+CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span<const uint8_t> bytes) {
+  CompiledComponent out;
+  for (const auto& range : plan.modules) {
+    if (range.offset > bytes.size() || range.size > bytes.size() - range.offset)
+      throw Error(ErrorKind::Validate, "core module range outside the component bytes");
+    out.modules.push_back(engine.compile(bytes.subspan(range.offset, range.size)));
+  }
+  out.plan = std::move(plan);
+  return out;
+}
+
+}  // namespace cmhost::runtime

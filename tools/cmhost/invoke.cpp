@@ -1,0 +1,47 @@
+#include "invoke.hpp"
+
+#include <fmt/core.h>
+
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost::tools {
+
+namespace {
+
+struct CallText {
+  std::string name;
+  std::string args;
+};
+
+CallText split_call(const std::string& text) {
+  const auto open = text.find('(');
+  if (open == std::string::npos) return {text, ""};  // `name` alone: no arguments
+  const auto close = text.find_last_not_of(" \t\n");
+  if (close == std::string::npos || text[close] != ')')
+    throw Error(ErrorKind::Usage, "expected `name(arguments)`, got `" + text + "`");
+  return {text.substr(0, open), text.substr(open + 1, close - open - 1)};
+}
+
+}  // namespace
+
+int run_invoke(const std::string& file, const std::string& call, bool stub_imports) {
+  try {
+    Engine engine;
+    const auto component = Component::from_file(engine, file);
+    const CallText text = split_call(call);
+    Linker linker;
+    linker.allow_stub_imports(stub_imports);
+    Store store(engine);
+    const Instance instance = linker.instantiate(store, component);
+    const Func func = instance.func(text.name);
+    const auto args = parse_wave_args(func.type().params, text.args);
+    const auto results = func.call(store, args);
+    if (func.type().result) fmt::print("{}\n", to_wave(*func.type().result, results.at(0)));
+    return 0;
+  } catch (const Error& e) {
+    fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
+    return e.kind() == ErrorKind::Trap ? 1 : 2;
+  }
+}
+
+}  // namespace cmhost::tools
