@@ -345,16 +345,23 @@ struct CanonOption {
 // duplicates, for the validator to judge.
 struct Canon {
   CanonKind kind = CanonKind::Lift;
-  uint32_t func_index = 0;       // Lift: core func. Lower: func
-  uint32_t type_index = 0;  // Lift: func type. resource.*: resource. stream.*/future.*: its type
-  uint32_t core_type_index = 0;  // thread.new-indirect, thread.spawn-*: core func type
-  uint32_t table_index = 0;      // thread.new-indirect, thread.spawn-indirect
-  uint32_t memory_index = 0;     // waitable-set.wait, waitable-set.poll
-  uint32_t context_slot = 0;     // context.get, context.set
-  CoreValType context_type = CoreNumType::I32;  // context.get, context.set
-  std::optional<ValType> result;                // task.return
-  std::vector<CanonOption> options;  // lift, lower, task.return, {stream,future}.{read,write},
-                                     // error-context.{new,debug-message}
+  // Lift: core func. Lower: func.
+  uint32_t func_index = 0;
+  // Lift: func type. resource.*: resource type. stream.*, future.*: stream/future type.
+  uint32_t type_index = 0;
+  // thread.new-indirect, thread.spawn-*: core func type.
+  uint32_t core_type_index = 0;
+  // thread.new-indirect, thread.spawn-indirect.
+  uint32_t table_index = 0;
+  // waitable-set.wait, waitable-set.poll.
+  uint32_t memory_index = 0;
+  // context.get, context.set.
+  uint32_t context_slot = 0;
+  CoreValType context_type = CoreNumType::I32;
+  // task.return.
+  std::optional<ValType> result;
+  // lift, lower, task.return, {stream,future}.{read,write}, error-context.{new,debug-message}.
+  std::vector<CanonOption> options;
   bool async = false;        // subtask.cancel, {stream,future}.cancel-*
   bool cancellable = false;  // waitable-set.{wait,poll}, thread.{suspend,yield}*
   bool shared = false;       // thread.spawn-*, thread.available-parallelism

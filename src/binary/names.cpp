@@ -1,0 +1,330 @@
+// Names: the `component-name` custom section, the import/export name grammar
+// of the Explainer, and the display names of the AST's enums.
+#include <algorithm>
+
+#include "cmhost/error.hpp"
+#include "decode.hpp"
+
+namespace cmhost::binary {
+
+const char* to_string(Sort sort) noexcept {
+  switch (sort) {
+    case Sort::CoreFunc: return "core func";
+    case Sort::CoreTable: return "core table";
+    case Sort::CoreMemory: return "core memory";
+    case Sort::CoreGlobal: return "core global";
+    case Sort::CoreTag: return "core tag";
+    case Sort::CoreType: return "core type";
+    case Sort::CoreModule: return "core module";
+    case Sort::CoreInstance: return "core instance";
+    case Sort::Func: return "func";
+    case Sort::Value: return "value";
+    case Sort::Type: return "type";
+    case Sort::Component: return "component";
+    case Sort::Instance: return "instance";
+  }
+  return "?";
+}
+
+const char* to_string(PrimValType type) noexcept {
+  switch (type) {
+    case PrimValType::Bool: return "bool";
+    case PrimValType::S8: return "s8";
+    case PrimValType::U8: return "u8";
+    case PrimValType::S16: return "s16";
+    case PrimValType::U16: return "u16";
+    case PrimValType::S32: return "s32";
+    case PrimValType::U32: return "u32";
+    case PrimValType::S64: return "s64";
+    case PrimValType::U64: return "u64";
+    case PrimValType::F32: return "f32";
+    case PrimValType::F64: return "f64";
+    case PrimValType::Char: return "char";
+    case PrimValType::String: return "string";
+    case PrimValType::ErrorContext: return "error-context";
+  }
+  return "?";
+}
+
+const char* to_string(CanonKind kind) noexcept {
+  switch (kind) {
+    case CanonKind::Lift: return "lift";
+    case CanonKind::Lower: return "lower";
+    case CanonKind::ResourceNew: return "resource.new";
+    case CanonKind::ResourceDrop: return "resource.drop";
+    case CanonKind::ResourceRep: return "resource.rep";
+    case CanonKind::BackpressureInc: return "backpressure.inc";
+    case CanonKind::BackpressureDec: return "backpressure.dec";
+    case CanonKind::TaskReturn: return "task.return";
+    case CanonKind::TaskCancel: return "task.cancel";
+    case CanonKind::ContextGet: return "context.get";
+    case CanonKind::ContextSet: return "context.set";
+    case CanonKind::SubtaskCancel: return "subtask.cancel";
+    case CanonKind::SubtaskDrop: return "subtask.drop";
+    case CanonKind::StreamNew: return "stream.new";
+    case CanonKind::StreamRead: return "stream.read";
+    case CanonKind::StreamWrite: return "stream.write";
+    case CanonKind::StreamCancelRead: return "stream.cancel-read";
+    case CanonKind::StreamCancelWrite: return "stream.cancel-write";
+    case CanonKind::StreamDropReadable: return "stream.drop-readable";
+    case CanonKind::StreamDropWritable: return "stream.drop-writable";
+    case CanonKind::FutureNew: return "future.new";
+    case CanonKind::FutureRead: return "future.read";
+    case CanonKind::FutureWrite: return "future.write";
+    case CanonKind::FutureCancelRead: return "future.cancel-read";
+    case CanonKind::FutureCancelWrite: return "future.cancel-write";
+    case CanonKind::FutureDropReadable: return "future.drop-readable";
+    case CanonKind::FutureDropWritable: return "future.drop-writable";
+    case CanonKind::ErrorContextNew: return "error-context.new";
+    case CanonKind::ErrorContextDebugMessage: return "error-context.debug-message";
+    case CanonKind::ErrorContextDrop: return "error-context.drop";
+    case CanonKind::WaitableSetNew: return "waitable-set.new";
+    case CanonKind::WaitableSetWait: return "waitable-set.wait";
+    case CanonKind::WaitableSetPoll: return "waitable-set.poll";
+    case CanonKind::WaitableSetDrop: return "waitable-set.drop";
+    case CanonKind::WaitableJoin: return "waitable.join";
+    case CanonKind::ThreadIndex: return "thread.index";
+    case CanonKind::ThreadNewIndirect: return "thread.new-indirect";
+    case CanonKind::ThreadResumeLater: return "thread.resume-later";
+    case CanonKind::ThreadSuspend: return "thread.suspend";
+    case CanonKind::ThreadYield: return "thread.yield";
+    case CanonKind::ThreadSuspendThenResume: return "thread.suspend-then-resume";
+    case CanonKind::ThreadYieldThenResume: return "thread.yield-then-resume";
+    case CanonKind::ThreadSuspendThenPromote: return "thread.suspend-then-promote";
+    case CanonKind::ThreadYieldThenPromote: return "thread.yield-then-promote";
+    case CanonKind::ThreadSpawnRef: return "thread.spawn-ref";
+    case CanonKind::ThreadSpawnIndirect: return "thread.spawn-indirect";
+    case CanonKind::ThreadAvailableParallelism: return "thread.available-parallelism";
+  }
+  return "?";
+}
+
+// ---- The component-name section ----
+
+namespace detail {
+namespace {
+
+NameSection read_name_subsections(Reader& r) {
+  NameSection section;
+  bool any_subsection = false;
+  while (!r.at_end()) {
+    const uint8_t id = r.read_u8();
+    const uint32_t size = r.read_u32();
+    Reader sub = r.sub_reader(size, r.context());
+    if (id == 0) {
+      // The grammar allows the component's own name only first.
+      if (any_subsection) sub.fail("component name subsection after other subsections");
+      section.component_name = sub.read_name("component name");
+    } else if (id == 1) {
+      const Sort sort = read_sort(sub);
+      auto& names = section.names[sort];
+      const uint32_t count = sub.read_count("names");
+      for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t index = sub.read_u32();
+        names.emplace(index, sub.read_name("name"));
+      }
+    } else {
+      sub.read_bytes(sub.remaining(), "an unknown subsection");  // reserved for future use
+    }
+    sub.expect_end();
+    any_subsection = true;
+  }
+  return section;
+}
+
+}  // namespace
+
+std::optional<NameSection> read_name_section(Reader reader) {
+  try {
+    return read_name_subsections(reader);
+  } catch (const Error&) {
+    return std::nullopt;  // names are optional: a malformed section is ignored
+  }
+}
+
+}  // namespace detail
+
+// ---- Import/export names ----
+
+namespace {
+
+bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool is_upper_alnum(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+template <typename Each>
+bool all_of(std::string_view text, Each each) {
+  return std::all_of(text.begin(), text.end(), each);
+}
+
+// Splits on '-' and checks every fragment; empty fragments fail.
+template <typename First, typename Rest>
+bool is_kebab(std::string_view text, First first_ok, Rest rest_ok) {
+  bool first = true;
+  while (true) {
+    const size_t dash = text.find('-');
+    const std::string_view fragment = text.substr(0, dash);
+    if (fragment.empty()) return false;
+    if (!(first ? first_ok(fragment) : rest_ok(fragment))) return false;
+    first = false;
+    if (dash == std::string_view::npos) return true;
+    text.remove_prefix(dash + 1);
+  }
+}
+
+// words ::= first-word ('-' word)*, lowercase only (namespaces, packages).
+bool is_words(std::string_view text) {
+  return is_kebab(
+      text,
+      [](std::string_view f) { return f[0] >= 'a' && f[0] <= 'z' && all_of(f, is_lower_alnum); },
+      [](std::string_view f) { return all_of(f, is_lower_alnum); });
+}
+
+bool is_numeric_identifier(std::string_view text) {
+  return !text.empty() && all_of(text, is_digit) && (text.size() == 1 || text[0] != '0');
+}
+
+// Dot-separated, non-empty identifiers of [0-9A-Za-z-].
+bool is_dotted_identifiers(std::string_view text, bool numeric_without_leading_zero) {
+  while (true) {
+    const size_t dot = text.find('.');
+    const std::string_view id = text.substr(0, dot);
+    if (id.empty()) return false;
+    for (char c : id) {
+      if (!(is_lower_alnum(c) || is_upper_alnum(c) || c == '-')) return false;
+    }
+    if (numeric_without_leading_zero && all_of(id, is_digit) && !is_numeric_identifier(id))
+      return false;
+    if (dot == std::string_view::npos) return true;
+    text.remove_prefix(dot + 1);
+  }
+}
+
+// Semantic Versioning 2.0: MAJOR.MINOR.PATCH(-PRERELEASE)?(+BUILD)?
+bool is_valid_semver(std::string_view text) {
+  const size_t plus = text.find('+');
+  if (plus != std::string_view::npos) {
+    if (!is_dotted_identifiers(text.substr(plus + 1), false)) return false;
+    text = text.substr(0, plus);
+  }
+  const size_t dash = text.find('-');
+  if (dash != std::string_view::npos) {
+    if (!is_dotted_identifiers(text.substr(dash + 1), true)) return false;
+    text = text.substr(0, dash);
+  }
+  for (int part = 0; part < 3; ++part) {
+    const size_t dot = text.find('.');
+    if ((part < 2) == (dot == std::string_view::npos)) return false;
+    if (!is_numeric_identifier(text.substr(0, dot))) return false;
+    text = part < 2 ? text.substr(dot + 1) : std::string_view{};
+  }
+  return true;
+}
+
+// canonversion (🔗): 1 | 0.2 | 0.0.3 | 0.0.0 shapes.
+bool is_canon_version(std::string_view text) {
+  const auto positive = [](std::string_view n) { return is_numeric_identifier(n) && n != "0"; };
+  if (text == "0.0.0") return true;
+  if (text.substr(0, 4) == "0.0.") return positive(text.substr(4));
+  if (text.substr(0, 2) == "0.") return positive(text.substr(2));
+  return positive(text);
+}
+
+std::optional<ParsedExternName> fail(std::string* why, std::string reason) {
+  if (why) *why = std::move(reason);
+  return std::nullopt;
+}
+
+std::optional<ParsedExternName> parse_interface_name(std::string_view name, std::string* why) {
+  ParsedExternName parsed;
+  parsed.kind = ParsedExternName::Kind::Interface;
+  const size_t colon = name.find(':');
+  const std::string_view ns = name.substr(0, colon);
+  if (!is_words(ns))
+    return fail(why, "namespace `" + std::string(ns) + "` is not kebab-case words");
+  std::string_view rest = name.substr(colon + 1);
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return fail(why, "expected `/` after the package name");
+  const std::string_view package = rest.substr(0, slash);
+  if (package.find(':') != std::string_view::npos)
+    return fail(why, "nested namespaces are not supported");
+  if (!is_words(package))
+    return fail(why, "package `" + std::string(package) + "` is not kebab-case words");
+  rest.remove_prefix(slash + 1);
+  const size_t at = rest.find('@');
+  const std::string_view interface = rest.substr(0, at);
+  if (interface.find('/') != std::string_view::npos)
+    return fail(why, "nested interfaces are not supported");
+  if (!is_label(interface))
+    return fail(why, "interface `" + std::string(interface) + "` is not a label");
+  if (at != std::string_view::npos) {
+    const std::string_view version = rest.substr(at + 1);
+    if (!is_valid_semver(version) && !is_canon_version(version)) {
+      return fail(why, "`" + std::string(version) + "` is not a valid version");
+    }
+    parsed.version = std::string(version);
+  }
+  parsed.namespace_name = std::string(ns);
+  parsed.package = std::string(package);
+  parsed.interface = std::string(interface);
+  return parsed;
+}
+
+}  // namespace
+
+bool is_label(std::string_view text) {
+  return is_kebab(
+      text,
+      [](std::string_view f) {
+        if (f[0] >= 'a' && f[0] <= 'z') return all_of(f, is_lower_alnum);
+        if (f[0] >= 'A' && f[0] <= 'Z') return all_of(f, is_upper_alnum);
+        return false;
+      },
+      [](std::string_view f) { return all_of(f, is_lower_alnum) || all_of(f, is_upper_alnum); });
+}
+
+std::optional<ParsedExternName> parse_extern_name(std::string_view name, std::string* why) {
+  if (name.find(':') != std::string_view::npos) return parse_interface_name(name, why);
+  using Kind = ParsedExternName::Kind;
+  struct Prefix {
+    std::string_view text;
+    Kind kind;
+    bool legacy_async;
+  };
+  static constexpr Prefix prefixes[] = {
+      {"[constructor]", Kind::Constructor, false}, {"[method]", Kind::Method, false},
+      {"[static]", Kind::Static, false},           {"[async]", Kind::Label, true},
+      {"[async method]", Kind::Method, true},      {"[async static]", Kind::Static, true},
+  };
+  ParsedExternName parsed;
+  std::string_view rest = name;
+  if (!rest.empty() && rest[0] == '[') {
+    const Prefix* match = nullptr;
+    for (const Prefix& p : prefixes) {
+      if (rest.substr(0, p.text.size()) == p.text) {
+        match = &p;
+        break;
+      }
+    }
+    if (!match) return fail(why, "unknown annotation in `" + std::string(name) + "`");
+    parsed.kind = match->kind;
+    parsed.legacy_async = match->legacy_async;
+    rest.remove_prefix(match->text.size());
+  }
+  if (parsed.kind == Kind::Method || parsed.kind == Kind::Static) {
+    const size_t dot = rest.find('.');
+    if (dot == std::string_view::npos)
+      return fail(why, "expected `resource.function` in `" + std::string(name) + "`");
+    parsed.resource = std::string(rest.substr(0, dot));
+    parsed.label = std::string(rest.substr(dot + 1));
+    if (!is_label(parsed.resource) || !is_label(parsed.label)) {
+      return fail(why, "`" + std::string(name) + "` is not made of kebab-case labels");
+    }
+    return parsed;
+  }
+  if (!is_label(rest)) return fail(why, "`" + std::string(rest) + "` is not a kebab-case label");
+  (parsed.kind == Kind::Constructor ? parsed.resource : parsed.label) = std::string(rest);
+  return parsed;
+}
+
+}  // namespace cmhost::binary
