@@ -84,36 +84,32 @@ TypeRef endpoint_list_type() {
   return Type::list(Type::record({{"s", Type::string()}, {"port", Type::option(Type::u16())}}));
 }
 
-void BM_LiftRecordList(benchmark::State& state) {
-  const auto n = static_cast<uint32_t>(state.range(0));
-  const auto type = endpoint_list_type();
-  std::vector<Val> items;
-  for (uint32_t i = 0; i < n; ++i)
-    items.push_back(Val::record({Val::string("host-" + std::to_string(i) + ".example.org"),
-                                 i % 3 ? Val::some(Val::u16(uint16_t(i))) : Val::none()}));
-  Lowered in(type, Val::list(std::move(items)), size_t{n} * 48 + 4096);
+// Lifts a list `value` of `type` from guest memory once per iteration.
+void lift_list_loop(benchmark::State& state, const TypeRef& type, const Val& value, size_t memory_size) {
+  Lowered in(type, value, memory_size);
   ValueAbi abi(type, cmhost::abi::AddrWidth::I32);
   AbiContext cx(&in.memory, CanonOptions{});
   for (auto _ : state) {
     Val v = abi.lift_flat(cx, in.flat);
     benchmark::DoNotOptimize(v.items().data());
   }
-  state.SetItemsProcessed(state.iterations() * int64_t(n));
+  state.SetItemsProcessed(state.iterations() * int64_t(value.list_size()));
+}
+
+void BM_LiftRecordList(benchmark::State& state) {
+  const auto n = static_cast<uint32_t>(state.range(0));
+  std::vector<Val> items;
+  for (uint32_t i = 0; i < n; ++i)
+    items.push_back(Val::record({Val::string("host-" + std::to_string(i) + ".example.org"),
+                                 i % 3 ? Val::some(Val::u16(uint16_t(i))) : Val::none()}));
+  lift_list_loop(state, endpoint_list_type(), Val::list(std::move(items)), size_t{n} * 48 + 4096);
 }
 BENCHMARK(BM_LiftRecordList)->Arg(100)->Arg(1000)->Arg(10000);
 
 void BM_LiftOperations(benchmark::State& state) {
   const auto rows = static_cast<uint32_t>(state.range(0));
-  const auto type = Type::list(cmhost::bench::operation_type());
-  const Val batch = cmhost::bench::build_operations(rows);
-  Lowered in(type, batch, size_t{rows} * 512 + 65536);
-  ValueAbi abi(type, cmhost::abi::AddrWidth::I32);
-  AbiContext cx(&in.memory, CanonOptions{});
-  for (auto _ : state) {
-    Val v = abi.lift_flat(cx, in.flat);
-    benchmark::DoNotOptimize(v.items().data());
-  }
-  state.SetItemsProcessed(state.iterations() * int64_t(batch.list_size()));
+  lift_list_loop(state, Type::list(cmhost::bench::operation_type()),
+                 cmhost::bench::build_operations(rows), size_t{rows} * 512 + 65536);
 }
 BENCHMARK(BM_LiftOperations)->Arg(1000);
 
