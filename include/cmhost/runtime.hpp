@@ -24,6 +24,7 @@ namespace cmhost::runtime {
 class Store;
 class ComponentInstance;
 class Func;
+class HandleTable;
 using FuncRef = std::shared_ptr<const Func>;
 
 // A resource type at run time: one per resource definition per instance, or
@@ -83,6 +84,8 @@ class Func {
 
 class ComponentInstance {
  public:
+  ComponentInstance();
+  ~ComponentInstance();
   const std::string& name() const { return name_; }
   const InstanceItems& exports() const { return *exports_; }
   std::shared_ptr<const InstanceItems> exports_ref() const { return exports_; }
@@ -91,6 +94,7 @@ class ComponentInstance {
  private:
   friend class Instantiator;
   friend class Func;
+  friend class CallHandles;
 
   struct CoreInstance {
     std::shared_ptr<engine::Instance> engine_instance;        // instantiated module
@@ -115,6 +119,10 @@ class ComponentInstance {
   bool may_leave_ = true;
   bool entered_ = false;
   bool poisoned_ = false;
+
+  std::unique_ptr<HandleTable> handles_;
+  // Borrow handles lent into this instance per call still in progress.
+  std::map<uint64_t, uint32_t> borrows_by_call_;
 };
 
 // Compiled core modules of one validated component, shared by its instances.
@@ -137,11 +145,18 @@ class Store {
   std::shared_ptr<ComponentInstance> instantiate(const CompiledComponent& component,
                                                  const std::map<std::string, Item, std::less<>>& imports);
 
+  // Handles held by the host: own and borrow values the host received.
+  HandleTable& host_handles() { return *host_handles_; }
+
  private:
   friend class Instantiator;
+  friend class Func;
+  friend class CallHandles;
   engine::Engine& engine_;
   std::unique_ptr<engine::Store> core_;
   std::vector<std::shared_ptr<ComponentInstance>> instances_;
+  std::unique_ptr<HandleTable> host_handles_;
+  uint64_t next_call_id_ = 1;
 };
 
 // Compiles the core modules of a validated plan.

@@ -1,5 +1,6 @@
 #include "cmhost/error.hpp"
 #include "cmhost/runtime.hpp"
+#include "call_handles.hpp"
 #include "guest_memory.hpp"
 
 namespace cmhost::runtime {
@@ -52,11 +53,13 @@ std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) c
   try {
     std::optional<CoreGuestMemory> memory;
     if (memory_) memory.emplace(store.core(), *memory_, realloc_, &inst.may_leave_);
-    abi::AbiContext cx(memory ? &*memory : nullptr, abi_->options());
+    CallHandles handles(store, inst, store.next_call_id_++);
+    abi::AbiContext cx(memory ? &*memory : nullptr, abi_->options(), &handles);
     std::vector<uint64_t> flat;
     abi_->lower_args(cx, args, flat);
     std::vector<uint64_t> core_results(core_result_count_);
     store.core().call(core_func_, flat, core_results);
+    handles.check_borrows_dropped();
     cx.refresh();  // the callee may have grown memory
     auto results = abi_->lift_results(cx, core_results);
     if (post_return_) store.core().call(*post_return_, core_results, {});

@@ -3,7 +3,9 @@
 
 #include "cmhost/error.hpp"
 #include "cmhost/runtime.hpp"
+#include "call_handles.hpp"
 #include "guest_memory.hpp"
+#include "handles.hpp"
 
 namespace cmhost::runtime {
 
@@ -259,7 +261,8 @@ class Instantiator {
         throw_trap("cannot leave component instance `" + caller->name_ + "` here (may_leave is false)");
       std::optional<CoreGuestMemory> guest;
       if (memory) guest.emplace(store->core(), *memory, realloc, &caller->may_leave_);
-      abi::AbiContext cx(guest ? &*guest : nullptr, abi->options());
+      CallHandles handles(*store, *caller, store->next_call_id_++);
+      abi::AbiContext cx(guest ? &*guest : nullptr, abi->options(), &handles);
       auto args = abi->lift_args(cx, params);
       auto values = target->call(*store, args);
       cx.refresh();
@@ -283,8 +286,12 @@ class Instantiator {
     inst.types_.push_back(item);
   }
 
-  void execute(ComponentInstance&, const step::ResourceBuiltin& s, const ImportMap&) {
-    link_error(fmt::format("canon {} is not supported yet", binary::to_string(s.kind)));
+  void execute(ComponentInstance& inst, const step::ResourceBuiltin& s, const ImportMap&) {
+    auto it = inst.resources_.find(s.resource.get());
+    if (it == inst.resources_.end())
+      link_error(fmt::format("canon {}: resource type `{}` is not bound", binary::to_string(s.kind),
+                             s.resource ? s.resource->name : "?"));
+    inst.core_funcs_.push_back(CallHandles::resource_builtin(store_, inst, s.kind, it->second));
   }
 
   void execute(ComponentInstance&, const step::CanonBuiltin& s, const ImportMap&) {
@@ -305,7 +312,11 @@ class Instantiator {
   const CompiledComponent& compiled_;
 };
 
-Store::Store(engine::Engine& engine) : engine_(engine), core_(engine.new_store()) {}
+ComponentInstance::ComponentInstance() : handles_(std::make_unique<HandleTable>()) {}
+ComponentInstance::~ComponentInstance() = default;
+
+Store::Store(engine::Engine& engine)
+    : engine_(engine), core_(engine.new_store()), host_handles_(std::make_unique<HandleTable>()) {}
 Store::~Store() = default;
 
 std::shared_ptr<ComponentInstance> Store::instantiate(const CompiledComponent& component,

@@ -1,0 +1,148 @@
+#include "call_handles.hpp"
+
+#include <fmt/core.h>
+
+namespace cmhost::runtime {
+
+namespace {
+
+void check_type(const ResourceHandle& h, const ResourceTypeRef& expected) {
+  if (h.type != expected)
+    throw_trap(fmt::format("handle of resource type `{}` used where `{}` is expected",
+                           h.type ? h.type->name : "?", expected->name));
+}
+
+}  // namespace
+
+CallHandles::~CallHandles() {
+  for (uint32_t index : lent_) {
+    try {
+      ResourceHandle& h = inst_.handles_->get(index);
+      if (h.num_lends) --h.num_lends;
+    } catch (const Error&) {
+      // The lending handle cannot have been dropped while lent (drop traps),
+      // so this only happens after a trap poisoned the instance.
+    }
+  }
+  for (uint32_t index : host_borrows_) {
+    try {
+      store_.host_handles().remove(index);
+    } catch (const Error&) {
+    }
+  }
+}
+
+ResourceTypeRef CallHandles::runtime_type(const abi::Type& type) const {
+  auto it = inst_.resources_.find(type.resource().get());
+  if (it == inst_.resources_.end())
+    throw Error(ErrorKind::Link, "resource type `" + type.resource()->name + "` is not bound in `" +
+                                     inst_.name_ + "`");
+  return it->second;
+}
+
+uint32_t CallHandles::lift_handle(const abi::Type& type, uint32_t index) {
+  switch (type.kind()) {
+    case abi::TypeKind::Own: {
+      const auto rt = runtime_type(type);
+      ResourceHandle& h = inst_.handles_->get(index);
+      check_type(h, rt);
+      if (!h.own) throw_trap("a borrow handle was passed where an own handle is expected");
+      if (h.num_lends) throw_trap("an own handle was passed while it is lent to a call");
+      ResourceHandle moved = inst_.handles_->remove(index);
+      return store_.host_handles().add(std::move(moved));
+    }
+    case abi::TypeKind::Borrow: {
+      const auto rt = runtime_type(type);
+      ResourceHandle& h = inst_.handles_->get(index);
+      check_type(h, rt);
+      ++h.num_lends;
+      lent_.push_back(index);
+      const uint32_t host = store_.host_handles().add(ResourceHandle{rt, h.rep, false, 0, 0});
+      host_borrows_.push_back(host);
+      return host;
+    }
+    default:
+      throw Error(ErrorKind::Link, std::string(abi::to_string(type.kind())) + " values are not supported yet");
+  }
+}
+
+uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
+  // A bad host handle is the host's mistake, not the guest's trap.
+  if (!store_.host_handles().find(host_index))
+    throw_invalid_value(fmt::format("the host holds no handle {}", host_index));
+  switch (type.kind()) {
+    case abi::TypeKind::Own: {
+      const auto rt = runtime_type(type);
+      ResourceHandle& h = store_.host_handles().get(host_index);
+      if (h.type != rt || !h.own)
+        throw_invalid_value(fmt::format("host handle {} is not an own<{}>", host_index, rt->name));
+      ResourceHandle moved = store_.host_handles().remove(host_index);
+      return inst_.handles_->add(std::move(moved));
+    }
+    case abi::TypeKind::Borrow: {
+      const auto rt = runtime_type(type);
+      const ResourceHandle& h = store_.host_handles().get(host_index);
+      if (h.type != rt)
+        throw_invalid_value(fmt::format("host handle {} is not a {}", host_index, rt->name));
+      // The implementation of a resource sees its own borrows as the rep.
+      if (rt->owner == &inst_) return h.rep;
+      ++inst_.borrows_by_call_[call_id_];
+      return inst_.handles_->add(ResourceHandle{rt, h.rep, false, 0, call_id_});
+    }
+    default:
+      throw Error(ErrorKind::Link, std::string(abi::to_string(type.kind())) + " values are not supported yet");
+  }
+}
+
+void CallHandles::check_borrows_dropped() {
+  auto it = inst_.borrows_by_call_.find(call_id_);
+  if (it == inst_.borrows_by_call_.end()) return;
+  const uint32_t left = it->second;
+  inst_.borrows_by_call_.erase(it);
+  if (left) throw_trap(fmt::format("{} borrowed handle(s) not dropped by the end of the call", left));
+}
+
+engine::Extern CallHandles::resource_builtin(Store& store, ComponentInstance& inst, binary::CanonKind kind,
+                                ResourceTypeRef type) {
+  using engine::ValType;
+  ComponentInstance* self = &inst;
+  Store* s = &store;
+  switch (kind) {
+    case binary::CanonKind::ResourceNew:
+      return store.core().host_func({{ValType::I32}, {ValType::I32}},
+                                    [self, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t> r) {
+                                      if (!self->may_leave_) throw_trap("resource.new while may_leave is false");
+                                      r[0] = self->handles_->add(ResourceHandle{type, uint32_t(p[0]), true, 0, 0});
+                                    });
+    case binary::CanonKind::ResourceRep:
+      return store.core().host_func({{ValType::I32}, {ValType::I32}},
+                                    [self, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t> r) {
+                                      const ResourceHandle& h = self->handles_->get(uint32_t(p[0]));
+                                      check_type(h, type);
+                                      r[0] = h.rep;
+                                    });
+    case binary::CanonKind::ResourceDrop:
+      return store.core().host_func({{ValType::I32}, {}},
+                                    [self, s, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t>) {
+                                      if (!self->may_leave_) throw_trap("resource.drop while may_leave is false");
+                                      const auto index = uint32_t(p[0]);
+                                      ResourceHandle& h = self->handles_->get(index);
+                                      check_type(h, type);
+                                      if (h.num_lends) throw_trap("resource.drop of a handle that is lent to a call");
+                                      ResourceHandle dropped = self->handles_->remove(index);
+                                      if (!dropped.own) {
+                                        auto it = self->borrows_by_call_.find(dropped.borrow_scope);
+                                        if (it != self->borrows_by_call_.end() && it->second) --it->second;
+                                        return;
+                                      }
+                                      if (type->dtor) {
+                                        const uint64_t rep = dropped.rep;
+                                        s->core().call(*type->dtor, std::span<const uint64_t>(&rep, 1), {});
+                                      }
+                                    });
+    default:
+      throw Error(ErrorKind::Link, std::string("not a resource built-in: ") + binary::to_string(kind));
+  }
+}
+
+}  // namespace cmhost::runtime

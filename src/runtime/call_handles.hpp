@@ -1,0 +1,44 @@
+// Moves resource handles across one call boundary: between an instance's
+// handle table and the host's, with the spec's checks (types, lends, borrow
+// scopes). Streams, futures and error-contexts come with concurrency.
+#pragma once
+
+#include <vector>
+
+#include "cmhost/abi.hpp"
+#include "cmhost/runtime.hpp"
+#include "handles.hpp"
+
+namespace cmhost::runtime {
+
+class CallHandles final : public abi::HandleHooks {
+ public:
+  // `inst` is the instance whose table the guest side of the call uses;
+  // `call_id` scopes borrows lent into it.
+  CallHandles(Store& store, ComponentInstance& inst, uint64_t call_id)
+      : store_(store), inst_(inst), call_id_(call_id) {}
+  ~CallHandles() override;
+  CallHandles(const CallHandles&) = delete;
+  CallHandles& operator=(const CallHandles&) = delete;
+
+  uint32_t lift_handle(const abi::Type& type, uint32_t index) override;
+  uint32_t lower_handle(const abi::Type& type, uint32_t host_index) override;
+
+  // After a call into `inst`: traps unless it dropped every borrow lent to it.
+  void check_borrows_dropped();
+
+  // Core functions for resource.new, resource.drop and resource.rep.
+  static engine::Extern resource_builtin(Store& store, ComponentInstance& inst, binary::CanonKind kind,
+                                         ResourceTypeRef type);
+
+ private:
+  ResourceTypeRef runtime_type(const abi::Type& type) const;
+
+  Store& store_;
+  ComponentInstance& inst_;
+  uint64_t call_id_;
+  std::vector<uint32_t> lent_;          // inst handles lent for this call
+  std::vector<uint32_t> host_borrows_;  // host entries that live for this call
+};
+
+}  // namespace cmhost::runtime
