@@ -134,9 +134,15 @@ namespace step {
 // SortIndex of sort Type indexes ComponentPlan::types. Core types are static
 // too and never appear as operands.
 
-// core module <- a module of Plan::modules (definition or outer alias)
+// core module <- a module of Plan::modules (definition or outer alias), or,
+// when `outer` is set, the run-time core module outer->index of the
+// component instance outer->count levels out (0: this one). An enclosing
+// component's module is only known at run time when it was imported (or
+// aliased from an instance export); a nested component that outer-aliases
+// it captures the enclosing instance where its step::Component ran.
 struct CoreModule {
   uint32_t module = 0;
+  std::optional<binary::AliasOuter> outer;
 };
 // core instance <- instantiate core module with (name, core instance) args
 struct CoreInstantiate {
@@ -171,9 +177,12 @@ struct AliasExport {
   binary::Sort sort = binary::Sort::Func;
   abi::ResourceTypeRef resource;  // set when a resource type is aliased
 };
-// component <- a nested component (definition or outer alias)
+// component <- a nested component (definition or outer alias), or, when
+// `outer` is set (and `plan` null), the run-time component outer->index of
+// the component instance outer->count levels out, as for CoreModule.
 struct Component {
   std::shared_ptr<const ComponentPlan> plan;
+  std::optional<binary::AliasOuter> outer;
 };
 // instance <- instantiate component with (name, item) args
 struct Instantiate {

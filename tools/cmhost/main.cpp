@@ -4,6 +4,7 @@
 
 #include "abi_check.hpp"
 #include "abi_demo.hpp"
+#include "invoke.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"cmhost: a WebAssembly Component Model host runtime"};
@@ -19,6 +20,15 @@ int main(int argc, char** argv) {
 
   auto* demo = app.add_subcommand("abi-demo", "Lower a sample value, show its memory layout, lift it back");
 
+  std::string component_file, call_text;
+  bool stub_imports = false;
+  auto* invoke = app.add_subcommand("invoke", "Instantiate a component and call one export");
+  invoke->add_option("file", component_file, "Component binary (.wasm)")->required();
+  invoke->add_option("call", call_text, "The call in WAVE, e.g. 'add(1, 2)' or 'ns:pkg/iface#f(\"x\")'")
+      ->required();
+  invoke->add_flag("--stub-imports", stub_imports,
+                   "Supply missing imported functions with stubs that trap when called");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -28,6 +38,7 @@ int main(int argc, char** argv) {
   try {
     if (*check) return cmhost::tools::run_abi_check(vector_files, verbose);
     if (*demo) return cmhost::tools::run_abi_demo();
+    if (*invoke) return cmhost::tools::run_invoke(component_file, call_text, stub_imports);
   } catch (const std::exception& e) {
     fmt::print(stderr, "cmhost: {}\n", e.what());
     return 2;

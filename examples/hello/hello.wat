@@ -1,0 +1,45 @@
+;; A small component written in component text: `greet` builds a string in
+;; guest memory and returns it; `count-vowels` reads one.
+(component
+  (core module $m
+    (memory (export "mem") 1)
+    (global $bump (mut i32) (i32.const 1024))
+    (data (i32.const 16) "Hello, ")
+    (func $realloc (export "realloc") (param $old i32) (param $old_size i32) (param $align i32) (param $new_size i32) (result i32)
+      (local $ret i32)
+      (local.set $ret
+        (i32.and (i32.add (global.get $bump) (i32.sub (local.get $align) (i32.const 1)))
+                 (i32.sub (i32.const 0) (local.get $align))))
+      (global.set $bump (i32.add (local.get $ret) (local.get $new_size)))
+      (memory.copy (local.get $ret) (local.get $old) (local.get $old_size))
+      (local.get $ret))
+    ;; "Hello, " + name + "!", returned through a (pointer, length) pair at 0.
+    (func (export "greet") (param $name i32) (param $len i32) (result i32)
+      (local $out i32)
+      (local.set $out (call $realloc (i32.const 0) (i32.const 0) (i32.const 1)
+                                     (i32.add (local.get $len) (i32.const 8))))
+      (memory.copy (local.get $out) (i32.const 16) (i32.const 7))
+      (memory.copy (i32.add (local.get $out) (i32.const 7)) (local.get $name) (local.get $len))
+      (i32.store8 (i32.add (local.get $out) (i32.add (local.get $len) (i32.const 7))) (i32.const 33))
+      (i32.store (i32.const 0) (local.get $out))
+      (i32.store (i32.const 4) (i32.add (local.get $len) (i32.const 8)))
+      (i32.const 0))
+    (func (export "count-vowels") (param $text i32) (param $len i32) (result i32)
+      (local $i i32) (local $count i32) (local $c i32)
+      (block $done
+        (loop $next
+          (br_if $done (i32.ge_u (local.get $i) (local.get $len)))
+          (local.set $c (i32.or (i32.load8_u (i32.add (local.get $text) (local.get $i))) (i32.const 32)))
+          (if (i32.or (i32.or (i32.eq (local.get $c) (i32.const 97)) (i32.eq (local.get $c) (i32.const 101)))
+                      (i32.or (i32.or (i32.eq (local.get $c) (i32.const 105)) (i32.eq (local.get $c) (i32.const 111)))
+                              (i32.eq (local.get $c) (i32.const 117))))
+            (then (local.set $count (i32.add (local.get $count) (i32.const 1)))))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $next)))
+      (local.get $count)))
+  (core instance $i (instantiate $m))
+  (func (export "greet") (param "name" string) (result string)
+    (canon lift (core func $i "greet") (memory (core memory $i "mem")) (realloc (core func $i "realloc"))))
+  (func (export "count-vowels") (param "text" string) (result u32)
+    (canon lift (core func $i "count-vowels") (memory (core memory $i "mem")) (realloc (core func $i "realloc"))))
+)
