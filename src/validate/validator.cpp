@@ -588,6 +588,39 @@ void Validator::alias(Scope& s, const binary::Alias& a, size_t offset) {
 
 // ---- Types ----
 
+namespace {
+constexpr uint32_t kMaxTypeDepth = 100;
+constexpr uint32_t kMaxTypeSize = 1000000;
+}  // namespace
+
+Validator::TypeInfo Validator::type_info(const abi::TypeRef& type) {
+  if (!type) return {0, 0};
+  if (auto it = type_infos_.find(type.get()); it != type_infos_.end()) return it->second.second;
+  TypeInfo info;
+  auto add = [&](const abi::TypeRef& child) {
+    if (!child) return;
+    const TypeInfo c = type_info(child);
+    info.size = std::min(kMaxTypeSize, info.size + c.size);
+    info.depth = std::max(info.depth, c.depth + 1);
+  };
+  if (type->kind() == abi::TypeKind::Map) {
+    add(type->element()->fields()[0].type);
+    add(type->element()->fields()[1].type);
+  } else {
+    add(type->element());
+    for (const auto& f : type->fields()) add(f.type);
+    for (const auto& c : type->cases()) add(c.type);
+  }
+  type_infos_.emplace(type.get(), std::make_pair(type, info));
+  return info;
+}
+
+void Validator::check_type_limits(TypeInfo info, size_t offset) const {
+  if (info.depth > kMaxTypeDepth) fail(offset, "type nesting is too deep");
+  if (info.size >= kMaxTypeSize)
+    fail(offset, "effective type size exceeds the limit of " + std::to_string(kMaxTypeSize));
+}
+
 abi::TypeRef Validator::val_type(Scope& s, const binary::ValType& t, size_t offset) {
   if (auto p = std::get_if<binary::PrimValType>(&t)) return primitive(*p);
   const uint32_t index = std::get<binary::TypeIndex>(t).index;
@@ -608,6 +641,18 @@ std::shared_ptr<const FuncType> Validator::func_type(Scope& s, const binary::Fun
     if (contains_borrow(*out->result))
       fail(offset, "function result cannot contain a `borrow` type");
   }
+  TypeInfo info;
+  for (const auto& p : out->params) {
+    const TypeInfo t = type_info(p);
+    info.size = std::min(kMaxTypeSize, info.size + t.size);
+    info.depth = std::max(info.depth, t.depth + 1);
+  }
+  if (out->result) {
+    const TypeInfo t = type_info(out->result);
+    info.size = std::min(kMaxTypeSize, info.size + t.size);
+    info.depth = std::max(info.depth, t.depth + 1);
+  }
+  check_type_limits(info, offset);
   return out;
 }
 
@@ -743,6 +788,7 @@ TypeEntry Validator::define_type(Scope& s, const binary::Type& t, size_t offset)
         }
       },
       t.def);
+  if (desc.value) check_type_limits(type_info(desc.value), offset);
   return entry;
 }
 

@@ -157,6 +157,16 @@ class Validator {
   void lower(Scope& s, const binary::Canon& c, size_t offset);
   void builtin(Scope& s, const binary::Canon& c, size_t offset);
 
+  // Bounds the structural depth and the effective (unshared) size of value
+  // and function types, as wasmtime does: every later walk over a type is
+  // then bounded too.
+  struct TypeInfo {
+    uint32_t size = 1;
+    uint32_t depth = 1;
+  };
+  TypeInfo type_info(const abi::TypeRef& type);
+  void check_type_limits(TypeInfo info, size_t offset) const;
+
   void emit(Scope& s, Step step, size_t offset);
   uint64_t new_token() { return ++last_token_; }
   abi::ResourceTypeRef new_resource(const std::string& name);
@@ -165,6 +175,7 @@ class Validator {
   std::vector<binary::ByteRange> modules_;
   std::map<size_t, uint32_t> module_by_offset_;
   HandleNames handle_names_;
+  std::unordered_map<const abi::Type*, std::pair<abi::TypeRef, TypeInfo>> type_infos_;
   uint64_t last_token_ = 0;
   // Resource types whose placeholder name the first export replaces.
   std::unordered_map<const abi::ResourceType*, std::shared_ptr<abi::ResourceType>> unnamed_;
