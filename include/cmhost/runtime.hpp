@@ -44,6 +44,8 @@ struct Item {
   FuncRef func;
   std::shared_ptr<const InstanceItems> instance;
   std::shared_ptr<const validate::ComponentPlan> component;
+  // Component items: the instance whose outer aliases the component sees.
+  const ComponentInstance* component_scope = nullptr;
   ResourceTypeRef resource;  // Type items bound to a resource
   abi::TypeRef value_type;   // Type items bound to a value type
   uint32_t core_module = 0;  // CoreModule items: index into the Plan's modules
@@ -109,8 +111,9 @@ class ComponentInstance {
   std::vector<uint32_t> core_modules_;
   std::vector<FuncRef> funcs_;
   std::vector<std::shared_ptr<const InstanceItems>> instances_;
-  std::vector<std::shared_ptr<const validate::ComponentPlan>> components_;
-  std::vector<Item> types_;  // only resource-bound entries are looked at
+  std::vector<Item> components_;  // plan and scope
+  const validate::ComponentPlan* plan_ = nullptr;  // its types resolve Type operands
+  const ComponentInstance* scope_ = nullptr;       // the enclosing instance, for outer aliases
   std::map<const abi::ResourceType*, ResourceTypeRef> resources_;
   std::vector<std::shared_ptr<ComponentInstance>> children_;
   std::shared_ptr<InstanceItems> exports_ = std::make_shared<InstanceItems>();

@@ -188,10 +188,16 @@ struct Component {
 struct Instantiate {
   uint32_t component = 0;
   std::vector<std::pair<std::string, binary::SortIndex>> args;
+  // The instance's type as this component sees it. The resource types it
+  // exports are fresh identities (one set per Instantiate step), which
+  // the function types of its exports use: the runtime binds each to the
+  // run-time resource type the new instance exports under that name.
+  std::shared_ptr<const InstanceType> type;
 };
 // instance <- a bag of exports
 struct InlineInstance {
   std::vector<std::pair<std::string, binary::SortIndex>> exports;
+  std::shared_ptr<const InstanceType> type;  // its exports' types
 };
 // func <- canon lift of a core func
 struct Lift {
@@ -204,6 +210,7 @@ struct Lower {
   uint32_t func = 0;
   std::shared_ptr<const FuncType> type;
   CanonOptions options;
+  binary::CoreFuncType core_type;  // the flattened signature of the new core func
 };
 // (binds a run-time resource type) <- a resource type definition
 struct ResourceDefinition {
@@ -215,6 +222,7 @@ struct ResourceDefinition {
 struct ResourceBuiltin {
   binary::CanonKind kind = binary::CanonKind::ResourceNew;
   abi::ResourceTypeRef resource;
+  binary::CoreFuncType core_type;  // e.g. [rep] -> [i32] for resource.new
 };
 // core func <- any other canon built-in (async, threads, error-context),
 // kept as decoded with its value types resolved where it has them
@@ -222,6 +230,7 @@ struct CanonBuiltin {
   binary::Canon canon;
   abi::TypeRef type;  // stream/future type, or task.return's result
   CanonOptions options;
+  binary::CoreFuncType core_type;  // the built-in's signature (CanonicalABI.md)
 };
 // <sort> <- the export itself (exports introduce an index, like aliases)
 struct Export {

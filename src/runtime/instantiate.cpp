@@ -75,9 +75,12 @@ class Instantiator {
  public:
   Instantiator(Store& store, const CompiledComponent& compiled) : store_(store), compiled_(compiled) {}
 
-  std::shared_ptr<ComponentInstance> run(const validate::ComponentPlan& plan, const ImportMap& imports) {
+  std::shared_ptr<ComponentInstance> run(const validate::ComponentPlan& plan, const ImportMap& imports,
+                                         const ComponentInstance* scope = nullptr) {
     auto inst = std::make_shared<ComponentInstance>();
     inst->name_ = plan.name;
+    inst->plan_ = &plan;
+    inst->scope_ = scope;
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       try {
         std::visit([&](const auto& s) { execute(*inst, s, imports); }, plan.steps[i]);
@@ -96,8 +99,8 @@ class Instantiator {
     switch (item.sort) {
       case Sort::Func: inst.funcs_.push_back(item.func); break;
       case Sort::Instance: inst.instances_.push_back(item.instance); break;
-      case Sort::Component: inst.components_.push_back(item.component); break;
-      case Sort::Type: inst.types_.push_back(item); break;
+      case Sort::Component: inst.components_.push_back(item); break;
+      case Sort::Type: break;  // types are static: Type operands index the plan's types
       case Sort::CoreModule: inst.core_modules_.push_back(item.core_module); break;
       default: link_error(std::string("cannot use a ") + binary::to_string(item.sort) + " here");
     }
@@ -109,8 +112,18 @@ class Instantiator {
     switch (si.sort) {
       case Sort::Func: item.func = at(inst.funcs_, si.index, "func"); break;
       case Sort::Instance: item.instance = at(inst.instances_, si.index, "instance"); break;
-      case Sort::Component: item.component = at(inst.components_, si.index, "component"); break;
-      case Sort::Type: item = at(inst.types_, si.index, "type"); break;
+      case Sort::Component: item = at(inst.components_, si.index, "component"); break;
+      case Sort::Type: {
+        const validate::ExternDesc& type = at(inst.plan_->types, si.index, "type");
+        item.value_type = type.value;
+        if (type.resource) {
+          auto it = inst.resources_.find(type.resource.get());
+          if (it == inst.resources_.end())
+            link_error("resource type `" + type.resource->name + "` is not bound");
+          item.resource = it->second;
+        }
+        break;
+      }
       case Sort::CoreModule: item.core_module = at(inst.core_modules_, si.index, "core module"); break;
       default: link_error(std::string(binary::to_string(si.sort)) + " items are not supported yet");
     }
@@ -125,6 +138,20 @@ class Instantiator {
       case Sort::CoreGlobal: return inst.core_globals_;
       case Sort::CoreTag: return inst.core_tags_;
       default: link_error(std::string("not a core extern sort: ") + binary::to_string(sort));
+    }
+  }
+
+  // Binds the resource identities an instance type exports (recursively) to
+  // what the actual instance exports under the same names.
+  static void bind_instance_resources(ComponentInstance& inst, const validate::InstanceType& type,
+                                      const InstanceItems& actual) {
+    for (const auto& e : type.exports) {
+      const Item* item = actual.find(e.name);
+      if (!item) continue;
+      if (e.desc.sort == Sort::Type && e.desc.resource && item->resource)
+        inst.resources_[e.desc.resource.get()] = item->resource;
+      if (e.desc.sort == Sort::Instance && e.desc.instance && item->instance)
+        bind_instance_resources(inst, *e.desc.instance, *item->instance);
     }
   }
 
@@ -160,8 +187,21 @@ class Instantiator {
 
   // ---- steps ----
 
+  // The instance `count` scopes out from `inst` (0: inst itself).
+  static const ComponentInstance& outer_scope(const ComponentInstance& inst, uint32_t count) {
+    const ComponentInstance* scope = &inst;
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!scope->scope_) link_error("outer alias reaches beyond the outermost component");
+      scope = scope->scope_;
+    }
+    return *scope;
+  }
+
   void execute(ComponentInstance& inst, const step::CoreModule& s, const ImportMap&) {
-    inst.core_modules_.push_back(s.module);
+    if (s.outer)
+      inst.core_modules_.push_back(at(outer_scope(inst, s.outer->count).core_modules_, s.outer->index, "core module"));
+    else
+      inst.core_modules_.push_back(s.module);
   }
 
   void execute(ComponentInstance& inst, const step::CoreInstantiate& s, const ImportMap&) {
@@ -203,6 +243,8 @@ class Instantiator {
     if (it == imports.end()) link_error(fmt::format("missing import `{}`", s.name));
     check_import(s.name, it->second, s.desc);
     if (s.desc.sort == Sort::Type) bind_resource(inst, s.desc.resource, it->second);
+    if (s.desc.sort == Sort::Instance && it->second.instance)
+      bind_instance_resources(inst, *s.desc.instance, *it->second.instance);
     push(inst, it->second);
   }
 
@@ -214,13 +256,23 @@ class Instantiator {
   }
 
   void execute(ComponentInstance& inst, const step::Component& s, const ImportMap&) {
-    inst.components_.push_back(s.plan);
+    if (s.outer) {
+      inst.components_.push_back(at(outer_scope(inst, s.outer->count).components_, s.outer->index, "component"));
+      return;
+    }
+    Item item;
+    item.sort = Sort::Component;
+    item.component = s.plan;
+    item.component_scope = &inst;
+    inst.components_.push_back(std::move(item));
   }
 
   void execute(ComponentInstance& inst, const step::Instantiate& s, const ImportMap&) {
     ImportMap args;
     for (const auto& [name, target] : s.args) args.emplace(name, item_at(inst, target));
-    auto child = run(*at(inst.components_, s.component, "component"), args);
+    const Item& component = at(inst.components_, s.component, "component");
+    auto child = run(*component.component, args, component.component_scope);
+    if (s.type) bind_instance_resources(inst, *s.type, child->exports());
     inst.instances_.push_back(child->exports_ref());
     inst.children_.push_back(std::move(child));
   }
@@ -280,10 +332,6 @@ class Instantiator {
     rt->owner = &inst;
     if (s.dtor) rt->dtor = at(inst.core_funcs_, *s.dtor, "core func");
     inst.resources_[s.resource.get()] = rt;
-    Item item;
-    item.sort = Sort::Type;
-    item.resource = rt;
-    inst.types_.push_back(item);
   }
 
   void execute(ComponentInstance& inst, const step::ResourceBuiltin& s, const ImportMap&) {

@@ -158,8 +158,8 @@ void Validator::canon(Scope& s, const binary::Canon& c, size_t offset) {
         type = c.kind == CanonKind::ResourceNew ? signature({local->second}, {kI32})
                                                 : signature({kI32}, {local->second});
       }
-      s.core_funcs.push_back(std::move(type));
-      emit(s, step::ResourceBuiltin{c.kind, resource}, offset);
+      s.core_funcs.push_back(type);
+      emit(s, step::ResourceBuiltin{c.kind, resource, std::move(type)}, offset);
       return;
     }
     default: return builtin(s, c, offset);
@@ -242,12 +242,13 @@ void Validator::lower(Scope& s, const binary::Canon& c, size_t offset) {
     if (contains_pointer(*type->result)) need.realloc();
     if (options.async || abi.results_spilled()) need.memory();
   }
-  s.core_funcs.push_back(signature(abi.core_signature(abi::AbiSide::Lower)));
-  emit(s, step::Lower{c.func_index, type, options}, offset);
+  binary::CoreFuncType core_type = signature(abi.core_signature(abi::AbiSide::Lower));
+  s.core_funcs.push_back(core_type);
+  emit(s, step::Lower{c.func_index, type, options, std::move(core_type)}, offset);
 }
 
 void Validator::builtin(Scope& s, const binary::Canon& c, size_t offset) {
-  step::CanonBuiltin out{c, nullptr, {}};
+  step::CanonBuiltin out{c, nullptr, {}, {}};
   binary::CoreFuncType type;
   const char* name = binary::to_string(c.kind);
 
@@ -407,7 +408,8 @@ void Validator::builtin(Scope& s, const binary::Canon& c, size_t offset) {
     }
     default: fail(offset, std::string("unexpected canonical built-in `") + name + "`");
   }
-  s.core_funcs.push_back(std::move(type));
+  s.core_funcs.push_back(type);
+  out.core_type = std::move(type);
   emit(s, std::move(out), offset);
 }
 

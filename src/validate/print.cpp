@@ -272,7 +272,7 @@ class PlanPrinter {
               else
                 out += "module " + std::to_string(s.module);
             } else if constexpr (std::is_same_v<T, step::CoreInstantiate>) {
-              out += define(binary::Sort::CoreInstance) + "instantiate core module " +
+              out += define(binary::Sort::CoreInstance) + "instantiate module " +
                      std::to_string(s.module);
               for (size_t i = 0; i < s.args.size(); ++i)
                 out += (i ? ", (" : " with (") + quoted(s.args[i].first) + ", core instance " +

@@ -142,16 +142,12 @@ abi::ResourceTypeRef Validator::new_resource(const std::string& name) {
 
 std::string Validator::describe(const Scope& s, Sort sort, uint32_t index) const {
   std::string out = std::string(sort_name(sort)) + " " + std::to_string(index);
-  for (const Scope* scope = &s; scope; scope = scope->parent) {
-    if (scope->kind != ScopeKind::Component) continue;
-    if (scope->names) {
-      auto by_sort = scope->names->names.find(sort);
-      if (by_sort != scope->names->names.end()) {
-        auto name = by_sort->second.find(index);
-        if (name != by_sort->second.end()) out += " ($" + name->second + ")";
-      }
+  if (s.names) {  // components only: types have index spaces of their own
+    auto by_sort = s.names->names.find(sort);
+    if (by_sort != s.names->names.end()) {
+      auto name = by_sort->second.find(index);
+      if (name != by_sort->second.end()) out += " ($" + name->second + ")";
     }
-    break;
   }
   return out;
 }
@@ -415,7 +411,7 @@ void Validator::instance(Scope& s, const binary::Instance& i, size_t offset) {
   if (auto inst = std::get_if<binary::Instantiate>(&i.expr)) {
     const ComponentType& type = *at(s.components, inst->component, "component", offset).type;
     std::map<std::string, ExternDesc> args;
-    step::Instantiate out{inst->component, {}};
+    step::Instantiate out{inst->component, {}, nullptr};
     for (const auto& arg : inst->args) {
       ExternDesc desc = item(s, arg.target, offset);
       if (!args.emplace(arg.name, std::move(desc)).second)
@@ -455,6 +451,7 @@ void Validator::instance(Scope& s, const binary::Instance& i, size_t offset) {
     auto instance = std::make_shared<InstanceType>();
     for (const auto& e : type.exports) instance->exports.push_back({e.name, subst.apply(e.desc)});
     s.defined_resources.insert(s.defined_resources.end(), fresh.begin(), fresh.end());
+    out.type = instance;
     s.instances.push_back(std::move(instance));
     emit(s, std::move(out), offset);
     return;
@@ -469,6 +466,7 @@ void Validator::instance(Scope& s, const binary::Instance& i, size_t offset) {
     instance->exports.push_back({e.name.name, std::move(desc)});
     out.exports.emplace_back(e.name.name, e.target);
   }
+  out.type = instance;
   s.instances.push_back(std::move(instance));
   emit(s, std::move(out), offset);
 }

@@ -43,6 +43,13 @@ std::vector<const T*> steps_of(const ComponentPlan& plan) {
   return out;
 }
 
+std::string detail_text(const binary::CoreFuncType& type) {
+  CoreExtern e;
+  e.sort = binary::Sort::CoreFunc;
+  e.func = type;
+  return to_string(e);
+}
+
 const NamedExtern& find(const std::vector<NamedExtern>& list, const std::string& name) {
   for (const auto& e : list)
     if (e.name == name) return e;
@@ -94,7 +101,7 @@ TEST(ValidatePlan, CoreInstantiationArguments) {
   EXPECT_EQ(bags[0]->exports[0].sort, binary::Sort::CoreFunc);
   EXPECT_EQ(bags[0]->exports[0].index, 0u);
   const std::string text = to_string(plan);
-  EXPECT_NE(text.find("core instance 1 = instantiate core module 1 with (\"a\", core instance 0)"),
+  EXPECT_NE(text.find("core instance 1 = instantiate module 1 with (\"a\", core instance 0)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("core instance 2 = exports (\"one\", core func 0)"), std::string::npos) << text;
@@ -110,6 +117,7 @@ TEST(ValidatePlan, CanonOptionsAreResolved) {
   EXPECT_EQ(lowers[0]->options.realloc, 0u);
   EXPECT_EQ(lowers[0]->options.encoding, abi::StringEncoding::Utf8);
   EXPECT_EQ(lowers[0]->options.addr, abi::AddrWidth::I32);
+  EXPECT_EQ(detail_text(lowers[0]->core_type), "(func (param i32 i32))");
   const auto lifts = steps_of<step::Lift>(root);
   ASSERT_EQ(lifts.size(), 1u);
   EXPECT_EQ(lifts[0]->core_func, 2u);
@@ -147,6 +155,8 @@ TEST(ValidatePlan, LocalResourceDefinitionAndBuiltins) {
   EXPECT_EQ(builtins[1]->kind, binary::CanonKind::ResourceRep);
   EXPECT_EQ(builtins[2]->kind, binary::CanonKind::ResourceDrop);
   for (const auto* b : builtins) EXPECT_EQ(b->resource, resource);
+  EXPECT_EQ(detail_text(builtins[0]->core_type), "(func (param i32) (result i32))");
+  EXPECT_EQ(detail_text(builtins[2]->core_type), "(func (param i32))");
   const NamedExtern& thing = find(root.type.exports, "thing");
   EXPECT_EQ(thing.desc.resource, resource);
   const NamedExtern& ctor = find(root.type.exports, "[constructor]thing");
@@ -199,6 +209,12 @@ TEST(ValidatePlan, EveryInstanceHasFreshResourceTypes) {
   EXPECT_NE(c1r1, c1r2);
   EXPECT_NE(c1r1, c2r1);
   EXPECT_EQ(c1r1, again);  // the same instance's type, aliased twice
+  // The Instantiate steps carry the instance types with those identities.
+  const auto instantiations = steps_of<step::Instantiate>(*plan.root);
+  ASSERT_EQ(instantiations.size(), 2u);
+  EXPECT_EQ(instantiations[0]->type->find("r1")->desc.resource, c1r1);
+  EXPECT_EQ(instantiations[0]->type->find("r2")->desc.resource, c1r2);
+  EXPECT_EQ(instantiations[1]->type->find("r1")->desc.resource, c2r1);
   const auto children = steps_of<step::Component>(*plan.root);
   ASSERT_EQ(children.size(), 1u);
   const auto& child_type = children[0]->plan->type;
@@ -296,6 +312,10 @@ TEST(ValidatePlan, AsyncBuiltinsHaveTheirTypesAndOptions) {
   EXPECT_EQ(builtins[3]->canon.kind, binary::CanonKind::FutureRead);
   EXPECT_TRUE(builtins[3]->options.realloc);
   EXPECT_EQ(builtins[6]->canon.kind, binary::CanonKind::ContextGet);
+  // Their core types are what the module imports them as.
+  EXPECT_EQ(detail_text(builtins[0]->core_type), "(func (param i32 i32))");
+  EXPECT_EQ(detail_text(builtins[1]->core_type), "(func (result i64))");
+  EXPECT_EQ(detail_text(builtins[2]->core_type), "(func (param i32 i32 i32) (result i32))");
 }
 
 TEST(ValidatePlan, AsyncLiftWithCallback) {
@@ -420,6 +440,25 @@ TEST(ValidateRobustness, CorruptCoreModulesAreErrors) {
   }
   // Bytes of code bodies may change without making the interface invalid.
   EXPECT_GT(rejected, tries / 4);
+}
+
+TEST(ValidateRobustness, TruncatedImportSectionIsAValidationError) {
+  const auto& original = fixtures::missing_core_arg;  // (core module (import "env" "f" (func)))
+  std::vector<uint8_t> bytes(original, original + sizeof original);
+  const binary::Component component = binary::decode_component(bytes);
+  const auto& module = std::get<binary::CoreModule>(component.definitions.at(0).item).bytes;
+  size_t at = module.offset + 8;
+  ASSERT_EQ(bytes[at], 1);  // the type section
+  at += 2 + bytes[at + 1];
+  ASSERT_EQ(bytes[at], 2);  // the import section: id, size, count
+  bytes[at + 2] = 0x7f;
+  try {
+    validate_component(binary::decode_component(bytes), bytes);
+    FAIL() << "accepted a truncated import section";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Validate);
+    EXPECT_NE(std::string(e.what()).find("malformed core module"), std::string::npos) << e.what();
+  }
 }
 
 // ---- Public helpers ----

@@ -4,6 +4,7 @@
 
 #include "abi_check.hpp"
 #include "abi_demo.hpp"
+#include "inspect.hpp"
 #include "invoke.hpp"
 
 int main(int argc, char** argv) {
@@ -19,6 +20,10 @@ int main(int argc, char** argv) {
   check->add_flag("-v,--verbose", verbose, "Also print each trap's reason next to the expected one");
 
   auto* demo = app.add_subcommand("abi-demo", "Lower a sample value, show its memory layout, lift it back");
+
+  std::string inspect_file;
+  auto* inspect = app.add_subcommand("inspect", "Print a component's world as WIT, as `wasm-tools component wit` does");
+  inspect->add_option("file", inspect_file, "Component binary (.wasm)")->required();
 
   std::string component_file, call_text;
   bool stub_imports = false;
@@ -38,6 +43,7 @@ int main(int argc, char** argv) {
   try {
     if (*check) return cmhost::tools::run_abi_check(vector_files, verbose);
     if (*demo) return cmhost::tools::run_abi_demo();
+    if (*inspect) return cmhost::tools::run_inspect(inspect_file);
     if (*invoke) return cmhost::tools::run_invoke(component_file, call_text, stub_imports);
   } catch (const std::exception& e) {
     fmt::print(stderr, "cmhost: {}\n", e.what());

@@ -1,0 +1,34 @@
+#include "inspect.hpp"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "cmhost/binary.hpp"
+#include "cmhost/error.hpp"
+#include "cmhost/validate.hpp"
+#include "wit_printer.hpp"
+
+namespace cmhost::tools {
+
+int run_inspect(const std::string& file) {
+  try {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error(ErrorKind::Usage, "cannot read " + file);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                     std::istreambuf_iterator<char>());
+    // Decoding and validation give the component's type; its core modules
+    // need not be compiled (as Component::from_file would) to print it.
+    const auto decoded = binary::decode_component(bytes);
+    const auto plan = validate::validate_component(decoded, bytes);
+    fmt::print("{}", component_wit(decoded, *plan.root));
+    return 0;
+  } catch (const Error& e) {
+    fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
+    return 2;
+  }
+}
+
+}  // namespace cmhost::tools

@@ -1,0 +1,897 @@
+#include "wit_printer.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+#include "cmhost/binary.hpp"
+#include "cmhost/error.hpp"
+
+namespace cmhost::tools {
+
+namespace {
+
+using abi::TypeKind;
+using validate::ExternDesc;
+using validate::FuncType;
+using validate::NamedExtern;
+
+// ---- Type classification ----
+
+bool is_primitive(TypeKind kind) {
+  return kind <= TypeKind::String || kind == TypeKind::ErrorContext;
+}
+
+// Records, variants, enums and flags: the validator gives each import or
+// export of one a copy of its own, so their identity does not survive a
+// `use` from one interface into another.
+bool is_nominal(TypeKind kind) {
+  return kind == TypeKind::Record || kind == TypeKind::Variant || kind == TypeKind::Enum ||
+         kind == TypeKind::Flags;
+}
+
+const char* primitive_name(TypeKind kind) {
+  switch (kind) {
+    case TypeKind::Bool: return "bool";
+    case TypeKind::S8: return "s8";
+    case TypeKind::U8: return "u8";
+    case TypeKind::S16: return "s16";
+    case TypeKind::U16: return "u16";
+    case TypeKind::S32: return "s32";
+    case TypeKind::U32: return "u32";
+    case TypeKind::S64: return "s64";
+    case TypeKind::U64: return "u64";
+    case TypeKind::F32: return "f32";
+    case TypeKind::F64: return "f64";
+    case TypeKind::Char: return "char";
+    case TypeKind::String: return "string";
+    case TypeKind::ErrorContext: return "error-context";
+    default: return "?";
+  }
+}
+
+// WIT keywords: a name spelled like one is printed with a leading `%`
+// (printing.rs `is_keyword`).
+bool is_keyword(std::string_view name) {
+  static const std::unordered_set<std::string_view> keywords = {
+      "use",       "type",        "func",          "u8",     "u16",     "u32",     "u64",
+      "s8",        "s16",         "s32",           "s64",    "f32",     "f64",     "float32",
+      "float64",   "char",        "resource",      "record", "flags",   "variant", "enum",
+      "bool",      "string",      "option",        "result", "future",  "stream",  "list",
+      "own",       "borrow",      "_",             "as",     "from",    "static",  "interface",
+      "tuple",     "world",       "import",        "export", "package", "with",    "include",
+      "constructor", "error-context", "async",     "map",
+  };
+  return keywords.count(name) > 0;
+}
+
+std::string escape(std::string_view name) {
+  return is_keyword(name) ? "%" + std::string(name) : std::string(name);
+}
+
+// ---- The decoded world (a small version of wit-parser's Resolve) ----
+
+struct Interface;
+struct Package;
+
+// A named type of an interface or of the world.
+struct NamedType {
+  std::string name;
+  const Interface* owner = nullptr;  // null: the world
+  // What the name stands for in its owner: a value type or a resource type.
+  abi::TypeRef value;
+  abi::ResourceTypeRef resource;
+  // Set when the name stands for a type named before: printed as `use` when
+  // that type belongs to another interface, as `type name = other;` otherwise.
+  const NamedType* alias_of = nullptr;
+};
+
+enum class FuncKind { Freestanding, Constructor, Method, Static };
+
+struct Function {
+  std::string name;       // as imported or exported: `f`, `[method]r.f`, ...
+  std::string item_name;  // as printed: `f`, or `constructor`
+  FuncKind kind = FuncKind::Freestanding;
+  const NamedType* resource = nullptr;  // constructors, methods, statics
+  std::shared_ptr<const FuncType> type;
+};
+
+struct Interface {
+  std::optional<std::string> name;  // none: `label: interface { ... }` inline in the world
+  const Package* package = nullptr;  // null: the root package
+  std::vector<std::unique_ptr<NamedType>> types;
+  std::vector<Function> functions;
+};
+
+struct Package {
+  std::string namespace_name, name;
+  std::optional<std::string> version;
+  std::vector<std::unique_ptr<Interface>> interfaces;
+};
+
+struct WorldItem {
+  enum class Kind { Interface, Function, Type };
+  Kind kind = Kind::Function;
+  std::string name;             // labels: the key of the item
+  bool interface_key = false;   // `import ns:pkg/iface@v;`: keyed by the interface
+  const Interface* interface = nullptr;
+  Function function;
+  const NamedType* type = nullptr;
+};
+
+using TypeList = std::vector<std::unique_ptr<NamedType>>;
+
+// Whether `copy` looks like the validator's copy of `original` (the same
+// labels with the very same member type objects), with at least one member
+// that is not a shared primitive, so that the shared objects prove it.
+bool copied_from(const abi::Type& copy, const abi::Type& original) {
+  if (copy.kind() != original.kind() || !is_nominal(copy.kind())) return false;
+  if (copy.fields().size() != original.fields().size() ||
+      copy.cases().size() != original.cases().size())
+    return false;
+  bool proof = false;
+  auto member = [&](const abi::TypeRef& a, const abi::TypeRef& b) {
+    if (a != b) return false;
+    if (a && !is_primitive(a->kind())) proof = true;
+    return true;
+  };
+  for (size_t i = 0; i < copy.fields().size(); ++i)
+    if (copy.fields()[i].name != original.fields()[i].name ||
+        !member(copy.fields()[i].type, original.fields()[i].type))
+      return false;
+  for (size_t i = 0; i < copy.cases().size(); ++i)
+    if (copy.cases()[i].name != original.cases()[i].name ||
+        !member(copy.cases()[i].type, original.cases()[i].type))
+      return false;
+  return proof;
+}
+
+[[noreturn]] void unrepresentable(const std::string& why) {
+  throw Error(ErrorKind::Validate, "cannot print the component as WIT: " + why);
+}
+
+// Turns the component's imports and exports into a world, interfaces and
+// packages the way decoding.rs does: items in binary order, interfaces named
+// `ns:pkg/iface@version` in packages of their own (created on first use,
+// merged when imported and exported), other instances as inline interfaces.
+class WorldDecoder {
+ public:
+  // `implements`: the interface an instance of a plain name implements
+  // (`(implements "ns:pkg/iface")`), empty when it has no such attribute.
+  void import(const NamedExtern& item, const std::string& implements) {
+    using binary::Sort;
+    switch (item.desc.sort) {
+      case Sort::Instance: imports_.push_back(instance(item, implements)); break;
+      case Sort::Func: {
+        WorldItem out;
+        out.kind = WorldItem::Kind::Function;
+        out.name = item.name;
+        out.function = function(item.name, item.desc.func, nullptr, world_types_);
+        imports_.push_back(std::move(out));
+        break;
+      }
+      case Sort::Type: {
+        // Imported value and resource types are types of the world; imported
+        // function, instance or component types have no WIT form.
+        if (!item.desc.value && !item.desc.resource) break;
+        WorldItem out;
+        out.kind = WorldItem::Kind::Type;
+        out.name = item.name;
+        out.type = add_type(world_types_, item.name, item.desc, nullptr);
+        imports_.push_back(std::move(out));
+        break;
+      }
+      default: break;  // modules, components and values are not part of a world
+    }
+  }
+
+  void export_(const NamedExtern& item, const std::string& implements) {
+    using binary::Sort;
+    if (item.desc.sort == Sort::Func) {
+      WorldItem out;
+      out.kind = WorldItem::Kind::Function;
+      out.name = item.name;
+      out.function = function(item.name, item.desc.func, nullptr, world_types_);
+      exports_.push_back(std::move(out));
+    } else if (item.desc.sort == Sort::Instance) {
+      // An instance exported again (an import re-exported under its own or
+      // another name) would give its types two names, which decoding.rs
+      // refuses.
+      if (instances_.count(item.desc.instance.get()))
+        for (const auto& e : item.desc.instance->exports)
+          if (e.desc.sort == Sort::Type && (e.desc.value || e.desc.resource))
+            unrepresentable("the type `" + e.name +
+                            "` appears more than once (for example, when an imported instance "
+                            "is re-exported under a new name)");
+      exports_.push_back(instance(item, implements));
+    } else {
+      unrepresentable("component export `" + item.name + "` was not a function or instance");
+    }
+  }
+
+  // Packages in the order decoding.rs finishes them: first use, then
+  // reordered so that a package comes after those it takes types from.
+  std::vector<const Package*> packages() const {
+    std::vector<const Package*> order;
+    std::unordered_set<const Package*> visiting;
+    for (const auto& p : packages_) visit(p.get(), order, visiting);
+    return order;
+  }
+
+  const std::vector<WorldItem>& imports() const { return imports_; }
+  const std::vector<WorldItem>& exports() const { return exports_; }
+  const TypeList& world_types() const { return world_types_; }
+
+  // The named type a use of `type` refers to: by identity, else (nominal
+  // types) by structure. `scope` (the interface or world being printed) is
+  // searched first, as its own names are the ones in effect there.
+  const NamedType* named(const abi::Type& type, const TypeList& scope) const {
+    if (is_primitive(type.kind())) return nullptr;
+    for (const auto& t : scope)
+      if (t->value.get() == &type) return t.get();
+    if (auto it = by_value_.find(&type); it != by_value_.end()) return it->second.front();
+    if (!is_nominal(type.kind())) return nullptr;
+    for (const auto& t : scope)
+      if (t->value && abi::equal(*t->value, type)) return t.get();
+    for (const NamedType* t : all_types_)
+      if (t->value && abi::equal(*t->value, type)) return t;
+    return nullptr;
+  }
+
+  std::string resource_name(const abi::ResourceType& resource, const TypeList& scope) const {
+    for (const auto& t : scope)
+      if (t->resource.get() == &resource) return t->name;
+    if (auto it = by_resource_.find(&resource); it != by_resource_.end())
+      return it->second.front()->name;
+    return resource.name;
+  }
+
+ private:
+  void visit(const Package* package, std::vector<const Package*>& order,
+             std::unordered_set<const Package*>& visiting) const {
+    if (std::find(order.begin(), order.end(), package) != order.end()) return;
+    if (!visiting.insert(package).second) return;  // a cycle: keep first-use order
+    for (const auto& iface : package->interfaces)
+      for (const auto& t : iface->types) {
+        if (!t->alias_of || !t->alias_of->owner || t->alias_of->owner == t->owner) continue;
+        const Package* dep = t->alias_of->owner->package;
+        if (dep && dep != package) visit(dep, order, visiting);
+      }
+    order.push_back(package);
+  }
+
+  // An instance: an interface of a package when named `ns:pkg/iface@v`
+  // (or implementing one), else an interface of its own inline in the world
+  // (decoding.rs `decode_world_instance`).
+  WorldItem instance(const NamedExtern& item, const std::string& implements) {
+    instances_.insert(item.desc.instance.get());
+    WorldItem out;
+    out.kind = WorldItem::Kind::Interface;
+    const auto implemented = binary::parse_extern_name(implements);
+    const auto parsed = binary::parse_extern_name(item.name);
+    if (!implements.empty() && implemented &&
+        implemented->kind == binary::ParsedExternName::Kind::Interface) {
+      Interface* iface = foreign_interface(*implemented);
+      merge(*iface, *item.desc.instance, item.name);
+      out.name = item.name;
+      out.interface = iface;
+    } else if (parsed && parsed->kind == binary::ParsedExternName::Kind::Interface) {
+      Interface* iface = foreign_interface(*parsed);
+      merge(*iface, *item.desc.instance, item.name);
+      out.interface_key = true;
+      out.interface = iface;
+    } else {
+      auto iface = std::make_unique<Interface>();
+      for (const auto& e : item.desc.instance->exports) {
+        if (e.desc.sort == binary::Sort::Type) {
+          if (e.desc.value || e.desc.resource) add_type(iface->types, e.name, e.desc, iface.get());
+        } else if (e.desc.sort == binary::Sort::Func) {
+          iface->functions.push_back(function(e.name, e.desc.func, iface.get(), iface->types));
+        } else {
+          unrepresentable("instance type export `" + e.name + "` of `" + item.name +
+                          "` is not a type or function");
+        }
+      }
+      out.name = item.name;
+      out.interface = iface.get();
+      inline_interfaces_.push_back(std::move(iface));
+    }
+    return out;
+  }
+
+  // The interface `ns:pkg/name@version`, created with its package on first use.
+  Interface* foreign_interface(const binary::ParsedExternName& name) {
+    Package* package = nullptr;
+    for (const auto& p : packages_)
+      if (p->namespace_name == name.namespace_name && p->name == name.package &&
+          p->version == name.version)
+        package = p.get();
+    if (!package) {
+      auto created = std::make_unique<Package>();
+      created->namespace_name = name.namespace_name;
+      created->name = name.package;
+      created->version = name.version;
+      package = created.get();
+      packages_.push_back(std::move(created));
+    }
+    for (const auto& iface : package->interfaces)
+      if (iface->name == name.interface) return iface.get();
+    auto iface = std::make_unique<Interface>();
+    iface->name = name.interface;
+    iface->package = package;
+    package->interfaces.push_back(std::move(iface));
+    return package->interfaces.back().get();
+  }
+
+  // Adds what an instance of `type` shows of the interface: an interface
+  // both imported and exported keeps the names seen first (decoding.rs
+  // `register_import`).
+  void merge(Interface& iface, const validate::InstanceType& type, const std::string& where) {
+    for (const auto& e : type.exports) {
+      if (e.desc.sort == binary::Sort::Type) {
+        if (!e.desc.value && !e.desc.resource) continue;
+        auto existing = std::find_if(iface.types.begin(), iface.types.end(),
+                                     [&](const auto& t) { return t->name == e.name; });
+        if (existing != iface.types.end())
+          remember(e.desc, existing->get());
+        else
+          add_type(iface.types, e.name, e.desc, &iface);
+      } else if (e.desc.sort == binary::Sort::Func) {
+        const bool known = std::any_of(iface.functions.begin(), iface.functions.end(),
+                                       [&](const Function& f) { return f.name == e.name; });
+        if (!known) iface.functions.push_back(function(e.name, e.desc.func, &iface, iface.types));
+      } else {
+        unrepresentable("instance type export `" + e.name + "` of `" + where +
+                        "` is not a type or function");
+      }
+    }
+  }
+
+  // Records which named types a value or resource type object stands for.
+  void remember(const ExternDesc& desc, const NamedType* type) {
+    auto add = [&](std::vector<const NamedType*>& names) {
+      if (std::find(names.begin(), names.end(), type) == names.end()) names.push_back(type);
+    };
+    if (desc.resource) add(by_resource_[desc.resource.get()]);
+    if (desc.value && !is_primitive(desc.value->kind())) add(by_value_[desc.value.get()]);
+  }
+
+  // A type export `name` of `owner`. When it is a type named before (the
+  // same object, or for copies the same name and shape), it becomes an alias
+  // of that one, which prints as `use` (decoding.rs `register_type_export`).
+  const NamedType* add_type(TypeList& list, const std::string& name, const ExternDesc& desc,
+                            const Interface* owner) {
+    auto type = std::make_unique<NamedType>();
+    type->name = name;
+    type->owner = owner;
+    type->value = desc.value;
+    type->resource = desc.resource;
+    type->alias_of = earlier(desc, name, owner);
+    remember(desc, type.get());
+    all_types_.push_back(type.get());
+    list.push_back(std::move(type));
+    return list.back().get();
+  }
+
+  const NamedType* earlier(const ExternDesc& desc, const std::string& name,
+                           const Interface* owner) const {
+    // `use` needs a path: types of the world or of an inline interface can
+    // only be named again within their own scope.
+    auto usable = [&](const NamedType* t) {
+      return t->owner == owner || (t->owner && t->owner->name);
+    };
+    const std::vector<const NamedType*>* same_object = nullptr;
+    if (desc.resource) {
+      if (auto it = by_resource_.find(desc.resource.get()); it != by_resource_.end())
+        same_object = &it->second;
+    } else if (!is_primitive(desc.value->kind())) {
+      if (auto it = by_value_.find(desc.value.get()); it != by_value_.end())
+        same_object = &it->second;
+    }
+    if (same_object) {
+      // One object can have several names (`use a.{r}` in b makes b.r one
+      // more): the one spelled the same is likeliest the one meant, else
+      // the first, the definition.
+      for (const NamedType* t : *same_object)
+        if (usable(t) && t->name == name) return t;
+      for (const NamedType* t : *same_object)
+        if (usable(t)) return t;
+      return nullptr;
+    }
+    if (!desc.value) return nullptr;
+    // The validator copies records, variants, enums and flags at each
+    // import and export, and primitive types are shared singletons: a type
+    // of another interface with the same name and structure stands in, or
+    // under another name (`use a.{t as u}`) one that this is a copy of.
+    auto other = [&](const NamedType* t) {
+      return t->owner && t->owner->name && t->owner != owner && t->value;
+    };
+    for (const NamedType* t : all_types_)
+      if (other(t) && t->name == name && abi::equal(*t->value, *desc.value)) return t;
+    for (const NamedType* t : all_types_)
+      if (other(t) && copied_from(*desc.value, *t->value)) return t;
+    return nullptr;
+  }
+
+  Function function(const std::string& name, const std::shared_ptr<const FuncType>& type,
+                    const Interface* owner, const TypeList& scope) {
+    Function f;
+    f.name = name;
+    f.item_name = name;
+    f.type = type;
+    const auto parsed = binary::parse_extern_name(name);
+    if (!parsed || parsed->kind == binary::ParsedExternName::Kind::Label ||
+        parsed->kind == binary::ParsedExternName::Kind::Interface)
+      return f;
+    using Kind = binary::ParsedExternName::Kind;
+    f.kind = parsed->kind == Kind::Constructor ? FuncKind::Constructor
+             : parsed->kind == Kind::Method    ? FuncKind::Method
+                                               : FuncKind::Static;
+    f.item_name = f.kind == FuncKind::Constructor ? "constructor" : parsed->label;
+    // The resource defined in the same interface (or world) under that name.
+    const NamedType* resource = nullptr;
+    for (const auto& t : scope)
+      if (t->resource && t->name == parsed->resource && (!resource || !t->alias_of))
+        resource = t.get();
+    if (!resource)
+      unrepresentable("function `" + name + "` of " +
+                      (owner && owner->name ? "interface `" + *owner->name + "`" : "the world") +
+                      " refers to an unknown resource `" + parsed->resource + "`");
+    f.resource = resource;
+    return f;
+  }
+
+  std::vector<std::unique_ptr<Package>> packages_;
+  std::vector<std::unique_ptr<Interface>> inline_interfaces_;
+  TypeList world_types_;
+  std::vector<WorldItem> imports_, exports_;
+  // Every named type a value or resource type object stands for, in order.
+  std::unordered_map<const abi::Type*, std::vector<const NamedType*>> by_value_;
+  std::unordered_map<const abi::ResourceType*, std::vector<const NamedType*>> by_resource_;
+  std::vector<const NamedType*> all_types_;  // in the order they were named
+  std::unordered_set<const validate::InstanceType*> instances_;  // imported or exported so far
+};
+
+// ---- Output, as printing.rs `OutputToString`: two spaces per level ----
+
+class WitText {
+ public:
+  void str(std::string_view text) {
+    indent_if_needed();
+    out_ += text;
+  }
+  void newline() {
+    out_ += '\n';
+    needs_indent_ = true;
+  }
+  void indent_start() {
+    out_ += " {";
+    ++indent_;
+    newline();
+  }
+  void indent_end() {
+    if (indent_ > 0) --indent_;
+    indent_if_needed();
+    out_ += '}';
+    newline();
+  }
+  void semicolon() {
+    out_ += ';';
+    newline();
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void indent_if_needed() {
+    if (!needs_indent_) return;
+    out_.append(2 * indent_, ' ');
+    needs_indent_ = false;
+  }
+
+  std::string out_;
+  size_t indent_ = 0;
+  bool needs_indent_ = false;
+};
+
+// Prints a decoded world following printing.rs `WitPrinter`.
+class WitPrinter {
+ public:
+  explicit WitPrinter(const WorldDecoder& world) : world_(world), scope_(&world.world_types()) {}
+
+  std::string print() {
+    // The main package (printing.rs `print_package` with is_main).
+    out_.str("package root:component");
+    out_.semicolon();
+    out_.newline();
+    out_.str("world root");
+    out_.indent_start();
+    print_world();
+    out_.indent_end();
+    // Every other package, nested, two blank lines between them (`print`).
+    const auto packages = world_.packages();
+    for (size_t i = 0; i < packages.size(); ++i) {
+      if (i > 0) {
+        out_.newline();
+        out_.newline();
+      }
+      const Package& package = *packages[i];
+      package_ = &package;
+      out_.str("package " + escape(package.namespace_name) + ":" + escape(package.name));
+      if (package.version) out_.str("@" + *package.version);
+      out_.indent_start();
+      for (const auto& iface : package.interfaces) {
+        out_.str("interface " + escape(*iface->name));
+        out_.indent_start();
+        print_interface(*iface);
+        out_.indent_end();
+      }
+      out_.indent_end();
+      package_ = nullptr;
+    }
+    return out_.take();
+  }
+
+ private:
+  using ResourceFuncs = std::map<const NamedType*, std::vector<const Function*>>;
+
+  // A blank line before every item of a block but the first (`new_item`).
+  void new_item() {
+    if (any_items_) out_.newline();
+    any_items_ = true;
+  }
+
+  // Interface imports, then the world's types (with the functions of its
+  // resources), then function imports, then a blank line and the exports
+  // (`print_world`).
+  void print_world() {
+    const bool prev_items = any_items_;
+    any_items_ = false;
+    std::vector<const NamedType*> types;
+    ResourceFuncs resource_funcs;
+    std::vector<const WorldItem*> function_imports;
+    for (const WorldItem& item : world_.imports()) {
+      switch (item.kind) {
+        case WorldItem::Kind::Type: types.push_back(item.type); break;
+        case WorldItem::Kind::Function:
+          if (item.function.resource)
+            resource_funcs[item.function.resource].push_back(&item.function);
+          else
+            function_imports.push_back(&item);
+          break;
+        case WorldItem::Kind::Interface:
+          print_world_item(item, "import");
+          // No blank line between imports, but one after them.
+          any_items_ = true;
+          break;
+      }
+    }
+    print_types(nullptr, types, resource_funcs);
+    for (const WorldItem* item : function_imports) {
+      print_world_item(*item, "import");
+      any_items_ = true;
+    }
+    if (!world_.exports().empty()) new_item();
+    for (const WorldItem& item : world_.exports()) print_world_item(item, "export");
+    any_items_ = prev_items;
+  }
+
+  void print_world_item(const WorldItem& item, const char* keyword) {
+    out_.str(keyword);
+    out_.str(" ");
+    if (item.kind == WorldItem::Kind::Function) {
+      out_.str(escape(item.function.name));
+      out_.str(": ");
+      print_function(item.function);
+      out_.semicolon();
+      return;
+    }
+    if (item.interface_key) {
+      print_path_to_interface(*item.interface);
+      out_.semicolon();
+      return;
+    }
+    out_.str(escape(item.name));
+    out_.str(": ");
+    if (item.interface->name) {  // `import label: ns:pkg/iface;` (implements)
+      print_path_to_interface(*item.interface);
+      out_.semicolon();
+      return;
+    }
+    out_.str("interface");
+    out_.indent_start();
+    print_interface(*item.interface);
+    out_.indent_end();
+  }
+
+  // `name` within the package being printed, `ns:pkg/name@version` otherwise.
+  void print_path_to_interface(const Interface& iface) {
+    if (iface.package == package_) {
+      out_.str(escape(*iface.name));
+      return;
+    }
+    const Package& p = *iface.package;
+    out_.str(escape(p.namespace_name) + ":" + escape(p.name) + "/" + escape(*iface.name));
+    if (p.version) out_.str("@" + *p.version);
+  }
+
+  // Types (resources with their functions), then the other functions, a
+  // blank line between items (`print_interface`).
+  void print_interface(const Interface& iface) {
+    const bool prev_items = any_items_;
+    any_items_ = false;
+    const TypeList* prev_scope = scope_;
+    scope_ = &iface.types;
+    ResourceFuncs resource_funcs;
+    std::vector<const Function*> freestanding;
+    for (const Function& f : iface.functions) {
+      if (f.resource)
+        resource_funcs[f.resource].push_back(&f);
+      else
+        freestanding.push_back(&f);
+    }
+    std::vector<const NamedType*> types;
+    for (const auto& t : iface.types) types.push_back(t.get());
+    print_types(&iface, types, resource_funcs);
+    for (const Function* f : freestanding) {
+      new_item();
+      out_.str(escape(f->item_name));
+      out_.str(": ");
+      print_function(*f);
+      out_.semicolon();
+    }
+    scope_ = prev_scope;
+    any_items_ = prev_items;
+  }
+
+  // `use` statements first, one per run of types from the same interface,
+  // with no blank lines; then each declared type as an item (`print_types`).
+  void print_types(const Interface* owner, const std::vector<const NamedType*>& types,
+                   const ResourceFuncs& resource_funcs) {
+    struct Use {
+      const Interface* from;
+      std::vector<const NamedType*> types;
+    };
+    std::vector<Use> uses;
+    std::vector<const NamedType*> declared;
+    for (const NamedType* t : types) {
+      const NamedType* other = t->alias_of;
+      if (other && other->owner && other->owner != owner) {
+        if (!uses.empty() && uses.back().from == other->owner)
+          uses.back().types.push_back(t);
+        else
+          uses.push_back({other->owner, {t}});
+        continue;
+      }
+      declared.push_back(t);
+    }
+    for (const Use& use : uses) {
+      any_items_ = true;
+      out_.str("use ");
+      print_path_to_interface(*use.from);
+      out_.str(".{");
+      for (size_t i = 0; i < use.types.size(); ++i) {
+        if (i > 0) out_.str(", ");
+        const NamedType& mine = *use.types[i];
+        if (mine.name == mine.alias_of->name) {
+          out_.str(escape(mine.name));
+        } else {
+          out_.str(escape(mine.alias_of->name) + " as " + escape(mine.name));
+        }
+      }
+      out_.str("}");
+      out_.semicolon();
+    }
+    static const std::vector<const Function*> no_funcs;
+    for (const NamedType* t : declared) {
+      new_item();
+      if (t->resource && !t->alias_of) {
+        auto funcs = resource_funcs.find(t);
+        print_resource(*t, funcs == resource_funcs.end() ? no_funcs : funcs->second);
+      } else {
+        declare_type(*t);
+      }
+    }
+  }
+
+  // `resource name;`, or a block with its constructor, methods and static
+  // functions, no blank lines between them (`print_resource`).
+  void print_resource(const NamedType& resource, const std::vector<const Function*>& funcs) {
+    out_.str("resource ");
+    out_.str(escape(resource.name));
+    if (funcs.empty()) {
+      out_.semicolon();
+      return;
+    }
+    out_.indent_start();
+    for (const Function* f : funcs) {
+      if (f->kind == FuncKind::Method) {
+        out_.str(escape(f->item_name));
+        out_.str(": ");
+      } else if (f->kind == FuncKind::Static) {
+        out_.str(escape(f->item_name));
+        out_.str(": static ");
+      }
+      print_function(*f);
+      out_.semicolon();
+    }
+    out_.indent_end();
+  }
+
+  // `func(a: t, ...) -> r`; methods leave out `self`, a constructor that
+  // returns its own resource leaves out the result (`print_function`).
+  void print_function(const Function& f) {
+    if (f.type->async && f.kind != FuncKind::Constructor) out_.str("async ");
+    out_.str(f.kind == FuncKind::Constructor ? "constructor(" : "func(");
+    const size_t skip = f.kind == FuncKind::Method ? 1 : 0;
+    for (size_t i = skip; i < f.type->params.size(); ++i) {
+      if (i > skip) out_.str(", ");
+      out_.str(escape(f.type->param_names[i]));
+      out_.str(": ");
+      out_.str(type_name(f.type->params[i]));
+    }
+    out_.str(")");
+    const abi::TypeRef& result = f.type->result;
+    if (f.kind == FuncKind::Constructor && result && result->kind() == TypeKind::Own &&
+        result->resource() == f.resource->resource)
+      return;
+    if (result) {
+      out_.str(" -> ");
+      out_.str(type_name(result));
+    }
+  }
+
+  // The declaration of a named type (`declare_type` and the `declare_*`).
+  void declare_type(const NamedType& t) {
+    const std::string name = escape(t.name);
+    if (t.alias_of) {  // another name in the same scope
+      out_.str("type " + name + " = " + escape(t.alias_of->name));
+      out_.semicolon();
+      return;
+    }
+    const abi::Type& type = *t.value;
+    auto block = [&](const char* keyword) {
+      out_.str(keyword);
+      out_.str(" ");
+      out_.str(name);
+      out_.indent_start();
+    };
+    switch (type.kind()) {
+      case TypeKind::Record:
+        block("record");
+        for (const auto& field : type.fields()) {
+          out_.str(escape(field.name) + ": " + type_name(field.type) + ",");
+          out_.newline();
+        }
+        out_.indent_end();
+        return;
+      case TypeKind::Variant:
+        block("variant");
+        for (const auto& c : type.cases()) {
+          out_.str(escape(c.name));
+          if (c.type) out_.str("(" + type_name(c.type) + ")");
+          out_.str(",");
+          out_.newline();
+        }
+        out_.indent_end();
+        return;
+      case TypeKind::Enum:
+      case TypeKind::Flags:
+        block(type.kind() == TypeKind::Enum ? "enum" : "flags");
+        for (const auto& label : type.labels()) {
+          out_.str(escape(label) + ",");
+          out_.newline();
+        }
+        out_.indent_end();
+        return;
+      case TypeKind::Own:  // `own<r>` spelled out, as the printer forces it here
+        out_.str("type " + name + " = own<" + escape(resource_name(*type.resource())) + ">");
+        out_.semicolon();
+        return;
+      default:
+        out_.str("type " + name + " = " + structure(type));
+        out_.semicolon();
+        return;
+    }
+  }
+
+  std::string resource_name(const abi::ResourceType& resource) const {
+    return world_.resource_name(resource, *scope_);
+  }
+
+  // A type where it is used: its name when it has one (`print_type_name`).
+  std::string type_name(const abi::TypeRef& type) const {
+    if (const NamedType* named = world_.named(*type, *scope_)) return escape(named->name);
+    return structure(*type);
+  }
+
+  // A type spelled out, its parts by name.
+  std::string structure(const abi::Type& type) const {
+    switch (type.kind()) {
+      case TypeKind::Own: return escape(resource_name(*type.resource()));
+      case TypeKind::Borrow: return "borrow<" + escape(resource_name(*type.resource())) + ">";
+      case TypeKind::Tuple: {
+        std::string out = "tuple<";
+        for (size_t i = 0; i < type.fields().size(); ++i) {
+          if (i > 0) out += ", ";
+          out += type_name(type.fields()[i].type);
+        }
+        return out + ">";
+      }
+      case TypeKind::Option: return "option<" + type_name(type.cases()[1].type) + ">";
+      case TypeKind::Result: {
+        const abi::TypeRef& ok = type.cases()[0].type;
+        const abi::TypeRef& error = type.cases()[1].type;
+        if (!ok && !error) return "result";
+        if (!error) return "result<" + type_name(ok) + ">";
+        return "result<" + (ok ? type_name(ok) : std::string("_")) + ", " + type_name(error) + ">";
+      }
+      case TypeKind::List: return "list<" + type_name(type.element()) + ">";
+      case TypeKind::FixedList:
+        return "list<" + type_name(type.element()) + ", " + std::to_string(type.fixed_length()) +
+               ">";
+      case TypeKind::Map:
+        return "map<" + type_name(type.element()->fields()[0].type) + ", " +
+               type_name(type.element()->fields()[1].type) + ">";
+      case TypeKind::Stream:
+      case TypeKind::Future: {
+        std::string out = type.kind() == TypeKind::Stream ? "stream" : "future";
+        if (type.element()) out += "<" + type_name(type.element()) + ">";
+        return out;
+      }
+      case TypeKind::Record:
+      case TypeKind::Variant:
+      case TypeKind::Enum:
+      case TypeKind::Flags:
+        // Unnamed: not valid WIT (wasm-tools refuses such a component);
+        // printed inline so that nothing is hidden.
+        return type.to_wit();
+      default: return primitive_name(type.kind());
+    }
+  }
+
+  const WorldDecoder& world_;
+  const TypeList* scope_;             // names in effect: the world's or an interface's
+  const Package* package_ = nullptr;  // the package being printed; null: the root one
+  WitText out_;
+  bool any_items_ = false;
+};
+
+// The value of an `implements` attribute of a name, or empty.
+std::string implements_of(const binary::ExternName& name) {
+  for (const auto& a : name.attributes)
+    if (a.kind == binary::NameAttributeKind::Implements) return a.value;
+  return "";
+}
+
+}  // namespace
+
+std::string component_wit(const binary::Component& decoded, const validate::ComponentPlan& root) {
+  // decoding.rs reads the import and export sections in turn: imports and
+  // exports in binary order, which the decoded definitions keep, each
+  // matching the next entry of the validated lists.
+  const auto& imports = root.type.imports;
+  const auto& exports = root.type.exports;
+  size_t next_import = 0, next_export = 0;
+  WorldDecoder world;
+  for (const auto& d : decoded.definitions) {
+    if (auto i = std::get_if<binary::Import>(&d.item)) {
+      if (next_import >= imports.size() || imports[next_import].name != i->name.name) break;
+      world.import(imports[next_import++], implements_of(i->name));
+    } else if (auto e = std::get_if<binary::Export>(&d.item)) {
+      if (next_export >= exports.size() || exports[next_export].name != e->name.name) break;
+      world.export_(exports[next_export++], implements_of(e->name));
+    }
+  }
+  if (next_import != imports.size() || next_export != exports.size())
+    throw Error(ErrorKind::Validate, "the validated imports and exports do not match the binary's");
+  return WitPrinter(world).print();
+}
+
+}  // namespace cmhost::tools
