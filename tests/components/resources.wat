@@ -7,6 +7,8 @@
       (global.set $drops (i32.add (global.get $drops) (i32.const 1))))
     (func (export "drops") (result i32) (global.get $drops)))
   (core instance $state (instantiate $state))
+  ;; A type before the resource, so type indices and resource order differ.
+  (type $unused (func (param "x" u32)))
   (type $counter (resource (rep i32) (dtor (core func $state "dtor"))))
   (core func $new (canon resource.new $counter))
   (core func $rep (canon resource.rep $counter))
