@@ -166,6 +166,22 @@ void Validator::canon(Scope& s, const binary::Canon& c, size_t offset) {
   }
 }
 
+namespace {
+
+// The canonical ABI of a function type under a canon definition's options.
+abi::FunctionAbi function_abi(const FuncType& type, const CanonOptions& options) {
+  std::vector<abi::TypeRef> results;
+  if (type.result) results.push_back(type.result);
+  return abi::FunctionAbi(type.params, results, {options.addr, options.encoding, true}, options.async);
+}
+
+bool params_have_pointers(const FuncType& type) {
+  return std::any_of(type.params.begin(), type.params.end(),
+                     [](const auto& p) { return contains_pointer(*p); });
+}
+
+}  // namespace
+
 void Validator::lift(Scope& s, const binary::Canon& c, size_t offset) {
   const TypeEntry& entry = type_at(s, c.type_index, offset);
   if (!entry.desc.func)
@@ -177,15 +193,10 @@ void Validator::lift(Scope& s, const binary::Canon& c, size_t offset) {
   if (options.async && !type->async)
     fail(offset, "the `async` canonical option requires an async function type");
 
-  std::vector<abi::TypeRef> results;
-  if (type->result) results.push_back(type->result);
-  const abi::FunctionAbi abi(type->params, results, {options.addr, options.encoding, true},
-                             options.async);
+  const abi::FunctionAbi abi = function_abi(*type, options);
   // Arguments are lowered into the callee: lists and strings, and spilled
   // arguments, need realloc; results read from memory need memory.
-  const bool params_have_pointers = std::any_of(
-      type->params.begin(), type->params.end(), [](const auto& p) { return contains_pointer(*p); });
-  if (abi.params_spilled(abi::AbiSide::Lift) || params_have_pointers) need.realloc();
+  if (abi.params_spilled(abi::AbiSide::Lift) || params_have_pointers(*type)) need.realloc();
   if (type->result) {
     const uint32_t flat = type->result->layout(options.addr).flat_count;
     const uint32_t max = options.async ? abi::kMaxFlatParams : abi::kMaxFlatResults;
@@ -229,15 +240,10 @@ void Validator::lower(Scope& s, const binary::Canon& c, size_t offset) {
   if (options.async && !type->async)
     fail(offset, "the `async` canonical option requires an async function type");
 
-  std::vector<abi::TypeRef> results;
-  if (type->result) results.push_back(type->result);
-  const abi::FunctionAbi abi(type->params, results, {options.addr, options.encoding, true},
-                             options.async);
+  const abi::FunctionAbi abi = function_abi(*type, options);
   // Arguments are lifted out of the caller's memory; results are lowered
   // into it, through realloc for lists and strings.
-  const bool params_have_pointers = std::any_of(
-      type->params.begin(), type->params.end(), [](const auto& p) { return contains_pointer(*p); });
-  if (abi.params_spilled(abi::AbiSide::Lower) || params_have_pointers) need.memory();
+  if (abi.params_spilled(abi::AbiSide::Lower) || params_have_pointers(*type)) need.memory();
   if (type->result) {
     if (contains_pointer(*type->result)) need.realloc();
     if (options.async || abi.results_spilled()) need.memory();

@@ -37,26 +37,6 @@ bool is_nominal(TypeKind kind) {
          kind == TypeKind::Flags;
 }
 
-const char* primitive_name(TypeKind kind) {
-  switch (kind) {
-    case TypeKind::Bool: return "bool";
-    case TypeKind::S8: return "s8";
-    case TypeKind::U8: return "u8";
-    case TypeKind::S16: return "s16";
-    case TypeKind::U16: return "u16";
-    case TypeKind::S32: return "s32";
-    case TypeKind::U32: return "u32";
-    case TypeKind::S64: return "s64";
-    case TypeKind::U64: return "u64";
-    case TypeKind::F32: return "f32";
-    case TypeKind::F64: return "f64";
-    case TypeKind::Char: return "char";
-    case TypeKind::String: return "string";
-    case TypeKind::ErrorContext: return "error-context";
-    default: return "?";
-  }
-}
-
 // WIT keywords: a name spelled like one is printed with a leading `%`
 // (printing.rs `is_keyword`).
 bool is_keyword(std::string_view name) {
@@ -852,7 +832,7 @@ class WitPrinter {
         // Unnamed: not valid WIT (wasm-tools refuses such a component);
         // printed inline so that nothing is hidden.
         return type.to_wit();
-      default: return primitive_name(type.kind());
+      default: return abi::to_string(type.kind());  // primitives: their WIT names
     }
   }
 
