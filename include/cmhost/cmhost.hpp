@@ -100,6 +100,11 @@ class Instance {
 class Linker {
  public:
   void define_func(std::string name, FuncType type, runtime::HostCallback callback);
+  // A host resource type for the import `name` (`ns:pkg/iface@1.0.0#file`
+  // or a root `file`). Host functions make handles with
+  // Store::runtime().new_resource(type, rep); `drop` runs when an own handle
+  // of it is dropped, by a guest or by the host.
+  runtime::ResourceTypeRef define_resource(std::string name, std::function<void(uint32_t rep)> drop);
   // With stubs, imported functions the linker lacks are supplied by
   // functions that trap when called, so a component runs until it uses one.
   void allow_stub_imports(bool allow) { stub_imports_ = allow; }
@@ -113,6 +118,7 @@ class Linker {
     runtime::FuncRef func;
   };
   std::vector<Definition> definitions_;
+  std::vector<std::pair<std::string, runtime::ResourceTypeRef>> resources_;
   bool stub_imports_ = false;
 };
 

@@ -33,6 +33,8 @@ struct ResourceType {
   std::string name;
   ComponentInstance* owner = nullptr;  // null for host resources
   std::optional<engine::Extern> dtor;
+  std::function<void(uint32_t rep)> host_drop;  // host resources: called when an own handle is dropped
+  abi::ResourceTypeRef abi_type;  // host resources: the identity host function types use
 };
 using ResourceTypeRef = std::shared_ptr<const ResourceType>;
 
@@ -65,6 +67,7 @@ class Func {
   static FuncRef host(std::shared_ptr<const validate::FuncType> type, HostCallback callback);
 
   const validate::FuncType& type() const { return *type_; }
+  bool is_host() const { return static_cast<bool>(host_); }
   std::shared_ptr<const validate::FuncType> type_ref() const { return type_; }
   // Calls the function: a trap poisons the callee's instance and throws
   // cmhost::Error (Trap); bad arguments throw InvalidValue.
@@ -151,6 +154,13 @@ class Store {
   // Handles held by the host: own and borrow values the host received.
   HandleTable& host_handles() { return *host_handles_; }
 
+  // Host resources: a new own handle for `rep`, held by the host (pass it to
+  // a guest as Val::own(handle)); the rep behind a host handle; dropping a
+  // host-held own handle (runs the type's destructor).
+  uint32_t new_resource(const ResourceTypeRef& type, uint32_t rep);
+  uint32_t resource_rep(uint32_t handle);
+  void drop_resource(uint32_t handle);
+
  private:
   friend class Instantiator;
   friend class Func;
@@ -168,6 +178,6 @@ CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span
 // Whether `actual` may be supplied for an import of type `expected`
 // (function types compared structurally); on mismatch `why` says how.
 bool func_type_matches(const validate::FuncType& actual, const validate::FuncType& expected,
-                       std::string* why);
+                       std::string* why, const abi::SameResource& same_resource = {});
 
 }  // namespace cmhost::runtime

@@ -478,13 +478,15 @@ std::string Type::to_wit() const {
   return out;
 }
 
-bool equal(const Type& a, const Type& b) {
+bool equal(const Type& a, const Type& b, const SameResource& same_resource) {
   if (&a == &b) return true;
   if (a.kind() != b.kind() || a.fixed_length() != b.fixed_length()) return false;
-  if (a.resource() != b.resource()) return false;
-  auto same = [](const TypeRef& x, const TypeRef& y) {
+  if (a.resource() != b.resource() &&
+      (!a.resource() || !b.resource() || !same_resource || !same_resource(*a.resource(), *b.resource())))
+    return false;
+  auto same = [&](const TypeRef& x, const TypeRef& y) {
     if (!x || !y) return x == y;
-    return equal(*x, *y);
+    return equal(*x, *y, same_resource);
   };
   if (!same(a.element(), b.element())) return false;
   if (a.fields().size() != b.fields().size() || a.cases().size() != b.cases().size() ||

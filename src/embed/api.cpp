@@ -80,6 +80,15 @@ void Linker::define_func(std::string name, FuncType type, runtime::HostCallback 
       {std::move(name), runtime::Func::host(std::make_shared<const FuncType>(std::move(type)), std::move(callback))});
 }
 
+runtime::ResourceTypeRef Linker::define_resource(std::string name, std::function<void(uint32_t rep)> drop) {
+  auto type = std::make_shared<runtime::ResourceType>();
+  type->name = name.substr(name.find('#') + 1);
+  type->host_drop = std::move(drop);
+  type->abi_type = std::make_shared<const abi::ResourceType>(abi::ResourceType{type->name});
+  resources_.emplace_back(std::move(name), type);
+  return type;
+}
+
 namespace {
 
 runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
@@ -96,6 +105,11 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
   auto find = [&](const std::string& name) -> runtime::FuncRef {
     for (const auto& d : definitions_)
       if (d.name == name) return d.func;
+    return nullptr;
+  };
+  auto find_resource = [&](const std::string& name) -> runtime::ResourceTypeRef {
+    for (const auto& [n, type] : resources_)
+      if (n == name) return type;
     return nullptr;
   };
   for (const auto& import : component.type().imports) {
@@ -118,15 +132,24 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
             missing.push_back(full);
             continue;
           }
-        } else if (e.desc.sort != binary::Sort::Type || !e.desc.value) {
+        } else if (e.desc.sort == binary::Sort::Type && e.desc.resource) {
+          inner.resource = find_resource(full);
+          if (!inner.resource) {
+            missing.push_back(full + " (resource)");
+            continue;
+          }
+        } else if (e.desc.sort == binary::Sort::Type && e.desc.value) {
+          inner.value_type = e.desc.value;
+        } else {
           missing.push_back(full + " (" + binary::to_string(e.desc.sort) + ")");
           continue;
-        } else {
-          inner.value_type = e.desc.value;
         }
         items->exports.emplace_back(e.name, inner);
       }
       item.instance = items;
+    } else if (import.desc.sort == binary::Sort::Type && import.desc.resource) {
+      item.resource = find_resource(import.name);
+      if (!item.resource) missing.push_back(import.name + " (resource)");
     } else if (import.desc.sort == binary::Sort::Type && import.desc.value) {
       item.value_type = import.desc.value;
     } else {

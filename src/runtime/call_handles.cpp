@@ -6,6 +6,14 @@ namespace cmhost::runtime {
 
 namespace {
 
+void run_destructor(Store& store, const ResourceType& type, uint32_t rep) {
+  if (type.host_drop) return type.host_drop(rep);
+  if (type.dtor) {
+    const uint64_t arg = rep;
+    store.core().call(*type.dtor, std::span<const uint64_t>(&arg, 1), {});
+  }
+}
+
 void check_type(const ResourceHandle& h, const ResourceTypeRef& expected) {
   if (h.type != expected)
     throw_trap(fmt::format("handle of resource type `{}` used where `{}` is expected",
@@ -135,14 +143,30 @@ engine::Extern CallHandles::resource_builtin(Store& store, ComponentInstance& in
                                         if (it != self->borrows_by_call_.end() && it->second) --it->second;
                                         return;
                                       }
-                                      if (type->dtor) {
-                                        const uint64_t rep = dropped.rep;
-                                        s->core().call(*type->dtor, std::span<const uint64_t>(&rep, 1), {});
-                                      }
+                                      run_destructor(*s, *type, dropped.rep);
                                     });
     default:
       throw Error(ErrorKind::Link, std::string("not a resource built-in: ") + binary::to_string(kind));
   }
+}
+
+uint32_t Store::new_resource(const ResourceTypeRef& type, uint32_t rep) {
+  if (!type || type->owner) throw Error(ErrorKind::Usage, "new_resource needs a host resource type");
+  return host_handles_->add(ResourceHandle{type, rep, true, 0, 0});
+}
+
+uint32_t Store::resource_rep(uint32_t handle) {
+  const ResourceHandle* h = host_handles_->find(handle);
+  if (!h) throw_invalid_value("the host holds no handle " + std::to_string(handle));
+  return h->rep;
+}
+
+void Store::drop_resource(uint32_t handle) {
+  const ResourceHandle* h = host_handles_->find(handle);
+  if (!h) throw_invalid_value("the host holds no handle " + std::to_string(handle));
+  if (!h->own) throw_invalid_value("handle " + std::to_string(handle) + " is a borrow; only own handles are dropped");
+  const ResourceHandle dropped = host_handles_->remove(handle);
+  run_destructor(*this, *dropped.type, dropped.rep);
 }
 
 }  // namespace cmhost::runtime

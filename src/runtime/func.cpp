@@ -71,7 +71,7 @@ std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) c
 }
 
 bool func_type_matches(const validate::FuncType& actual, const validate::FuncType& expected,
-                       std::string* why) {
+                       std::string* why, const abi::SameResource& same_resource) {
   auto fail = [&](std::string reason) {
     if (why) *why = std::move(reason);
     return false;
@@ -84,12 +84,12 @@ bool func_type_matches(const validate::FuncType& actual, const validate::FuncTyp
     if (actual.param_names[i] != expected.param_names[i])
       return fail("parameter " + std::to_string(i) + " is named `" + actual.param_names[i] +
                   "`, expected `" + expected.param_names[i] + "`");
-    if (!abi::equal(*actual.params[i], *expected.params[i]))
+    if (!abi::equal(*actual.params[i], *expected.params[i], same_resource))
       return fail("parameter `" + actual.param_names[i] + "` is " + actual.params[i]->to_wit() +
                   ", expected " + expected.params[i]->to_wit());
   }
   if (!actual.result != !expected.result) return fail("the result arity differs");
-  if (actual.result && !abi::equal(*actual.result, *expected.result))
+  if (actual.result && !abi::equal(*actual.result, *expected.result, same_resource))
     return fail("the result is " + actual.result->to_wit() + ", expected " +
                 expected.result->to_wit());
   return true;

@@ -163,14 +163,24 @@ class Instantiator {
 
   // ---- imports ----
 
-  void check_import(const std::string& name, const Item& item, const validate::ExternDesc& desc) {
+  // Host-supplied items are checked here; items from other components were
+  // checked by validation, with resource types substituted.
+  static void check_import(const ComponentInstance& inst, const std::string& name, const Item& item,
+                           const validate::ExternDesc& desc) {
     if (item.sort != desc.sort)
       link_error(fmt::format("import `{}` must be a {}, got a {}", name, binary::to_string(desc.sort),
                              binary::to_string(item.sort)));
     switch (desc.sort) {
       case Sort::Func: {
+        if (!item.func->is_host()) break;
+        // The import's resource types (bound by now) against the identities
+        // the host's function type uses.
+        auto same_resource = [&inst](const abi::ResourceType& actual, const abi::ResourceType& expected) {
+          auto it = inst.resources_.find(&expected);
+          return it != inst.resources_.end() && it->second->abi_type.get() == &actual;
+        };
         std::string why;
-        if (!func_type_matches(item.func->type(), *desc.func, &why))
+        if (!func_type_matches(item.func->type(), *desc.func, &why, same_resource))
           link_error(fmt::format("import `{}` has the wrong type: {}", name, why));
         break;
       }
@@ -178,7 +188,7 @@ class Instantiator {
         for (const auto& e : desc.instance->exports) {
           const Item* provided = item.instance->find(e.name);
           if (!provided) link_error(fmt::format("import `{}` lacks export `{}`", name, e.name));
-          check_import(name + "#" + e.name, *provided, e.desc);
+          check_import(inst, name + "#" + e.name, *provided, e.desc);
         }
         break;
       default: break;
@@ -241,10 +251,10 @@ class Instantiator {
   void execute(ComponentInstance& inst, const step::Import& s, const ImportMap& imports) {
     auto it = imports.find(s.name);
     if (it == imports.end()) link_error(fmt::format("missing import `{}`", s.name));
-    check_import(s.name, it->second, s.desc);
-    if (s.desc.sort == Sort::Type) bind_resource(inst, s.desc.resource, it->second);
-    if (s.desc.sort == Sort::Instance && it->second.instance)
+    if (it->second.sort == Sort::Type) bind_resource(inst, s.desc.resource, it->second);
+    if (it->second.sort == Sort::Instance && s.desc.instance && it->second.instance)
       bind_instance_resources(inst, *s.desc.instance, *it->second.instance);
+    check_import(inst, s.name, it->second, s.desc);
     push(inst, it->second);
   }
 

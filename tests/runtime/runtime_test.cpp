@@ -49,6 +49,12 @@ TEST_F(Basics, StringsGoThroughReallocAndComeBack) {
   EXPECT_EQ(call("len16", {Val::string("a☃𝄞")})[0].as_u32(), 4u);
 }
 
+TEST_F(Basics, Latin1OrUtf16StringsRoundTrip) {
+  EXPECT_EQ(call("echo-latin1", {Val::string("héllo")})[0].as_string(), "héllo");  // stays Latin-1
+  EXPECT_EQ(call("echo-latin1", {Val::string("a☃b")})[0].as_string(), "a☃b");      // tagged UTF-16
+  EXPECT_EQ(call("echo-latin1", {Val::string("")})[0].as_string(), "");
+}
+
 TEST_F(Basics, SeventeenParametersAreSpilled) {
   std::vector<Val> args;
   for (uint32_t i = 1; i <= 17; ++i) args.push_back(Val::u32(i));
@@ -72,6 +78,16 @@ TEST_F(Basics, TrapPoisonsTheInstance) {
 TEST_F(Basics, LiftTrapNamesTheReason) {
   const Error e = expect_error(ErrorKind::Trap, [&] { call("bad-char", {}); });
   EXPECT_NE(std::string(e.what()).find("surrogate"), std::string::npos) << e.what();
+}
+
+TEST_F(Basics, InvalidDiscriminantTraps) {
+  const Error e = expect_error(ErrorKind::Trap, [&] { call("bad-option", {}); });
+  EXPECT_NE(std::string(e.what()).find("discriminant 5"), std::string::npos) << e.what();
+}
+
+TEST_F(Basics, OutOfBoundsStringTraps) {
+  const Error e = expect_error(ErrorKind::Trap, [&] { call("bad-string", {}); });
+  EXPECT_NE(std::string(e.what()).find("out of bounds"), std::string::npos) << e.what();
 }
 
 TEST_F(Basics, BadArgumentsAreInvalidValuesNotTraps) {
@@ -200,6 +216,70 @@ TEST_F(Resources, OwnRoundTripThroughTheGuest) {
   const Val second = call("bump", {first})[0];
   EXPECT_EQ(call("value", {Val::borrow(second.as_handle())})[0].as_u32(), 2u);
   EXPECT_EQ(call("drops", {})[0].as_u32(), 1u);
+}
+
+}  // namespace
+}  // namespace cmhost
+
+namespace cmhost {
+namespace {
+
+// The host side of cmhost:test/files: a file is a size; the rep is the size.
+struct HostFiles {
+  Linker linker;
+  std::vector<uint32_t> dropped;
+  runtime::ResourceTypeRef file;
+  Store* store = nullptr;
+
+  HostFiles() {
+    file = linker.define_resource("cmhost:test/files@0.1.0#file",
+                                  [this](uint32_t rep) { dropped.push_back(rep); });
+    const auto own = Type::own(file->abi_type);
+    const auto borrow = Type::borrow(file->abi_type);
+    linker.define_func("cmhost:test/files@0.1.0#[constructor]file", func_type({{"size", Type::u32()}}, own),
+                       [this](std::span<const Val> args) {
+                         return std::vector<Val>{Val::own(store->runtime().new_resource(file, args[0].as_u32()))};
+                       });
+    linker.define_func("cmhost:test/files@0.1.0#[method]file.size", func_type({{"self", borrow}}, Type::u32()),
+                       [this](std::span<const Val> args) {
+                         return std::vector<Val>{Val::u32(store->runtime().resource_rep(args[0].as_handle()))};
+                       });
+  }
+};
+
+TEST(HostResources, GuestMakesUsesAndDropsAHostResource) {
+  Engine engine;
+  const auto component = Component::from_file(engine, fixture("host-resources"));
+  HostFiles host;
+  Store store(engine);
+  host.store = &store;
+  const auto instance = host.linker.instantiate(store, component);
+  EXPECT_EQ(instance.func("run").call(store, std::vector<Val>{})[0].as_u32(), 7u);
+  EXPECT_EQ(host.dropped, std::vector<uint32_t>{7});
+}
+
+TEST(HostResources, HostPassesAnOwnHandleIn) {
+  Engine engine;
+  const auto component = Component::from_file(engine, fixture("host-resources"));
+  HostFiles host;
+  Store store(engine);
+  host.store = &store;
+  const auto instance = host.linker.instantiate(store, component);
+  const uint32_t handle = store.runtime().new_resource(host.file, 42);
+  EXPECT_EQ(instance.func("take").call(store, std::vector<Val>{Val::own(handle)})[0].as_u32(), 42u);
+  EXPECT_EQ(host.dropped, std::vector<uint32_t>{42});
+  // The guest owned and dropped it: the host no longer holds that handle.
+  expect_error(ErrorKind::InvalidValue, [&] { store.runtime().resource_rep(handle); });
+}
+
+TEST(HostResources, MissingResourceDefinitionIsListed) {
+  Engine engine;
+  const auto component = Component::from_file(engine, fixture("host-resources"));
+  Store store(engine);
+  Linker linker;
+  linker.allow_stub_imports(true);
+  const Error e = expect_error(ErrorKind::Link, [&] { linker.instantiate(store, component); });
+  EXPECT_NE(std::string(e.what()).find("cmhost:test/files@0.1.0#file"), std::string::npos) << e.what();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -146,7 +147,9 @@ class Type {
   Layout layouts_[2];
 };
 
-// Structural equality (resource types by identity).
-bool equal(const Type& a, const Type& b);
+// Structural equality. Resource types are equal when they are the same
+// object, or when `same_resource` (if given) says they are.
+using SameResource = std::function<bool(const ResourceType&, const ResourceType&)>;
+bool equal(const Type& a, const Type& b, const SameResource& same_resource = {});
 
 }  // namespace cmhost::abi
