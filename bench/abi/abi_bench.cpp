@@ -60,11 +60,9 @@ void BM_LiftListU8_1MiB(benchmark::State& state) {
 }
 BENCHMARK(BM_LiftListU8_1MiB);
 
-void BM_LowerListU8_1MiB(benchmark::State& state) {
-  const auto type = Type::list(Type::u8());
-  std::vector<uint8_t> bytes(kMiB, 3);
-  const Val value = Val::bytes(bytes);
-  HostMemory memory(2 * kMiB, kHeapBase);
+// Lowers `value` of `type` into a fresh heap once per iteration.
+void lower_loop(benchmark::State& state, const TypeRef& type, const Val& value, size_t memory_size) {
+  HostMemory memory(memory_size, kHeapBase);
   memory.set_log_allocations(false);
   ValueAbi abi(type, cmhost::abi::AddrWidth::I32);
   AbiContext cx(&memory, CanonOptions{});
@@ -76,6 +74,11 @@ void BM_LowerListU8_1MiB(benchmark::State& state) {
     benchmark::DoNotOptimize(flat.data());
     benchmark::ClobberMemory();
   }
+}
+
+void BM_LowerListU8_1MiB(benchmark::State& state) {
+  std::vector<uint8_t> bytes(kMiB, 3);
+  lower_loop(state, Type::list(Type::u8()), Val::bytes(bytes), 2 * kMiB);
   state.SetBytesProcessed(state.iterations() * int64_t(kMiB));
 }
 BENCHMARK(BM_LowerListU8_1MiB);
@@ -115,19 +118,8 @@ BENCHMARK(BM_LiftOperations)->Arg(1000);
 
 void BM_LowerOperations(benchmark::State& state) {
   const auto rows = static_cast<uint32_t>(state.range(0));
-  const auto type = Type::list(cmhost::bench::operation_type());
   const Val batch = cmhost::bench::build_operations(rows);
-  HostMemory memory(size_t{rows} * 512 + 65536, kHeapBase);
-  memory.set_log_allocations(false);
-  ValueAbi abi(type, cmhost::abi::AddrWidth::I32);
-  AbiContext cx(&memory, CanonOptions{});
-  std::vector<uint64_t> flat;
-  for (auto _ : state) {
-    memory.reset(kHeapBase);
-    flat.clear();
-    abi.lower_flat(cx, batch, flat);
-    benchmark::DoNotOptimize(flat.data());
-  }
+  lower_loop(state, Type::list(cmhost::bench::operation_type()), batch, size_t{rows} * 512 + 65536);
   state.SetItemsProcessed(state.iterations() * int64_t(batch.list_size()));
 }
 BENCHMARK(BM_LowerOperations)->Arg(1000);

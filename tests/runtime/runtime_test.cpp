@@ -23,10 +23,12 @@ Error expect_error(ErrorKind kind, F&& f) {
   return Error(kind, "");
 }
 
-class Basics : public ::testing::Test {
+// One fixture component instantiated without imports.
+template <const char* Name>
+class InstanceTest : public ::testing::Test {
  protected:
   Engine engine;
-  Component component = Component::from_file(engine, fixture("basics"));
+  Component component = Component::from_file(engine, fixture(Name));
   Store store{engine};
   Instance instance = Linker().instantiate(store, component);
 
@@ -34,6 +36,9 @@ class Basics : public ::testing::Test {
     return instance.func(name).call(store, args);
   }
 };
+
+constexpr char kBasics[] = "basics";
+using Basics = InstanceTest<kBasics>;
 
 TEST_F(Basics, NumbersRoundTrip) {
   auto r = call("add", {Val::u32(2), Val::u32(40)});
@@ -186,17 +191,8 @@ TEST(Malformed, DecodeErrorsNameTheOffset) {
 namespace cmhost {
 namespace {
 
-class Resources : public ::testing::Test {
- protected:
-  Engine engine;
-  Component component = Component::from_file(engine, fixture("resources"));
-  Store store{engine};
-  Instance instance = Linker().instantiate(store, component);
-
-  std::vector<Val> call(const char* name, std::vector<Val> args) {
-    return instance.func(name).call(store, args);
-  }
-};
+constexpr char kResources[] = "resources";
+using Resources = InstanceTest<kResources>;
 
 TEST_F(Resources, OwnBorrowAndDestructor) {
   const Val counter = call("make", {Val::u32(5)})[0];
