@@ -243,24 +243,27 @@ struct HostFiles {
   }
 };
 
-TEST(HostResources, GuestMakesUsesAndDropsAHostResource) {
+// The host-resources component instantiated against HostFiles.
+class HostResources : public ::testing::Test {
+ protected:
   Engine engine;
-  const auto component = Component::from_file(engine, fixture("host-resources"));
+  Component component = Component::from_file(engine, fixture("host-resources"));
   HostFiles host;
-  Store store(engine);
-  host.store = &store;
-  const auto instance = host.linker.instantiate(store, component);
+  Store store{engine};
+  Instance instance = instantiate();
+
+  Instance instantiate() {
+    host.store = &store;
+    return host.linker.instantiate(store, component);
+  }
+};
+
+TEST_F(HostResources, GuestMakesUsesAndDropsAHostResource) {
   EXPECT_EQ(instance.func("run").call(store, std::vector<Val>{})[0].as_u32(), 7u);
   EXPECT_EQ(host.dropped, std::vector<uint32_t>{7});
 }
 
-TEST(HostResources, HostPassesAnOwnHandleIn) {
-  Engine engine;
-  const auto component = Component::from_file(engine, fixture("host-resources"));
-  HostFiles host;
-  Store store(engine);
-  host.store = &store;
-  const auto instance = host.linker.instantiate(store, component);
+TEST_F(HostResources, HostPassesAnOwnHandleIn) {
   const uint32_t handle = store.runtime().new_resource(host.file, 42);
   EXPECT_EQ(instance.func("take").call(store, std::vector<Val>{Val::own(handle)})[0].as_u32(), 42u);
   EXPECT_EQ(host.dropped, std::vector<uint32_t>{42});
@@ -268,7 +271,7 @@ TEST(HostResources, HostPassesAnOwnHandleIn) {
   expect_error(ErrorKind::InvalidValue, [&] { store.runtime().resource_rep(handle); });
 }
 
-TEST(HostResources, MissingResourceDefinitionIsListed) {
+TEST(HostResourcesLinking, MissingResourceDefinitionIsListed) {
   Engine engine;
   const auto component = Component::from_file(engine, fixture("host-resources"));
   Store store(engine);
