@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cmhost/abi/canon.hpp"
+#include "cmhost/abi/copy.hpp"
 #include "cmhost/abi/host_memory.hpp"
 #include "cmhost/abi/type.hpp"
 #include "cmhost/abi/unicode.hpp"

@@ -20,27 +20,9 @@ class Compiler {
     op.flat_count = l.flat_count;
     op.type = t.get();
     op.elem = kNoOp;
+    op.code = opcode_of(t->kind());
     switch (t->kind()) {
-      case TypeKind::Bool: op.code = OpCode::Bool; break;
-      case TypeKind::S8: op.code = OpCode::S8; break;
-      case TypeKind::U8: op.code = OpCode::U8; break;
-      case TypeKind::S16: op.code = OpCode::S16; break;
-      case TypeKind::U16: op.code = OpCode::U16; break;
-      case TypeKind::S32: op.code = OpCode::S32; break;
-      case TypeKind::U32: op.code = OpCode::U32; break;
-      case TypeKind::S64: op.code = OpCode::S64; break;
-      case TypeKind::U64: op.code = OpCode::U64; break;
-      case TypeKind::F32: op.code = OpCode::F32; break;
-      case TypeKind::F64: op.code = OpCode::F64; break;
-      case TypeKind::Char: op.code = OpCode::Char; break;
-      case TypeKind::String: op.code = OpCode::String; break;
-      case TypeKind::Own:
-      case TypeKind::Borrow:
-      case TypeKind::Stream:
-      case TypeKind::Future:
-      case TypeKind::ErrorContext: op.code = OpCode::Handle; break;
       case TypeKind::Flags: {
-        op.code = OpCode::Flags;
         op.count = static_cast<uint32_t>(t->labels().size());
         op.flags_mask = op.count >= 32 ? 0xFFFFFFFFu : ((1u << op.count) - 1);
         break;
@@ -48,7 +30,6 @@ class Compiler {
       case TypeKind::List:
       case TypeKind::Map:
       case TypeKind::FixedList: {
-        op.code = t->kind() == TypeKind::FixedList ? OpCode::FixedList : OpCode::List;
         op.count = t->fixed_length();
         const ValKind ek = t->element()->kind();
         op.bulk = scalar_size(ek) != 0;
@@ -59,7 +40,6 @@ class Compiler {
       }
       case TypeKind::Record:
       case TypeKind::Tuple: {
-        op.code = OpCode::Record;
         op.count = static_cast<uint32_t>(t->fields().size());
         std::vector<Child> fields;
         for (size_t i = 0; i < t->fields().size(); ++i)
@@ -72,7 +52,6 @@ class Compiler {
       case TypeKind::Enum:
       case TypeKind::Option:
       case TypeKind::Result: {
-        op.code = OpCode::Variant;
         op.count = static_cast<uint32_t>(t->cases().size());
         op.discriminant_size = l.discriminant_size;
         op.payload_offset = l.payload_offset;
@@ -82,6 +61,7 @@ class Compiler {
         p_.children.insert(p_.children.end(), cases.begin(), cases.end());
         break;
       }
+      default: break;
     }
     const auto index = static_cast<uint32_t>(p_.ops.size());
     p_.ops.push_back(op);
@@ -95,6 +75,40 @@ class Compiler {
 };
 
 }  // namespace
+
+OpCode opcode_of(TypeKind kind) {
+  switch (kind) {
+    case TypeKind::Bool: return OpCode::Bool;
+    case TypeKind::S8: return OpCode::S8;
+    case TypeKind::U8: return OpCode::U8;
+    case TypeKind::S16: return OpCode::S16;
+    case TypeKind::U16: return OpCode::U16;
+    case TypeKind::S32: return OpCode::S32;
+    case TypeKind::U32: return OpCode::U32;
+    case TypeKind::S64: return OpCode::S64;
+    case TypeKind::U64: return OpCode::U64;
+    case TypeKind::F32: return OpCode::F32;
+    case TypeKind::F64: return OpCode::F64;
+    case TypeKind::Char: return OpCode::Char;
+    case TypeKind::String: return OpCode::String;
+    case TypeKind::Own:
+    case TypeKind::Borrow:
+    case TypeKind::Stream:
+    case TypeKind::Future:
+    case TypeKind::ErrorContext: return OpCode::Handle;
+    case TypeKind::Flags: return OpCode::Flags;
+    case TypeKind::List:
+    case TypeKind::Map: return OpCode::List;
+    case TypeKind::FixedList: return OpCode::FixedList;
+    case TypeKind::Record:
+    case TypeKind::Tuple: return OpCode::Record;
+    case TypeKind::Variant:
+    case TypeKind::Enum:
+    case TypeKind::Option:
+    case TypeKind::Result: return OpCode::Variant;
+  }
+  return OpCode::Bool;
+}
 
 Program compile(const TypeRef& type, AddrWidth width) {
   if (!type) throw Error(ErrorKind::Usage, "cannot compile a null type");

@@ -5,6 +5,7 @@
 
 #include "cmhost/error.hpp"
 #include "program.hpp"
+#include "string_store.hpp"
 #include "text.hpp"
 
 static_assert(std::endian::native == std::endian::little,
@@ -17,7 +18,6 @@ template <AddrWidth W>
 class Lifter {
   using Addr = std::conditional_t<W == AddrWidth::I32, uint32_t, uint64_t>;
   static constexpr uint32_t kPtr = sizeof(Addr);
-  static constexpr uint64_t kUtf16Tag = uint64_t{1} << (8 * kPtr - 1);
 
  public:
   Lifter(AbiContext& cx, const Program& p)
@@ -159,42 +159,14 @@ class Lifter {
   }
 
   Val string(const Op& op, uint64_t ptr, uint64_t tagged) {
-    cx_.require_memory("strings");
-    enum { Utf8, Utf16, Latin1 } form = Utf8;
-    uint64_t units = tagged;
-    switch (cx_.options().encoding) {
-      case StringEncoding::Utf8: form = Utf8; break;
-      case StringEncoding::Utf16: form = Utf16; break;
-      case StringEncoding::Latin1Utf16:
-        if (tagged & kUtf16Tag) {
-          form = Utf16;
-          units = tagged ^ kUtf16Tag;
-        } else {
-          form = Latin1;
-        }
-        break;
+    const StringSource s = read_string(cx_, ptr, tagged, *op.type);
+    switch (s.form) {
+      case TextForm::Utf8:
+        return Val::string_unchecked({reinterpret_cast<const char*>(s.data), s.code_units});
+      case TextForm::Utf16: utf16le_to_utf8(s.data, s.code_units, transcoded_); break;
+      case TextForm::Latin1: latin1_to_utf8(s.data, s.code_units, transcoded_); break;
     }
-    const uint32_t align = cx_.options().encoding == StringEncoding::Utf8 ? 1 : 2;
-    const uint64_t max_units = form == Utf16 ? kMaxStringByteLength / 2 : kMaxStringByteLength;
-    if (units > max_units)
-      trap_in(*op.type, "string of " + std::to_string(units) + " code units is longer than " +
-                            "2^28-1 bytes");
-    const uint64_t byte_length = form == Utf16 ? 2 * units : units;
-    check_range(cx_, ptr, byte_length, align, "string", *op.type);
-    const uint8_t* src = cx_.base() + ptr;
-    switch (form) {
-      case Utf8:
-        if (!is_valid_utf8(src, byte_length)) trap_in(*op.type, "string is not valid UTF-8");
-        return Val::string_unchecked({reinterpret_cast<const char*>(src), byte_length});
-      case Utf16:
-        if (!utf16le_to_utf8(src, units, transcoded_))
-          trap_in(*op.type, "string is not valid UTF-16 (unpaired surrogate)");
-        return Val::string_unchecked(transcoded_);
-      case Latin1:
-        latin1_to_utf8(src, byte_length, transcoded_);
-        return Val::string_unchecked(transcoded_);
-    }
-    return {};
+    return Val::string_unchecked(transcoded_);
   }
 
   Val list(const Op& op, uint64_t ptr, uint64_t length) {

@@ -4,7 +4,8 @@
 
 #include "cmhost/error.hpp"
 #include "program.hpp"
-#include "text.hpp"
+#include "string_store.hpp"
+#include "cmhost/abi/unicode.hpp"
 
 namespace cmhost::abi::detail {
 namespace {
@@ -20,7 +21,6 @@ template <AddrWidth W>
 class Lowerer {
   using Addr = std::conditional_t<W == AddrWidth::I32, uint32_t, uint64_t>;
   static constexpr uint32_t kPtr = sizeof(Addr);
-  static constexpr uint64_t kUtf16Tag = uint64_t{1} << (8 * kPtr - 1);
 
   struct Range {
     uint64_t ptr;
@@ -260,55 +260,13 @@ class Lowerer {
 
   Range string(const Op& op, std::string_view s) {
     cx_.require_memory("strings");
-    const auto* src = reinterpret_cast<const unsigned char*>(s.data());
     const uint64_t n8 = s.size();
-    switch (cx_.options().encoding) {
-      case StringEncoding::Utf8: {
-        if (n8 > kReallocMax) invalid(op, "string is too long to lower");
-        const uint64_t ptr = allocate(op, 0, 0, 1, n8, "string");
-        if (n8) std::memcpy(cx_.base() + ptr, src, n8);
-        return {ptr, n8};
-      }
-      case StringEncoding::Utf16: {
-        const uint64_t worst = 2 * n8;
-        if (worst > kReallocMax) invalid(op, "string is too long to lower");
-        uint64_t ptr = allocate(op, 0, 0, 2, worst, "string");
-        uint64_t units = 0;
-        uint8_t* dst = cx_.base() + ptr;
-        for (size_t i = 0; i < n8;) units += put_utf16le(dst + 2 * units, next_code_point(src, i));
-        if (2 * units < worst) ptr = allocate(op, ptr, worst, 2, 2 * units, "string");
-        return {ptr, units};
-      }
-      case StringEncoding::Latin1Utf16: {
-        if (2 * n8 > kReallocMax) invalid(op, "string is too long to lower");
-        uint64_t ptr = allocate(op, 0, 0, 2, n8, "string");
-        uint64_t latin1 = 0;
-        for (size_t i = 0; i < n8;) {
-          const size_t at = i;
-          const uint32_t c = next_code_point(src, i);
-          if (c < 0x100) {
-            cx_.base()[ptr + latin1++] = static_cast<uint8_t>(c);
-            continue;
-          }
-          // First code point above Latin-1: grow to the UTF-16 worst case,
-          // widen what was written, encode the rest as UTF-16.
-          const uint64_t worst = 2 * n8;
-          ptr = allocate(op, ptr, n8, 2, worst, "string");
-          uint8_t* dst = cx_.base() + ptr;
-          for (uint64_t j = latin1; j-- > 0;) {
-            dst[2 * j] = dst[j];
-            dst[2 * j + 1] = 0;
-          }
-          uint64_t units = latin1;
-          for (size_t k = at; k < n8;) units += put_utf16le(dst + 2 * units, next_code_point(src, k));
-          if (worst > 2 * units) ptr = allocate(op, ptr, worst, 2, 2 * units, "string");
-          return {ptr, units | kUtf16Tag};
-        }
-        if (latin1 < n8) ptr = allocate(op, ptr, n8, 2, latin1, "string");
-        return {ptr, latin1};
-      }
-    }
-    return {0, 0};
+    // The spec asserts worst-case sizes fit realloc's i32 parameters.
+    const uint64_t worst_factor = cx_.options().encoding == StringEncoding::Utf8 ? 1 : 2;
+    if (worst_factor * n8 > kReallocMax) invalid(op, "string is too long to lower");
+    const StringSource src{reinterpret_cast<const uint8_t*>(s.data()), n8, TextForm::Utf8, false};
+    const StoredString r = store_string(cx_, src, *op.type);
+    return {r.ptr, r.tagged_code_units};
   }
 
   AbiContext& cx_;

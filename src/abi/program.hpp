@@ -72,6 +72,7 @@ struct Program {
   uint32_t root = 0;
 };
 
+OpCode opcode_of(TypeKind kind);
 Program compile(const TypeRef& type, AddrWidth width);
 
 Val load(AbiContext& cx, const Program& p, uint32_t op, uint64_t ptr);
