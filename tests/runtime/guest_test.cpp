@@ -1,18 +1,23 @@
-// End-to-end on a component built the way wit-bindgen-based toolchains build
-// them: the C guest tests/guests/strings (clang, wasi-libc reactor) made a
-// component by wit-component through jco. Its exports are named
-// `cmhost:test/text@0.1.0#name`; it has `cabi_realloc`, `cabi_post_*`
+// End-to-end on components built the way wit-bindgen-based toolchains build
+// them: the C guests in tests/guests (clang, wasi-libc reactor) made
+// components by wit-component through jco. `strings` exports an interface
+// (`cmhost:test/text@0.1.0#name`) with `cabi_realloc`, `cabi_post_*`
 // functions, return areas, a resource with a destructor, a start function
-// (`_initialize`, run by wit-component's fixup module) and name sections.
+// (`_initialize`, run by wit-component's fixup module) and name sections;
+// `greeter` exports root functions and imports an interface whose results
+// the host writes into guest memory through `cabi_realloc`.
 //
-// The guest counts its live heap blocks and the post-return calls it has
-// seen, so the tests check that the host ran every post-return function and
-// destructor: after each call nothing the call allocated is left.
+// The guests count their live heap blocks (and `strings` the post-return
+// calls it has seen), so the tests check that the host ran every
+// post-return function and destructor and allocated import results as the
+// guest frees them: after each call nothing the call allocated is left.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -286,6 +291,105 @@ TEST_F(StringsGuest, InstancesAreIndependent) {
   (void)call("convert", {Val::string("x"), Val::enum_(0)});
   EXPECT_EQ(post_returns(), 1u);
   EXPECT_EQ(other.func("cmhost:test/text#post-returns").call(other_store, std::vector<Val>{})[0].as_u32(), 0u);
+}
+
+// ---- greeter: root exports, an imported interface ----
+
+FuncType func_type(std::vector<std::pair<std::string, abi::TypeRef>> params, abi::TypeRef result) {
+  FuncType t;
+  for (auto& [name, type] : params) {
+    t.param_names.push_back(name);
+    t.params.push_back(type);
+  }
+  t.result = std::move(result);
+  return t;
+}
+
+// The host side of cmhost:test/env: a list of keys, some with values.
+class GreeterGuest : public ::testing::Test {
+ protected:
+  Engine engine;
+  Component component = Component::from_file(engine, fixture("greeter"));
+  std::vector<std::pair<std::string, std::optional<std::string>>> env;
+  std::vector<std::pair<uint32_t, std::string>> logged;
+  Store store{engine};
+  Instance instance = instantiate();
+
+  Instance instantiate() {
+    using abi::Type;
+    Linker linker;
+    linker.define_func("cmhost:test/env@0.1.0#log",
+                       func_type({{"level", Type::enum_({"info", "warn"})}, {"msg", Type::string()}}, nullptr),
+                       [this](std::span<const Val> args) {
+                         logged.emplace_back(args[0].case_index(), args[1].as_string());
+                         return std::vector<Val>{};
+                       });
+    linker.define_func("cmhost:test/env@0.1.0#get", func_type({{"key", Type::string()}}, Type::option(Type::string())),
+                       [this](std::span<const Val> args) {
+                         for (const auto& [key, value] : env)
+                           if (key == args[0].as_string() && value) return std::vector<Val>{Val::some(Val::string(*value))};
+                         return std::vector<Val>{Val::none()};
+                       });
+    linker.define_func("cmhost:test/env@0.1.0#keys", func_type({}, Type::list(Type::string())),
+                       [this](std::span<const Val>) {
+                         std::vector<Val> keys;
+                         for (const auto& [key, value] : env) keys.push_back(Val::string(key));
+                         return std::vector<Val>{Val::list(std::move(keys))};
+                       });
+    return linker.instantiate(store, component);
+  }
+
+  Val call(const char* name, std::vector<Val> args) { return instance.func(name).call(store, args).at(0); }
+  uint32_t live() { return call("live-allocations", {}).as_u32(); }
+};
+
+TEST_F(GreeterGuest, RootExportsAreNamedAsInTheWorld) {
+  std::vector<std::string> names;
+  for (const auto& f : instance.funcs()) names.push_back(f.name());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"describe", "greet", "live-allocations"}));
+}
+
+TEST_F(GreeterGuest, ImportResultsAreWrittenIntoGuestMemory) {
+  EXPECT_EQ(call("greet", {Val::string("world")}).as_string(), "Hello, world!");
+  EXPECT_EQ(logged, (std::vector<std::pair<uint32_t, std::string>>{{1, "no greeting set"}, {0, "Hello, world!"}}));
+  EXPECT_EQ(live(), 0u);
+  env = {{"greeting", "Grüß dich"}};
+  EXPECT_EQ(call("greet", {Val::string("☃")}).as_string(), "Grüß dich, ☃!");
+  EXPECT_EQ(live(), 0u);
+}
+
+TEST_F(GreeterGuest, ListOfStringsFromTheHost) {
+  env = {{"a", "1"}, {"empty", ""}, {"unset", std::nullopt}, {"", "no name"}};
+  EXPECT_EQ(as_strings(call("describe", {})), (std::vector<std::string>{"a=1", "empty=", "unset", "=no name"}));
+  EXPECT_EQ(live(), 0u);
+  env.clear();
+  EXPECT_EQ(call("describe", {}).list_size(), 0u);
+  EXPECT_EQ(live(), 0u);
+}
+
+TEST_F(GreeterGuest, TenThousandKeys) {
+  for (int i = 0; i < 10000; ++i)
+    env.emplace_back("k" + std::to_string(i), i % 2 ? std::optional<std::string>("v" + std::to_string(i)) : std::nullopt);
+  const Val all = call("describe", {});
+  ASSERT_EQ(all.list_size(), 10000u);
+  EXPECT_EQ(all.list_element(0).as_string(), "k0");
+  EXPECT_EQ(all.list_element(9999).as_string(), "k9999=v9999");
+  EXPECT_EQ(live(), 0u);
+}
+
+TEST(GreeterGuestLinking, MissingImportsAreListed) {
+  Engine engine;
+  const auto component = Component::from_file(engine, fixture("greeter"));
+  Store store(engine);
+  try {
+    Linker().instantiate(store, component);
+    ADD_FAILURE() << "instantiated without its imports";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Link);
+    for (const char* name : {"cmhost:test/env@0.1.0#log", "cmhost:test/env@0.1.0#get", "cmhost:test/env@0.1.0#keys"})
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
