@@ -90,6 +90,8 @@ class Instance {
   // Every exported function, with its full name.
   std::vector<Func> funcs() const;
 
+  const std::shared_ptr<runtime::ComponentInstance>& runtime() const { return instance_; }
+
  private:
   std::shared_ptr<runtime::ComponentInstance> instance_;
 };
@@ -105,6 +107,12 @@ class Linker {
   // Store::runtime().new_resource(type, rep); `drop` runs when an own handle
   // of it is dropped, by a guest or by the host.
   runtime::ResourceTypeRef define_resource(std::string name, std::function<void(uint32_t rep)> drop);
+  // Supplies the instance import `name` with another instance's exports
+  // (functions, resource and value types, nested instances), so components
+  // link to each other as a parent component would link them. Both instances
+  // must live in the same Store. Function types are checked at
+  // instantiation; resources are matched by the runtime when it binds them.
+  void define_instance(std::string name, const Instance& instance);
   // With stubs, imported functions the linker lacks are supplied by
   // functions that trap when called, so a component runs until it uses one.
   void allow_stub_imports(bool allow) { stub_imports_ = allow; }
@@ -119,6 +127,7 @@ class Linker {
   };
   std::vector<Definition> definitions_;
   std::vector<std::pair<std::string, runtime::ResourceTypeRef>> resources_;
+  std::vector<std::pair<std::string, std::shared_ptr<const runtime::InstanceItems>>> instances_;
   bool stub_imports_ = false;
 };
 

@@ -89,7 +89,41 @@ runtime::ResourceTypeRef Linker::define_resource(std::string name, std::function
   return type;
 }
 
+void Linker::define_instance(std::string name, const Instance& instance) {
+  instances_.emplace_back(std::move(name), instance.runtime()->exports_ref());
+}
+
 namespace {
+
+// Whether another instance's exports can supply an import of `type`: every
+// export the type names, of the same sort, functions of matching types.
+// Resources compare loosely here (any resource for any resource): which
+// resource an import stands for is bound by the runtime when it instantiates.
+void check_instance_supply(const std::string& name, const validate::InstanceType& type,
+                           const runtime::InstanceItems& supplied, std::vector<std::string>& problems) {
+  const abi::SameResource any_resource = [](const abi::ResourceType&, const abi::ResourceType&) { return true; };
+  for (const auto& e : type.exports) {
+    const std::string full = name + "#" + e.name;
+    const runtime::Item* item = supplied.find(e.name);
+    if (!item) {
+      problems.push_back(full + " (not exported by the supplied instance)");
+      continue;
+    }
+    if (item->sort != e.desc.sort) {
+      problems.push_back(fmt::format("{} (a {} is supplied for a {})", full, binary::to_string(item->sort),
+                                     binary::to_string(e.desc.sort)));
+      continue;
+    }
+    std::string why;
+    if (e.desc.sort == binary::Sort::Func &&
+        !runtime::func_type_matches(item->func->type(), *e.desc.func, &why, any_resource))
+      problems.push_back(full + " (wrong type: " + why + ")");
+    else if (e.desc.sort == binary::Sort::Type && e.desc.resource && !item->resource)
+      problems.push_back(full + " (a resource type is expected)");
+    else if (e.desc.sort == binary::Sort::Instance && e.desc.instance && item->instance)
+      check_instance_supply(full, *e.desc.instance, *item->instance, problems);
+  }
+}
 
 runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
   return runtime::Func::host(std::move(type), [name](std::span<const Val>) -> std::vector<Val> {
@@ -112,6 +146,11 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
       if (n == name) return type;
     return nullptr;
   };
+  auto find_instance = [&](const std::string& name) -> std::shared_ptr<const runtime::InstanceItems> {
+    for (auto it = instances_.rbegin(); it != instances_.rend(); ++it)  // the latest definition wins
+      if (it->first == name) return it->second;
+    return nullptr;
+  };
   for (const auto& import : component.type().imports) {
     runtime::Item item;
     item.sort = import.desc.sort;
@@ -119,6 +158,16 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
       item.func = find(import.name);
       if (!item.func && stub_imports_) item.func = stub(import.name, import.desc.func);
       if (!item.func) missing.push_back(import.name);
+    } else if (import.desc.sort == binary::Sort::Instance && find_instance(import.name)) {
+      const auto supplied = find_instance(import.name);
+      std::vector<std::string> problems;
+      check_instance_supply(import.name, *import.desc.instance, *supplied, problems);
+      if (!problems.empty()) {
+        std::string list;
+        for (const auto& p : problems) list += "\n  " + p;
+        throw Error(ErrorKind::Link, "instance import `" + import.name + "` cannot be supplied:" + list);
+      }
+      item.instance = supplied;
     } else if (import.desc.sort == binary::Sort::Instance) {
       auto items = std::make_shared<runtime::InstanceItems>();
       for (const auto& e : import.desc.instance->exports) {

@@ -6,6 +6,23 @@
 #include "abi_demo.hpp"
 #include "inspect.hpp"
 #include "invoke.hpp"
+#include "wast_runner.hpp"
+
+namespace {
+
+std::string env_or(const char* name, std::string fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+// $XDG_CACHE_HOME/cmhost/wast, else ~/.cache/cmhost/wast; none without either.
+std::optional<std::string> default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/cmhost/wast";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/cmhost/wast";
+  return std::nullopt;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cmhost: a WebAssembly Component Model host runtime"};
@@ -34,6 +51,36 @@ int main(int argc, char** argv) {
   invoke->add_flag("--stub-imports", stub_imports,
                    "Supply missing imported functions with stubs that trap when called");
 
+  cmhost::tools::wast::WastOptions wast;
+  wast.assembler.node_modules = env_or("CMHOST_JCO_DIR", CMHOST_DEFAULT_NODE_MODULES);
+  wast.assembler.helper_script = CMHOST_WAST_ASSEMBLER;
+  wast.assembler.node = env_or("CMHOST_NODE", "node");
+  std::string cache_dir;
+  bool no_cache = false;
+  std::string expect_file, write_expect_file;
+  auto* wast_cmd = app.add_subcommand("wast", "Run component-model test scripts (.wast), such as the official suite");
+  wast_cmd->add_option("paths", wast.paths, "Scripts, or directories searched for *.wast")->required();
+  wast_cmd->add_flag("--json", wast.json, "Print one JSON object with every result instead of text");
+  wast_cmd->add_flag("-v,--verbose", wast.verbose,
+                     "Also show passing assertions with the expected message next to cmhost's");
+  wast_cmd->add_option("--timeout", wast.timeout_seconds, "Seconds a command may take before it counts as a hang")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  wast_cmd->add_option("--expect", expect_file,
+                       "Expectations file (`file:line status reason` per command known not to pass); "
+                       "exit non-zero only when a result differs from it");
+  wast_cmd->add_option("--write-expect", write_expect_file,
+                       "Write every command that did not pass to this expectations file");
+  wast_cmd->add_option("--jco-dir", wast.assembler.node_modules,
+                       "node_modules holding the pinned jco (default: $CMHOST_JCO_DIR, else the source tree's)")
+      ->capture_default_str();
+  wast_cmd->add_option("--cache-dir", cache_dir,
+                       "Where assembled components are cached (default: $XDG_CACHE_HOME/cmhost/wast)");
+  wast_cmd->add_flag("--no-cache", no_cache, "Assemble every component text again");
+  bool in_process = false;
+  wast_cmd->add_flag("--in-process", in_process,
+                     "Run the scripts in this process, without time limits or crash isolation (for debuggers)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -45,6 +92,13 @@ int main(int argc, char** argv) {
     if (*demo) return cmhost::tools::run_abi_demo();
     if (*inspect) return cmhost::tools::run_inspect(inspect_file);
     if (*invoke) return cmhost::tools::run_invoke(component_file, call_text, stub_imports);
+    if (*wast_cmd) {
+      wast.assembler.cache_dir = no_cache ? std::nullopt : cache_dir.empty() ? default_cache_dir() : cache_dir;
+      if (!expect_file.empty()) wast.expect_file = expect_file;
+      if (!write_expect_file.empty()) wast.write_expect_file = write_expect_file;
+      wast.sandbox = !in_process;
+      return cmhost::tools::wast::run_wast(wast);
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "cmhost: {}\n", e.what());
     return 2;

@@ -1,0 +1,75 @@
+// Linker::define_instance: one component's instance supplies another's
+// instance import, in the same store.
+#include <gtest/gtest.h>
+
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost {
+namespace {
+
+std::string fixture(const char* name) { return std::string(CMHOST_TEST_COMPONENTS) + "/" + name + ".wasm"; }
+
+class DefineInstance : public ::testing::Test {
+ protected:
+  Engine engine;
+  Store store{engine};
+  Component provider_component = Component::from_file(engine, fixture("linking-provider"));
+  Component client_component = Component::from_file(engine, fixture("linking-client"));
+  Instance provider = Linker().instantiate(store, provider_component);
+};
+
+TEST_F(DefineInstance, ImporterSharesTheSuppliedInstance) {
+  Linker linker;
+  linker.define_instance("provider", provider);
+  const Instance client = linker.instantiate(store, client_component);
+  EXPECT_EQ(provider.func("bump").call(store, std::vector<Val>{Val::u32(1)})[0].as_u32(), 1u);
+  EXPECT_EQ(client.func("bump-ten").call(store, {})[0].as_u32(), 11u);
+  EXPECT_EQ(provider.func("bump").call(store, std::vector<Val>{Val::u32(1)})[0].as_u32(), 12u);
+}
+
+TEST_F(DefineInstance, StringsCrossBothMemories) {
+  Linker linker;
+  linker.define_instance("provider", provider);
+  const Instance client = linker.instantiate(store, client_component);
+  const auto result = client.func("relay").call(store, std::vector<Val>{Val::string("h\xC3\xA9llo")});
+  EXPECT_EQ(result.at(0).as_string(), "h\xC3\xA9llo");
+}
+
+TEST_F(DefineInstance, LatestDefinitionOfANameWins) {
+  const Instance second = Linker().instantiate(store, provider_component);
+  Linker linker;
+  linker.define_instance("provider", provider);
+  linker.define_instance("provider", second);
+  const Instance client = linker.instantiate(store, client_component);
+  EXPECT_EQ(client.func("bump-ten").call(store, {})[0].as_u32(), 10u);
+  EXPECT_EQ(provider.func("bump").call(store, std::vector<Val>{Val::u32(0)})[0].as_u32(), 0u);
+}
+
+TEST_F(DefineInstance, AnInstanceLackingAnExportIsALinkError) {
+  // The client supplies itself: it has no `bump` or `echo` export.
+  Linker first;
+  first.define_instance("provider", provider);
+  const Instance client = first.instantiate(store, client_component);
+  Linker linker;
+  linker.define_instance("provider", client);
+  try {
+    linker.instantiate(store, client_component);
+    FAIL() << "expected a link error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Link);
+    EXPECT_NE(std::string(e.what()).find("provider#bump (not exported"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(DefineInstance, WithoutTheInstanceTheImportIsMissing) {
+  try {
+    Linker().instantiate(store, client_component);
+    FAIL() << "expected a link error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Link);
+    EXPECT_NE(std::string(e.what()).find("provider#bump"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cmhost

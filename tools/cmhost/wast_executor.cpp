@@ -1,0 +1,339 @@
+#include "wast_executor.hpp"
+
+#include <fmt/core.h>
+
+#include "wast_values.hpp"
+
+namespace cmhost::tools::wast {
+
+namespace {
+
+std::string describe(const Error& e) { return fmt::format("{}: {}", to_string(e.kind()), e.what()); }
+
+// The wabt 1.0.32 interpreter cannot load some core-wasm features the suite
+// uses; such components are skipped (the issue of the engine, not of cmhost's
+// component model). Recognised by the engine's message.
+std::optional<std::string> engine_limitation(const Error& e) {
+  const std::string_view message = e.what();
+  if (message.find("try_table") != std::string_view::npos ||
+      message.find("unexpected opcode: 0x1f") != std::string_view::npos)
+    return "needs `try_table`, which the wabt 1.0.32 interpreter lacks";
+  return std::nullopt;
+}
+
+std::string results_text(const FuncType& type, const std::vector<Val>& results) {
+  if (!type.result || results.empty()) return "no result";
+  try {
+    return to_wave(*type.result, results[0]);
+  } catch (const std::exception&) {
+    return "a value of type " + type.result->to_wit();
+  }
+}
+
+std::string expected_text(const std::vector<Value>& expected) {
+  if (expected.empty()) return "no result";
+  std::string out;
+  for (const auto& v : expected) out += (out.empty() ? "" : " ") + v.source;
+  return out;
+}
+
+}  // namespace
+
+Executor::Executor() : store_(std::make_unique<Store>(engine_)) {
+  current_.unavailable.reason = "no component instance yet";
+}
+
+Result Executor::run(const Command& command, const Assembled* binary) {
+  try {
+    return run_command(command, binary);
+  } catch (const std::exception& e) {
+    Result r;
+    r.line = command.line;
+    r.command = command.keyword;
+    r.status = Status::Failed;
+    r.detail = std::string("internal error: ") + e.what();
+    return r;
+  }
+}
+
+void Executor::restore_definition(const Command& command, const Assembled* binary) {
+  if (command.kind != CommandKind::ComponentDefinition) return;
+  Result ignored;
+  Definition d;
+  d.component = compile(command, binary, ignored);
+  d.unavailable = {ignored.status, ignored.detail};
+  definitions_[command.name] = std::move(d);
+}
+
+void Executor::lose_instances(const std::string& why) {
+  for (auto& [id, slot] : instances_) slot = Slot{std::nullopt, {Status::Failed, why}};
+  current_ = Slot{std::nullopt, {Status::Failed, why}};
+  registered_.clear();
+}
+
+std::optional<Component> Executor::compile(const Command& command, const Assembled* binary, Result& result) {
+  if (!binary) {
+    result.status = Status::Failed;
+    result.detail = "internal error: the component was not assembled";
+    return std::nullopt;
+  }
+  if (!binary->ok) {
+    result.status = Status::Skipped;
+    result.detail = "jco cannot assemble the text: " + binary->error;
+    return std::nullopt;
+  }
+  try {
+    return Component::from_bytes(engine_, binary->wasm);
+  } catch (const Error& e) {
+    if (auto limitation = engine_limitation(e)) {
+      result.status = Status::Skipped;
+      result.detail = *limitation;
+    } else {
+      result.status = Status::Failed;
+      result.detail = describe(e);
+    }
+    (void)command;
+    return std::nullopt;
+  }
+}
+
+Instance Executor::instantiate(const Component& component) {
+  Linker linker;
+  for (const auto& [name, instance] : registered_) linker.define_instance(name, instance);
+  return linker.instantiate(*store_, component);
+}
+
+// The latest instance becomes current; a named one can be invoked by its id
+// and, as wasmtime's runner does, is registered under its name (without `$`)
+// for later components' instance imports.
+void Executor::make_current(const std::string& id, Slot slot) {
+  current_ = slot;
+  if (id.empty()) return;
+  instances_[id] = slot;
+  if (slot.instance) registered_.insert_or_assign(id.substr(1), *slot.instance);
+  else registered_.erase(id.substr(1));
+}
+
+Result Executor::run_command(const Command& command, const Assembled* binary) {
+  Result r;
+  r.line = command.line;
+  r.command = command.keyword;
+  r.expected_message = command.message;
+  switch (command.kind) {
+    case CommandKind::Component: {
+      auto component = compile(command, binary, r);
+      if (!component) {
+        make_current(command.name, Slot{std::nullopt, {r.status, fmt::format("the component at line {} {}: {}",
+                                                                             command.line, to_string(r.status), r.detail)}});
+        return r;
+      }
+      try {
+        make_current(command.name, Slot{instantiate(*component), {}});
+      } catch (const Error& e) {
+        r.status = Status::Failed;
+        r.detail = describe(e);
+        make_current(command.name,
+                     Slot{std::nullopt, {Status::Failed, fmt::format("the component at line {} failed to instantiate",
+                                                                     command.line)}});
+      }
+      return r;
+    }
+    case CommandKind::ComponentDefinition: {
+      Definition d;
+      d.component = compile(command, binary, r);
+      if (!d.component)
+        d.unavailable = {r.status, fmt::format("the definition at line {} {}: {}", command.line,
+                                               to_string(r.status), r.detail)};
+      definitions_[command.name] = std::move(d);
+      return r;
+    }
+    case CommandKind::ComponentInstance: {
+      const auto it = definitions_.find(command.definition);
+      if (it == definitions_.end()) {
+        r.status = Status::Failed;
+        r.detail = command.definition.empty() ? "no unnamed component definition"
+                                              : "no component definition " + command.definition;
+        make_current(command.name, Slot{std::nullopt, {Status::Failed, r.detail}});
+        return r;
+      }
+      if (!it->second.component) {
+        r.status = it->second.unavailable.status;
+        r.detail = it->second.unavailable.reason;
+        make_current(command.name, Slot{std::nullopt, it->second.unavailable});
+        return r;
+      }
+      try {
+        make_current(command.name, Slot{instantiate(*it->second.component), {}});
+      } catch (const Error& e) {
+        r.status = Status::Failed;
+        r.detail = describe(e);
+        make_current(command.name, Slot{std::nullopt, {Status::Failed, fmt::format("the instance at line {} failed to instantiate", command.line)}});
+      }
+      return r;
+    }
+    case CommandKind::Register: {
+      const Slot* slot = &current_;
+      if (!command.definition.empty()) {
+        const auto it = instances_.find(command.definition);
+        if (it == instances_.end()) {
+          r.status = Status::Failed;
+          r.detail = "no instance " + command.definition;
+          return r;
+        }
+        slot = &it->second;
+      }
+      if (!slot->instance) {
+        r.status = slot->unavailable.status;
+        r.detail = slot->unavailable.reason;
+        return r;
+      }
+      registered_.insert_or_assign(command.name, *slot->instance);
+      return r;
+    }
+    case CommandKind::Invoke:
+    case CommandKind::AssertReturn:
+    case CommandKind::AssertTrap:
+    case CommandKind::AssertExhaustion:
+      if (command.subject) {
+        // assert_trap of a component: its instantiation must trap.
+        const Command& subject = *command.subject;
+        std::optional<Component> component;
+        if (subject.kind == CommandKind::ComponentInstance) {
+          const auto it = definitions_.find(subject.definition);
+          if (it == definitions_.end() || !it->second.component) {
+            r.status = it == definitions_.end() ? Status::Failed : it->second.unavailable.status;
+            r.detail = it == definitions_.end() ? "no component definition " + subject.definition
+                                                : it->second.unavailable.reason;
+            return r;
+          }
+          component = it->second.component;
+        } else {
+          component = compile(subject, binary, r);
+          if (!component) return r;
+        }
+        try {
+          instantiate(*component);
+          r.status = Status::Failed;
+          r.detail = "instantiated without a trap, expected \"" + command.message + "\"";
+        } catch (const Error& e) {
+          r.status = e.kind() == ErrorKind::Trap ? Status::Passed : Status::Failed;
+          r.detail = e.kind() == ErrorKind::Trap ? e.what() : describe(e);
+        }
+        return r;
+      }
+      return invoke(command);
+    case CommandKind::AssertInvalid:
+    case CommandKind::AssertMalformed: {
+      // Passes only when cmhost itself rejects the binary: jco refusing the
+      // text proves nothing about cmhost, so that is a skip.
+      if (!binary || !binary->ok) {
+        (void)compile(command, binary, r);
+        return r;
+      }
+      try {
+        (void)Component::from_bytes(engine_, binary->wasm);
+        r.status = Status::Failed;
+        r.detail = "cmhost accepted the component, expected \"" + command.message + "\"";
+      } catch (const Error& e) {
+        const bool rejected = e.kind() == ErrorKind::Decode || e.kind() == ErrorKind::Validate;
+        r.status = rejected ? Status::Passed : Status::Failed;
+        r.detail = describe(e);
+      }
+      return r;
+    }
+    case CommandKind::AssertUnlinkable: {
+      auto component = compile(command, binary, r);
+      if (!component) return r;
+      try {
+        instantiate(*component);
+        r.status = Status::Failed;
+        r.detail = "linked, expected \"" + command.message + "\"";
+      } catch (const Error& e) {
+        r.status = e.kind() == ErrorKind::Link ? Status::Passed : Status::Failed;
+        r.detail = describe(e);
+      }
+      return r;
+    }
+    case CommandKind::Unsupported:
+      r.status = Status::Failed;
+      r.detail = command.message;
+      return r;
+  }
+  return r;
+}
+
+Result Executor::invoke(const Command& command) {
+  Result r;
+  r.line = command.line;
+  r.command = command.keyword;
+  r.expected_message = command.message;
+  const Invoke& call = *command.invoke;
+  const Slot* slot = &current_;
+  if (!call.instance.empty()) {
+    const auto it = instances_.find(call.instance);
+    if (it == instances_.end()) {
+      r.status = Status::Failed;
+      r.detail = "no instance " + call.instance;
+      return r;
+    }
+    slot = &it->second;
+  }
+  if (!slot->instance) {
+    r.status = slot->unavailable.status;
+    r.detail = slot->unavailable.reason;
+    return r;
+  }
+  std::optional<Func> func;
+  std::vector<Val> args;
+  try {
+    func = slot->instance->func(call.name);
+    const auto& params = func->type().params;
+    if (params.size() != call.args.size())
+      throw Error(ErrorKind::Usage, fmt::format("`{}` takes {} arguments, the script passes {}", call.name,
+                                                params.size(), call.args.size()));
+    for (size_t i = 0; i < params.size(); ++i) args.push_back(to_val(call.args[i], *params[i]));
+  } catch (const Error& e) {
+    r.status = Status::Failed;
+    r.detail = e.what();
+    return r;
+  }
+  const FuncType& type = func->type();
+  std::vector<Val> results;
+  try {
+    results = func->call(*store_, args);
+  } catch (const Error& e) {
+    const bool trapped = e.kind() == ErrorKind::Trap;
+    const bool trap_expected = command.kind == CommandKind::AssertTrap || command.kind == CommandKind::AssertExhaustion;
+    r.status = trapped && trap_expected ? Status::Passed : Status::Failed;
+    r.detail = trapped && trap_expected ? e.what() : describe(e);
+    return r;
+  }
+  switch (command.kind) {
+    case CommandKind::AssertTrap:
+    case CommandKind::AssertExhaustion:
+      r.status = Status::Failed;
+      r.detail = fmt::format("returned {}, expected a trap \"{}\"", results_text(type, results), command.message);
+      return r;
+    case CommandKind::AssertReturn: {
+      const size_t arity = type.result ? 1 : 0;
+      if (command.expected.size() != arity) {
+        r.status = Status::Failed;
+        r.detail = fmt::format("expected {}, got {}", expected_text(command.expected), results_text(type, results));
+        return r;
+      }
+      try {
+        if (arity == 1 && !matches(command.expected[0], *type.result, results.at(0))) {
+          r.status = Status::Failed;
+          r.detail = fmt::format("expected {}, got {}", expected_text(command.expected), results_text(type, results));
+        }
+      } catch (const Error& e) {
+        r.status = Status::Failed;
+        r.detail = fmt::format("{} (got {})", e.what(), results_text(type, results));
+      }
+      return r;
+    }
+    default: return r;  // a bare invoke passes when it returns
+  }
+}
+
+}  // namespace cmhost::tools::wast

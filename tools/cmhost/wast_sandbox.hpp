@@ -1,0 +1,24 @@
+// Runs a script's commands so that a hang or a crash costs one command, not
+// the run: the commands execute in a forked child that reports each result
+// over a pipe; when one takes longer than the time limit, or the child dies,
+// that command fails and a new child continues with the next one.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "wast_assembler.hpp"
+#include "wast_report.hpp"
+#include "wast_script.hpp"
+
+namespace cmhost::tools::wast {
+
+// `binaries[i]` is the component of commands[i], if it has one.
+std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
+                                  const std::vector<std::optional<Assembled>>& binaries, double timeout_seconds);
+
+// The same in this process, without time limits (for debuggers).
+std::vector<Result> run_in_process(const std::vector<Command>& commands,
+                                   const std::vector<std::optional<Assembled>>& binaries);
+
+}  // namespace cmhost::tools::wast
