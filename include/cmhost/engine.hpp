@@ -66,6 +66,7 @@ struct ExportDesc {
 struct Extern {
   ExternKind kind = ExternKind::Func;
   uint32_t id = 0;
+  bool operator==(const Extern&) const = default;
 };
 
 class Module {

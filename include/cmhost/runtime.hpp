@@ -25,6 +25,7 @@ class Store;
 class ComponentInstance;
 class Func;
 class HandleTable;
+class LiftedCallSteps;
 using FuncRef = std::shared_ptr<const Func>;
 
 // A resource type at run time: one per resource definition per instance, or
@@ -76,6 +77,9 @@ class Func {
  private:
   friend class Instantiator;
   Func() = default;
+  // Calls the lifted core function with the spec's enter/leave rules, borrow
+  // checks and poisoning; `steps` passes the values.
+  void call_lifted(Store& store, LiftedCallSteps& steps) const;
 
   std::shared_ptr<const validate::FuncType> type_;
   HostCallback host_;

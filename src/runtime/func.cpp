@@ -2,6 +2,7 @@
 #include "cmhost/runtime.hpp"
 #include "call_handles.hpp"
 #include "guest_memory.hpp"
+#include "lifted_call.hpp"
 
 namespace cmhost::runtime {
 
@@ -35,6 +36,27 @@ void check_result_count(const validate::FuncType& type, const std::vector<abi::V
 
 }  // namespace
 
+namespace {
+
+// The host's side of a call: arguments from Vals, results into Vals.
+class ValSteps final : public LiftedCallSteps {
+ public:
+  ValSteps(const abi::FunctionAbi& abi, std::span<const abi::Val> args) : abi_(abi), args_(args) {}
+  void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
+    abi_.lower_args(callee, args_, flat);
+  }
+  void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
+    results = abi_.lift_results(callee, flat);
+  }
+  std::vector<abi::Val> results;
+
+ private:
+  const abi::FunctionAbi& abi_;
+  std::span<const abi::Val> args_;
+};
+
+}  // namespace
+
 std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) const {
   if (host_) {
     if (args.size() != type_->params.size())
@@ -44,6 +66,12 @@ std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) c
     check_result_count(*type_, results);
     return results;
   }
+  ValSteps steps(*abi_, args);
+  call_lifted(store, steps);
+  return std::move(steps.results);
+}
+
+void Func::call_lifted(Store& store, LiftedCallSteps& steps) const {
   ComponentInstance& inst = *instance_;
   if (inst.poisoned_)
     throw_trap("cannot enter component instance `" + inst.name_ + "`: it trapped earlier");
@@ -56,14 +84,13 @@ std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) c
     CallHandles handles(store, inst, store.next_call_id_++);
     abi::AbiContext cx(memory ? &*memory : nullptr, abi_->options(), &handles);
     std::vector<uint64_t> flat;
-    abi_->lower_args(cx, args, flat);
+    steps.lower_args(cx, flat);
     std::vector<uint64_t> core_results(core_result_count_);
     store.core().call(core_func_, flat, core_results);
     handles.check_borrows_dropped();
     cx.refresh();  // the callee may have grown memory
-    auto results = abi_->lift_results(cx, core_results);
+    steps.lift_results(cx, core_results);
     if (post_return_) store.core().call(*post_return_, core_results, {});
-    return results;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Trap) inst.poisoned_ = true;
     throw;

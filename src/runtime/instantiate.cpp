@@ -6,6 +6,7 @@
 #include "call_handles.hpp"
 #include "guest_memory.hpp"
 #include "handles.hpp"
+#include "lifted_call.hpp"
 
 namespace cmhost::runtime {
 
@@ -315,12 +316,16 @@ class Instantiator {
     std::optional<engine::Extern> memory, realloc;
     if (s.options.memory) memory = at(inst.core_memories_, *s.options.memory, "core memory");
     if (s.options.realloc) realloc = at(inst.core_funcs_, *s.options.realloc, "core func");
+    const engine::FuncType core_type = core_func_type(abi->core_signature(abi::AbiSide::Lower));
+    if (can_fuse(inst, *target, memory)) {
+      inst.core_funcs_.push_back(store_.core().host_func(core_type, fused_call(inst, target, abi, memory, realloc)));
+      return;
+    }
     Store* store = &store_;
     ComponentInstance* caller = &inst;
     auto callback = [store, caller, target, abi, memory, realloc](engine::Caller&, std::span<const uint64_t> params,
                                                                   std::span<uint64_t> results) {
-      if (!caller->may_leave_)
-        throw_trap("cannot leave component instance `" + caller->name_ + "` here (may_leave is false)");
+      check_may_leave(*caller);
       std::optional<CoreGuestMemory> guest;
       if (memory) guest.emplace(store->core(), *memory, realloc, &caller->may_leave_);
       CallHandles handles(*store, *caller, store->next_call_id_++);
@@ -332,8 +337,60 @@ class Instantiator {
       abi->lower_results(cx, values, params, flat);
       std::copy(flat.begin(), flat.end(), results.begin());
     };
-    inst.core_funcs_.push_back(
-        store_.core().host_func(core_func_type(abi->core_signature(abi::AbiSide::Lower)), callback));
+    inst.core_funcs_.push_back(store_.core().host_func(core_type, callback));
+  }
+
+  static void check_may_leave(const ComponentInstance& caller) {
+    if (!caller.may_leave_)
+      throw_trap("cannot leave component instance `" + caller.name_ + "` here (may_leave is false)");
+  }
+
+  // A lowered function whose target is another instance's lifted function
+  // copies memory to memory with no Val in between. The copy needs the two
+  // memories to be distinct (the source must not move while the
+  // destination's realloc runs).
+  static bool can_fuse(const ComponentInstance& caller, const Func& target,
+                       const std::optional<engine::Extern>& caller_memory) {
+    if (target.is_host() || target.instance_ == &caller) return false;
+    if (target.type_->async || !target.abi_) return false;
+    return !(caller_memory && target.memory_ && *caller_memory == *target.memory_);
+  }
+
+  engine::HostFunc fused_call(ComponentInstance& inst, FuncRef target, std::shared_ptr<abi::FunctionAbi> abi,
+                              std::optional<engine::Extern> memory, std::optional<engine::Extern> realloc) {
+    // Copies between the caller's core values and memory and the callee's.
+    class CopySteps final : public LiftedCallSteps {
+     public:
+      CopySteps(const abi::CallCopy& copy, abi::AbiContext& caller, std::span<const uint64_t> caller_args)
+          : copy_(copy), caller_(caller), caller_args_(caller_args) {}
+      void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
+        copy_.copy_args(caller_, caller_args_, callee, flat);
+      }
+      void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
+        caller_.refresh();
+        copy_.copy_results(callee, flat, caller_, caller_args_, results);
+      }
+      std::vector<uint64_t> results;
+
+     private:
+      const abi::CallCopy& copy_;
+      abi::AbiContext& caller_;
+      std::span<const uint64_t> caller_args_;
+    };
+    auto copy = std::make_shared<const abi::CallCopy>(*abi, *target->abi_);
+    Store* store = &store_;
+    ComponentInstance* caller = &inst;
+    return [store, caller, target, abi, copy, memory, realloc](engine::Caller&, std::span<const uint64_t> params,
+                                                               std::span<uint64_t> results) {
+      check_may_leave(*caller);
+      std::optional<CoreGuestMemory> guest;
+      if (memory) guest.emplace(store->core(), *memory, realloc, &caller->may_leave_);
+      CallHandles handles(*store, *caller, store->next_call_id_++);
+      abi::AbiContext cx(guest ? &*guest : nullptr, abi->options(), &handles);
+      CopySteps steps(*copy, cx, params);
+      target->call_lifted(*store, steps);
+      std::copy(steps.results.begin(), steps.results.end(), results.begin());
+    };
   }
 
   void execute(ComponentInstance& inst, const step::ResourceDefinition& s, const ImportMap&) {
