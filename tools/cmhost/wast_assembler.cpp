@@ -197,8 +197,10 @@ void Assembler::cache_store(const std::string& text, const Assembled& result) co
     std::ofstream out(temporary, std::ios::binary);
     if (!out) return;  // an unwritable cache only costs speed
     out << kCacheMagic << text.size() << '\n' << text << (result.ok ? 'W' : 'E');
-    if (result.ok) out.write(reinterpret_cast<const char*>(result.wasm.data()), static_cast<std::streamsize>(result.wasm.size()));
-    else out << result.error;
+    if (result.ok)
+      out.write(reinterpret_cast<const char*>(result.wasm.data()), static_cast<std::streamsize>(result.wasm.size()));
+    else
+      out << result.error;
     if (!out) return;
   }
   fs::rename(temporary, path, ec);

@@ -60,7 +60,7 @@ void Executor::restore_definition(const Command& command, const Assembled* binar
   if (command.kind != CommandKind::ComponentDefinition) return;
   Result ignored;
   Definition d;
-  d.component = compile(command, binary, ignored);
+  d.component = compile(binary, ignored);
   d.unavailable = {ignored.status, ignored.detail};
   definitions_[command.name] = std::move(d);
 }
@@ -71,7 +71,7 @@ void Executor::lose_instances(const std::string& why) {
   registered_.clear();
 }
 
-std::optional<Component> Executor::compile(const Command& command, const Assembled* binary, Result& result) {
+std::optional<Component> Executor::compile(const Assembled* binary, Result& result) {
   if (!binary) {
     result.status = Status::Failed;
     result.detail = "internal error: the component was not assembled";
@@ -92,7 +92,6 @@ std::optional<Component> Executor::compile(const Command& command, const Assembl
       result.status = Status::Failed;
       result.detail = describe(e);
     }
-    (void)command;
     return std::nullopt;
   }
 }
@@ -121,10 +120,11 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
   r.expected_message = command.message;
   switch (command.kind) {
     case CommandKind::Component: {
-      auto component = compile(command, binary, r);
+      auto component = compile(binary, r);
       if (!component) {
-        make_current(command.name, Slot{std::nullopt, {r.status, fmt::format("the component at line {} {}: {}",
-                                                                             command.line, to_string(r.status), r.detail)}});
+        const std::string why =
+            fmt::format("the component at line {} {}: {}", command.line, to_string(r.status), r.detail);
+        make_current(command.name, Slot{std::nullopt, {r.status, why}});
         return r;
       }
       try {
@@ -140,7 +140,7 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
     }
     case CommandKind::ComponentDefinition: {
       Definition d;
-      d.component = compile(command, binary, r);
+      d.component = compile(binary, r);
       if (!d.component)
         d.unavailable = {r.status, fmt::format("the definition at line {} {}: {}", command.line,
                                                to_string(r.status), r.detail)};
@@ -167,7 +167,8 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
       } catch (const Error& e) {
         r.status = Status::Failed;
         r.detail = describe(e);
-        make_current(command.name, Slot{std::nullopt, {Status::Failed, fmt::format("the instance at line {} failed to instantiate", command.line)}});
+        make_current(command.name, Slot{std::nullopt, {Status::Failed, fmt::format("the instance at line {} failed to "
+                                                                                   "instantiate", command.line)}});
       }
       return r;
     }
@@ -208,7 +209,7 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
           }
           component = it->second.component;
         } else {
-          component = compile(subject, binary, r);
+          component = compile(binary, r);
           if (!component) return r;
         }
         try {
@@ -227,7 +228,7 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
       // Passes only when cmhost itself rejects the binary: jco refusing the
       // text proves nothing about cmhost, so that is a skip.
       if (!binary || !binary->ok) {
-        (void)compile(command, binary, r);
+        (void)compile(binary, r);
         return r;
       }
       try {
@@ -242,7 +243,7 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
       return r;
     }
     case CommandKind::AssertUnlinkable: {
-      auto component = compile(command, binary, r);
+      auto component = compile(binary, r);
       if (!component) return r;
       try {
         instantiate(*component);

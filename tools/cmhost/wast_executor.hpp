@@ -47,7 +47,7 @@ class Executor {
 
   Result run_command(const Command& command, const Assembled* binary);
   // The component of a command, or the result that ends the command.
-  std::optional<Component> compile(const Command& command, const Assembled* binary, Result& result);
+  std::optional<Component> compile(const Assembled* binary, Result& result);
   Instance instantiate(const Component& component);
   void make_current(const std::string& id, Slot slot);
   Result invoke(const Command& command);

@@ -64,7 +64,8 @@ Expectations read_expectations(const std::string& path) {
     if (space == std::string::npos) throw Error(ErrorKind::Usage, where + ": expected `file:line status reason`");
     const std::string key = line.substr(first, space - first);
     const auto word_end = line.find(' ', space + 1);
-    const std::string word = line.substr(space + 1, word_end == std::string::npos ? std::string::npos : word_end - space - 1);
+    const std::string word =
+        line.substr(space + 1, word_end == std::string::npos ? std::string::npos : word_end - space - 1);
     Expectation e;
     e.status = parse_status(word, where);
     if (word_end != std::string::npos) e.reason = line.substr(word_end + 1);
