@@ -1,0 +1,499 @@
+// Typed lifts: canonical ABI loads specialised at compile time for C++
+// types, the code a bindings generator would emit. A C++ type stands for a
+// WIT type:
+//
+//   bool, (u)int8..64_t, float, double, char32_t   the primitives
+//   std::string / std::string_view                  string (a view reads in place)
+//   std::vector<T> / ListView<T>                    list<T> (a view loads on access)
+//   std::optional<T>                                option<T>
+//   std::variant<Cs...>                             variant (std::monostate: no payload;
+//                                                   also result<T, E> and enum shapes)
+//   std::tuple<Ts...>                               tuple
+//   a struct with a Record<T> specialisation        record
+//
+// Sizes, alignments, offsets and discriminant widths are constants of the
+// instantiated templates; loading reads guest memory directly with the
+// spec's checks (bounds, alignment, UTF-8, discriminants, chars) and builds
+// no Val. Views (string_view, ListView) point into guest memory: they are
+// valid until the guest runs again, and need UTF-8 strings.
+//
+//   struct Point { uint32_t x; std::string label; };
+//   template <> struct cmhost::abi::typed::Record<Point> {
+//     static constexpr auto fields = std::make_tuple(field("x", &Point::x), field("label", &Point::label));
+//   };
+//   Point p = typed::load<Point>(cx, ptr);
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "cmhost/abi/canon.hpp"
+
+namespace cmhost::abi::typed {
+
+// Guest memory for one read: the base stays put because nothing calls into
+// the guest while reading.
+class Reader {
+ public:
+  explicit Reader(const AbiContext& cx)
+      : cx_(cx), base_(cx.base()), size_(cx.size()), canon_nan_(cx.options().canonicalize_nan) {}
+
+  const AbiContext& context() const { return cx_; }
+  const uint8_t* at(uint64_t ptr) const { return base_ + ptr; }
+  bool canonicalize_nan() const { return canon_nan_; }
+
+  template <class T>
+  T read(uint64_t ptr) const {
+    T v;
+    std::memcpy(&v, base_ + ptr, sizeof(T));
+    return v;
+  }
+  // Traps unless [ptr, ptr + bytes) is in memory and ptr is aligned.
+  void check(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const {
+    if ((ptr & (align - 1)) != 0 || ptr > size_ || bytes > size_ - ptr) fail_range(ptr, bytes, align, what);
+  }
+  std::string string(uint64_t ptr, uint64_t tagged_units) const;
+  std::string_view string_view(uint64_t ptr, uint64_t tagged_units) const;
+  [[noreturn]] void fail(const std::string& reason) const;
+
+ private:
+  [[noreturn]] void fail_range(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const;
+  const AbiContext& cx_;
+  const uint8_t* base_;
+  uint64_t size_;
+  bool canon_nan_;
+};
+
+constexpr uint32_t align_to(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
+constexpr uint32_t discriminant_size(size_t cases) { return cases <= 256 ? 1 : cases <= 65536 ? 2 : 4; }
+
+// Canon<T, W>: size, align, load(reader, ptr) and matches(type) for the
+// 32-bit (W = I32) or 64-bit memory layout.
+template <class T, AddrWidth W, class = void>
+struct Canon;
+
+// A record's fields: `static constexpr auto fields = std::make_tuple(field("name", &T::member), ...)`.
+template <class T>
+struct Record;
+
+template <class C, class M>
+struct Field {
+  const char* name;
+  M C::*member;
+  using type = M;
+};
+template <class C, class M>
+constexpr Field<C, M> field(const char* name, M C::*member) {
+  return {name, member};
+}
+
+// list<T> read in place: elements are loaded when accessed.
+template <class T, AddrWidth W = AddrWidth::I32>
+class ListView {
+ public:
+  ListView() = default;
+  ListView(const Reader* r, uint64_t ptr, uint64_t length) : r_(r), ptr_(ptr), length_(length) {}
+  uint64_t size() const { return length_; }
+  bool empty() const { return length_ == 0; }
+  T operator[](uint64_t i) const { return Canon<T, W>::load(*r_, ptr_ + i * Canon<T, W>::size); }
+
+  class iterator {
+   public:
+    iterator(const ListView* v, uint64_t i) : v_(v), i_(i) {}
+    T operator*() const { return (*v_)[i_]; }
+    iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const ListView* v_;
+    uint64_t i_;
+  };
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, length_}; }
+
+ private:
+  const Reader* r_ = nullptr;
+  uint64_t ptr_ = 0;
+  uint64_t length_ = 0;
+};
+
+namespace detail {
+
+bool kind_is(const Type& t, TypeKind kind);
+bool is_list(const Type& t);
+size_t field_count(const Type& t);  // record or tuple fields, else SIZE_MAX
+const Type* field_type(const Type& t, size_t i);
+size_t case_count(const Type& t);   // variant-like cases, else SIZE_MAX
+const Type* case_type(const Type& t, size_t i);  // null: no payload
+const Type* element_type(const Type& t);
+uint32_t canonical_nan32();
+uint64_t canonical_nan64();
+bool is_nan32(uint32_t bits);
+bool is_nan64(uint64_t bits);
+[[noreturn]] void bad_char(const Reader& r, uint32_t c);
+[[noreturn]] void bad_discriminant(const Reader& r, uint32_t disc, size_t cases);
+
+template <AddrWidth W>
+using Addr = std::conditional_t<W == AddrWidth::I32, uint32_t, uint64_t>;
+
+// A (ptr, length) pair at p.
+template <AddrWidth W>
+std::pair<uint64_t, uint64_t> pointer_pair(const Reader& r, uint64_t p) {
+  return {r.read<Addr<W>>(p), r.read<Addr<W>>(p + sizeof(Addr<W>))};
+}
+
+}  // namespace detail
+
+// ---- primitives ----------------------------------------------------------------
+
+template <class T, TypeKind K, AddrWidth W>
+struct ScalarCanon {
+  static constexpr uint32_t size = sizeof(T), align = sizeof(T);
+  static T load(const Reader& r, uint64_t p) { return r.read<T>(p); }
+  static bool matches(const Type& t) { return detail::kind_is(t, K); }
+};
+
+template <AddrWidth W> struct Canon<uint8_t, W> : ScalarCanon<uint8_t, TypeKind::U8, W> {};
+template <AddrWidth W> struct Canon<int8_t, W> : ScalarCanon<int8_t, TypeKind::S8, W> {};
+template <AddrWidth W> struct Canon<uint16_t, W> : ScalarCanon<uint16_t, TypeKind::U16, W> {};
+template <AddrWidth W> struct Canon<int16_t, W> : ScalarCanon<int16_t, TypeKind::S16, W> {};
+template <AddrWidth W> struct Canon<uint32_t, W> : ScalarCanon<uint32_t, TypeKind::U32, W> {};
+template <AddrWidth W> struct Canon<int32_t, W> : ScalarCanon<int32_t, TypeKind::S32, W> {};
+template <AddrWidth W> struct Canon<uint64_t, W> : ScalarCanon<uint64_t, TypeKind::U64, W> {};
+template <AddrWidth W> struct Canon<int64_t, W> : ScalarCanon<int64_t, TypeKind::S64, W> {};
+
+template <AddrWidth W>
+struct Canon<bool, W> {
+  static constexpr uint32_t size = 1, align = 1;
+  static bool load(const Reader& r, uint64_t p) { return *r.at(p) != 0; }
+  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::Bool); }
+};
+
+template <AddrWidth W>
+struct Canon<float, W> {
+  static constexpr uint32_t size = 4, align = 4;
+  static float load(const Reader& r, uint64_t p) {
+    uint32_t bits = r.read<uint32_t>(p);
+    if (r.canonicalize_nan() && detail::is_nan32(bits)) bits = detail::canonical_nan32();
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::F32); }
+};
+
+template <AddrWidth W>
+struct Canon<double, W> {
+  static constexpr uint32_t size = 8, align = 8;
+  static double load(const Reader& r, uint64_t p) {
+    uint64_t bits = r.read<uint64_t>(p);
+    if (r.canonicalize_nan() && detail::is_nan64(bits)) bits = detail::canonical_nan64();
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+  }
+  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::F64); }
+};
+
+template <AddrWidth W>
+struct Canon<char32_t, W> {
+  static constexpr uint32_t size = 4, align = 4;
+  static char32_t load(const Reader& r, uint64_t p) {
+    const uint32_t c = r.read<uint32_t>(p);
+    if (c >= 0x110000 || (c >= 0xD800 && c <= 0xDFFF)) detail::bad_char(r, c);
+    return c;
+  }
+  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::Char); }
+};
+
+template <AddrWidth W>
+struct Canon<std::monostate, W> {  // a case without payload
+  static constexpr uint32_t size = 0, align = 1;
+  static std::monostate load(const Reader&, uint64_t) { return {}; }
+};
+
+// ---- strings and lists -------------------------------------------------------------
+
+template <AddrWidth W>
+struct Canon<std::string, W> {
+  static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
+  static std::string load(const Reader& r, uint64_t p) {
+    const auto [ptr, units] = detail::pointer_pair<W>(r, p);
+    return r.string(ptr, units);
+  }
+  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::String); }
+};
+
+template <AddrWidth W>
+struct Canon<std::string_view, W> {
+  static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
+  static std::string_view load(const Reader& r, uint64_t p) {
+    const auto [ptr, units] = detail::pointer_pair<W>(r, p);
+    return r.string_view(ptr, units);
+  }
+  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::String); }
+};
+
+namespace detail {
+// Checks a list's (ptr, length) as lifting does; returns the element range.
+template <class T, AddrWidth W>
+std::pair<uint64_t, uint64_t> checked_list(const Reader& r, uint64_t p) {
+  const auto [ptr, length] = pointer_pair<W>(r, p);
+  constexpr uint32_t es = Canon<T, W>::size;
+  if (length > kMaxListByteLength / es) r.fail("list of " + std::to_string(length) + " elements is too long");
+  r.check(ptr, length * es, Canon<T, W>::align, "list");
+  return {ptr, length};
+}
+}  // namespace detail
+
+template <class T, AddrWidth W>
+struct Canon<std::vector<T>, W> {
+  static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
+  static std::vector<T> load(const Reader& r, uint64_t p) {
+    const auto [ptr, length] = detail::checked_list<T, W>(r, p);
+    std::vector<T> out;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      out.resize(length);  // numbers cross as one block copy
+      if (length) std::memcpy(out.data(), r.at(ptr), length * sizeof(T));
+    } else {
+      out.reserve(length);
+      for (uint64_t i = 0; i < length; ++i) out.push_back(Canon<T, W>::load(r, ptr + i * Canon<T, W>::size));
+    }
+    return out;
+  }
+  static bool matches(const Type& t) {
+    return detail::is_list(t) && Canon<T, W>::matches(*detail::element_type(t));
+  }
+};
+
+template <class T, AddrWidth W>
+struct Canon<ListView<T, W>, W> {
+  static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
+  static ListView<T, W> load(const Reader& r, uint64_t p) {
+    const auto [ptr, length] = detail::checked_list<T, W>(r, p);
+    return ListView<T, W>(&r, ptr, length);
+  }
+  static bool matches(const Type& t) {
+    return detail::is_list(t) && Canon<T, W>::matches(*detail::element_type(t));
+  }
+};
+
+// ---- variants ------------------------------------------------------------------
+
+namespace detail {
+
+template <AddrWidth W, class... Cs>
+struct CaseLayout {
+  static constexpr uint32_t disc = discriminant_size(sizeof...(Cs));
+  static constexpr uint32_t payload_align = std::max({uint32_t{1}, Canon<Cs, W>::align...});
+  static constexpr uint32_t payload_size = std::max({uint32_t{0}, Canon<Cs, W>::size...});
+  static constexpr uint32_t align = std::max(disc, payload_align);
+  static constexpr uint32_t payload_offset = align_to(disc, payload_align);
+  static constexpr uint32_t size = align_to(payload_offset + payload_size, align);
+
+  static uint32_t discriminant(const Reader& r, uint64_t p) {
+    uint32_t d;
+    if constexpr (disc == 1)
+      d = *r.at(p);
+    else if constexpr (disc == 2)
+      d = r.read<uint16_t>(p);
+    else
+      d = r.read<uint32_t>(p);
+    if (d >= sizeof...(Cs)) bad_discriminant(r, d, sizeof...(Cs));
+    return d;
+  }
+};
+
+template <class C, AddrWidth W>
+bool case_matches(const Type* payload) {
+  if constexpr (std::is_same_v<C, std::monostate>)
+    return payload == nullptr;
+  else
+    return payload != nullptr && Canon<C, W>::matches(*payload);
+}
+
+}  // namespace detail
+
+template <class... Cs, AddrWidth W>
+struct Canon<std::variant<Cs...>, W> {
+  using L = detail::CaseLayout<W, Cs...>;
+  using V = std::variant<Cs...>;
+  static constexpr uint32_t size = L::size, align = L::align;
+
+  static V load(const Reader& r, uint64_t p) {
+    // One loader per case, picked by the discriminant.
+    static constexpr auto loaders = make_loaders(std::index_sequence_for<Cs...>{});
+    return loaders[L::discriminant(r, p)](r, p + L::payload_offset);
+  }
+  static bool matches(const Type& t) {
+    if (detail::case_count(t) != sizeof...(Cs)) return false;
+    return matches_cases(t, std::index_sequence_for<Cs...>{});
+  }
+
+ private:
+  template <size_t... I>
+  static constexpr auto make_loaders(std::index_sequence<I...>) {
+    return std::array<V (*)(const Reader&, uint64_t), sizeof...(Cs)>{[](const Reader& r, uint64_t p) -> V {
+      return V(std::in_place_index<I>, Canon<std::variant_alternative_t<I, V>, W>::load(r, p));
+    }...};
+  }
+  template <size_t... I>
+  static bool matches_cases(const Type& t, std::index_sequence<I...>) {
+    return (detail::case_matches<std::variant_alternative_t<I, V>, W>(detail::case_type(t, I)) && ...);
+  }
+};
+
+template <class T, AddrWidth W>
+struct Canon<std::optional<T>, W> {
+  using L = detail::CaseLayout<W, std::monostate, T>;
+  static constexpr uint32_t size = L::size, align = L::align;
+  static std::optional<T> load(const Reader& r, uint64_t p) {
+    if (L::discriminant(r, p) == 0) return std::nullopt;
+    return Canon<T, W>::load(r, p + L::payload_offset);
+  }
+  static bool matches(const Type& t) {
+    return detail::kind_is(t, TypeKind::Option) && Canon<T, W>::matches(*detail::case_type(t, 1));
+  }
+};
+
+// ---- records and tuples -----------------------------------------------------------
+
+namespace detail {
+
+// Field offsets of a record-like sequence of types.
+template <AddrWidth W, class... Fs>
+struct FieldLayout {
+  static constexpr size_t count = sizeof...(Fs);
+  static constexpr uint32_t align = std::max({uint32_t{1}, Canon<Fs, W>::align...});
+  static constexpr std::array<uint32_t, count> offsets = [] {
+    std::array<uint32_t, count> out{};
+    const uint32_t sizes[] = {Canon<Fs, W>::size...};
+    const uint32_t aligns[] = {Canon<Fs, W>::align...};
+    uint32_t at = 0;
+    for (size_t i = 0; i < count; ++i) {
+      at = align_to(at, aligns[i]);
+      out[i] = at;
+      at += sizes[i];
+    }
+    return out;
+  }();
+  static constexpr uint32_t size = [] {
+    const uint32_t sizes[] = {Canon<Fs, W>::size...};
+    return align_to(offsets[count - 1] + sizes[count - 1], align);
+  }();
+};
+
+template <class T>
+using FieldsOf = std::remove_cvref_t<decltype(Record<T>::fields)>;
+
+template <class Tuple>
+struct FieldTypes;
+template <class... Fs>
+struct FieldTypes<std::tuple<Fs...>> {
+  template <AddrWidth W>
+  using Layout = FieldLayout<W, typename Fs::type...>;
+};
+
+}  // namespace detail
+
+template <class T, AddrWidth W>
+struct Canon<T, W, std::void_t<decltype(Record<T>::fields)>> {
+  using L = typename detail::FieldTypes<detail::FieldsOf<T>>::template Layout<W>;
+  static constexpr uint32_t size = L::size, align = L::align;
+
+  static T load(const Reader& r, uint64_t p) {
+    T out{};
+    load_fields(r, p, out, std::make_index_sequence<L::count>{});
+    return out;
+  }
+  static bool matches(const Type& t) {
+    return detail::kind_is(t, TypeKind::Record) && detail::field_count(t) == L::count &&
+           matches_fields(t, std::make_index_sequence<L::count>{});
+  }
+
+ private:
+  template <size_t... I>
+  static void load_fields(const Reader& r, uint64_t p, T& out, std::index_sequence<I...>) {
+    constexpr auto& fs = Record<T>::fields;
+    ((out.*(std::get<I>(fs).member) =
+          Canon<typename std::tuple_element_t<I, detail::FieldsOf<T>>::type, W>::load(r, p + L::offsets[I])),
+     ...);
+  }
+  template <size_t... I>
+  static bool matches_fields(const Type& t, std::index_sequence<I...>) {
+    return (Canon<typename std::tuple_element_t<I, detail::FieldsOf<T>>::type, W>::matches(*detail::field_type(t, I)) &&
+            ...);
+  }
+};
+
+template <class... Ts, AddrWidth W>
+struct Canon<std::tuple<Ts...>, W> {
+  using L = detail::FieldLayout<W, Ts...>;
+  static constexpr uint32_t size = L::size, align = L::align;
+  static std::tuple<Ts...> load(const Reader& r, uint64_t p) {
+    return load_all(r, p, std::index_sequence_for<Ts...>{});
+  }
+  static bool matches(const Type& t) {
+    return detail::kind_is(t, TypeKind::Tuple) && detail::field_count(t) == sizeof...(Ts) &&
+           matches_all(t, std::index_sequence_for<Ts...>{});
+  }
+
+ private:
+  template <size_t... I>
+  static std::tuple<Ts...> load_all(const Reader& r, uint64_t p, std::index_sequence<I...>) {
+    return std::tuple<Ts...>(Canon<Ts, W>::load(r, p + L::offsets[I])...);
+  }
+  template <size_t... I>
+  static bool matches_all(const Type& t, std::index_sequence<I...>) {
+    return (Canon<Ts, W>::matches(*detail::field_type(t, I)) && ...);
+  }
+};
+
+// ---- entry points ----------------------------------------------------------------
+
+// The value of type T stored at `ptr` (checked for alignment and bounds).
+template <class T, AddrWidth W = AddrWidth::I32>
+T load(const Reader& r, uint64_t ptr) {
+  r.check(ptr, Canon<T, W>::size, Canon<T, W>::align, "value");
+  return Canon<T, W>::load(r, ptr);
+}
+
+// Whether C++ type T can stand for `type` (shapes compared; names are not).
+template <class T, AddrWidth W = AddrWidth::I32>
+bool matches(const Type& type) {
+  return Canon<T, W>::matches(type);
+}
+
+// A lifted call's result where the callee left it: the callee's memory and
+// its core results (one flat value, or the pointer to spilled results).
+// Valid while the reader runs; post-return runs after.
+struct CallResult {
+  const AbiContext& cx;
+  std::span<const uint64_t> core;
+  bool spilled;
+};
+
+// The result of type T of a call whose results are spilled (lists,
+// strings, records: anything flattening to more than one core value).
+template <class T, AddrWidth W = AddrWidth::I32>
+T load_result(const Reader& r, const CallResult& result) {
+  if (!result.spilled || result.core.size() != 1)
+    r.fail("typed result loads need a result passed through memory");
+  return load<T, W>(r, result.core[0]);
+}
+
+}  // namespace cmhost::abi::typed

@@ -1,0 +1,63 @@
+// The non-template parts of typed lifts: strings, messages, type shapes.
+#include "cmhost/abi/typed.hpp"
+
+#include "cmhost/error.hpp"
+#include "program.hpp"
+#include "string_store.hpp"
+#include "text.hpp"
+
+namespace cmhost::abi::typed {
+
+namespace internal = ::cmhost::abi::detail;
+
+std::string Reader::string(uint64_t ptr, uint64_t tagged_units) const {
+  const internal::StringSource s = internal::read_string(cx_, ptr, tagged_units, *Type::string());
+  std::string out;
+  switch (s.form) {
+    case internal::TextForm::Utf8: out.assign(reinterpret_cast<const char*>(s.data), s.code_units); break;
+    case internal::TextForm::Utf16: utf16le_to_utf8(s.data, s.code_units, out); break;
+    case internal::TextForm::Latin1: latin1_to_utf8(s.data, s.code_units, out); break;
+  }
+  return out;
+}
+
+std::string_view Reader::string_view(uint64_t ptr, uint64_t tagged_units) const {
+  if (cx_.options().encoding != StringEncoding::Utf8)
+    throw Error(ErrorKind::Usage, "string views need UTF-8 strings; read std::string instead");
+  const internal::StringSource s = internal::read_string(cx_, ptr, tagged_units, *Type::string());
+  return {reinterpret_cast<const char*>(s.data), s.code_units};
+}
+
+void Reader::fail(const std::string& reason) const { throw_trap(reason + " (typed lift)"); }
+
+void Reader::fail_range(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const {
+  if (ptr % align != 0)
+    fail(std::string(what) + " pointer " + std::to_string(ptr) + " is not aligned to " + std::to_string(align));
+  fail(std::string(what) + " at " + std::to_string(ptr) + " with " + std::to_string(bytes) +
+       " bytes is out of bounds of memory (" + std::to_string(size_) + " bytes)");
+}
+
+namespace detail {
+
+bool kind_is(const Type& t, TypeKind kind) { return t.kind() == kind; }
+bool is_list(const Type& t) { return t.kind() == TypeKind::List; }
+size_t field_count(const Type& t) { return t.is_record_like() ? t.fields().size() : SIZE_MAX; }
+const Type* field_type(const Type& t, size_t i) { return t.fields()[i].type.get(); }
+size_t case_count(const Type& t) { return t.is_variant_like() ? t.cases().size() : SIZE_MAX; }
+const Type* case_type(const Type& t, size_t i) { return t.cases()[i].type.get(); }
+const Type* element_type(const Type& t) { return t.element().get(); }
+uint32_t canonical_nan32() { return internal::kCanonicalNan32; }
+uint64_t canonical_nan64() { return internal::kCanonicalNan64; }
+bool is_nan32(uint32_t bits) { return internal::is_nan32(bits); }
+bool is_nan64(uint64_t bits) { return internal::is_nan64(bits); }
+
+void bad_char(const Reader& r, uint32_t c) {
+  r.fail("char code point " + std::to_string(c) + (c >= 0x110000 ? " is above 0x10FFFF" : " is a surrogate"));
+}
+
+void bad_discriminant(const Reader& r, uint32_t disc, size_t cases) {
+  r.fail("invalid discriminant " + std::to_string(disc) + " (" + std::to_string(cases) + " cases)");
+}
+
+}  // namespace detail
+}  // namespace cmhost::abi::typed

@@ -1,0 +1,193 @@
+// Typed lifts (abi/typed.hpp): C++ types loaded straight from guest memory.
+// Each value is stored by the Val path (ValueAbi, checked by the reference
+// vectors), then loaded as C++ and compared; layouts must equal abi::Type's.
+#include <gtest/gtest.h>
+
+#include "cmhost/abi.hpp"
+#include "cmhost/abi/typed.hpp"
+
+namespace test_types {
+
+struct Entry {
+  std::string name;
+  std::optional<uint16_t> port;
+  std::vector<std::string> tags;
+  double weight;
+};
+
+struct EntryView {
+  std::string_view name;
+  std::optional<uint16_t> port;
+  cmhost::abi::typed::ListView<std::string_view> tags;
+  double weight;
+};
+
+}  // namespace test_types
+
+namespace cmhost::abi::typed {
+template <>
+struct Record<test_types::Entry> {
+  using E = test_types::Entry;
+  static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
+                                                 field("tags", &E::tags), field("weight", &E::weight));
+};
+template <>
+struct Record<test_types::EntryView> {
+  using E = test_types::EntryView;
+  static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
+                                                 field("tags", &E::tags), field("weight", &E::weight));
+};
+}  // namespace cmhost::abi::typed
+
+namespace cmhost::abi {
+namespace {
+
+using test_types::Entry;
+using test_types::EntryView;
+using Shape = std::variant<uint32_t, int64_t, float, double, std::string, std::monostate>;
+
+TypeRef entry_type() {
+  return Type::record({{"name", Type::string()}, {"port", Type::option(Type::u16())},
+                       {"tags", Type::list(Type::string())}, {"weight", Type::f64()}});
+}
+TypeRef shape_type() {
+  return Type::variant({{"i", Type::u32()}, {"l", Type::s64()}, {"f", Type::f32()},
+                        {"d", Type::f64()}, {"s", Type::string()}, {"nothing", nullptr}});
+}
+
+Val entry_val(const std::string& name, std::optional<uint16_t> port, std::vector<std::string> tags, double w) {
+  std::vector<Val> t;
+  for (auto& s : tags) t.push_back(Val::string(s));
+  return Val::record({Val::string(name), port ? Val::some(Val::u16(*port)) : Val::none(), Val::list(t), Val::f64(w)});
+}
+
+// Stores `v` of type `t` in a fresh memory and returns its address.
+struct Stored {
+  Stored(const TypeRef& t, const Val& v, CanonOptions o = {}) : mem(1 << 16, 8), opts(o) {
+    AbiContext cx(&mem, opts);
+    const Layout& l = t->layout(opts.addr);
+    ptr = mem.realloc(0, 0, l.align, l.size);
+    ValueAbi(t, opts.addr).store(cx, v, ptr);
+  }
+  AbiContext cx() { return AbiContext(&mem, opts); }
+  HostMemory mem;
+  CanonOptions opts;
+  uint64_t ptr;
+};
+
+TEST(Typed, LayoutsEqualTheAbiStages) {
+  EXPECT_EQ((typed::Canon<Entry, AddrWidth::I32>::size), entry_type()->layout(AddrWidth::I32).size);
+  EXPECT_EQ((typed::Canon<Entry, AddrWidth::I32>::align), entry_type()->layout(AddrWidth::I32).align);
+  EXPECT_EQ((typed::Canon<Entry, AddrWidth::I64>::size), entry_type()->layout(AddrWidth::I64).size);
+  EXPECT_EQ((typed::Canon<Shape, AddrWidth::I32>::size), shape_type()->layout(AddrWidth::I32).size);
+  EXPECT_EQ((typed::Canon<Shape, AddrWidth::I32>::align), shape_type()->layout(AddrWidth::I32).align);
+  using Tup = std::tuple<uint8_t, std::string, uint64_t>;
+  EXPECT_EQ((typed::Canon<Tup, AddrWidth::I32>::size),
+            Type::tuple({Type::u8(), Type::string(), Type::u64()})->layout(AddrWidth::I32).size);
+}
+
+TEST(Typed, MatchesComparesShapes) {
+  EXPECT_TRUE(typed::matches<Entry>(*entry_type()));
+  EXPECT_TRUE(typed::matches<EntryView>(*entry_type()));
+  EXPECT_TRUE(typed::matches<Shape>(*shape_type()));
+  EXPECT_TRUE(typed::matches<std::vector<Entry>>(*Type::list(entry_type())));
+  EXPECT_FALSE(typed::matches<Entry>(*shape_type()));
+  EXPECT_FALSE(typed::matches<std::vector<uint16_t>>(*Type::list(Type::u32())));
+  EXPECT_FALSE((typed::matches<std::variant<uint32_t, std::string>>(*shape_type())));
+}
+
+TEST(Typed, RecordsWithStringsOptionsAndLists) {
+  const Val v = entry_val("h\xC3\xA9llo", 8080, {"a", "", "\xE2\x98\x83"}, 2.5);
+  Stored s(entry_type(), v);
+  AbiContext cx = s.cx();
+  typed::Reader r(cx);
+  const Entry e = typed::load<Entry>(r, s.ptr);
+  EXPECT_EQ(e.name, "h\xC3\xA9llo");
+  EXPECT_EQ(e.port, std::optional<uint16_t>(8080));
+  EXPECT_EQ(e.tags, (std::vector<std::string>{"a", "", "\xE2\x98\x83"}));
+  EXPECT_EQ(e.weight, 2.5);
+  const EntryView view = typed::load<EntryView>(r, s.ptr);
+  EXPECT_EQ(view.name, "h\xC3\xA9llo");
+  ASSERT_EQ(view.tags.size(), 3u);
+  EXPECT_EQ(view.tags[2], "\xE2\x98\x83");
+  std::string joined;
+  for (std::string_view t : view.tags) joined += std::string(t) + "|";
+  EXPECT_EQ(joined, "a||\xE2\x98\x83|");
+}
+
+TEST(Typed, EveryVariantCase) {
+  const std::vector<Val> cases = {Val::variant(0, Val::u32(5)), Val::variant(1, Val::s64(-5)),
+                                  Val::variant(2, Val::f32(0.5f)), Val::variant(3, Val::f64(0.25)),
+                                  Val::variant(4, Val::string("s")), Val::variant(5)};
+  Stored s(Type::list(shape_type()), Val::list(cases));
+  AbiContext cx = s.cx();
+  typed::Reader r(cx);
+  const auto shapes = typed::load<std::vector<Shape>>(r, s.ptr);
+  ASSERT_EQ(shapes.size(), 6u);
+  EXPECT_EQ(std::get<0>(shapes[0]), 5u);
+  EXPECT_EQ(std::get<1>(shapes[1]), -5);
+  EXPECT_EQ(std::get<2>(shapes[2]), 0.5f);
+  EXPECT_EQ(std::get<3>(shapes[3]), 0.25);
+  EXPECT_EQ(std::get<4>(shapes[4]), "s");
+  EXPECT_EQ(shapes[5].index(), 5u);
+}
+
+TEST(Typed, Latin1AndUtf16StringsAreTranscoded) {
+  for (StringEncoding e : {StringEncoding::Utf16, StringEncoding::Latin1Utf16}) {
+    CanonOptions o;
+    o.encoding = e;
+    Stored s(Type::list(Type::string()), Val::list({Val::string("caf\xC3\xA9"), Val::string("\xF0\x9F\x98\x80")}), o);
+    AbiContext cx = s.cx();
+    typed::Reader r(cx);
+    EXPECT_EQ(typed::load<std::vector<std::string>>(r, s.ptr),
+              (std::vector<std::string>{"caf\xC3\xA9", "\xF0\x9F\x98\x80"}));
+    EXPECT_THROW(typed::load<std::vector<std::string_view>>(r, s.ptr), Error) << "views need UTF-8";
+  }
+}
+
+TEST(Typed, SixtyFourBitMemories) {
+  CanonOptions o;
+  o.addr = AddrWidth::I64;
+  const Val v = entry_val("wide", std::nullopt, {"x"}, -1);
+  Stored s(entry_type(), v, o);
+  AbiContext cx = s.cx();
+  typed::Reader r(cx);
+  const Entry e = typed::load<Entry, AddrWidth::I64>(r, s.ptr);
+  EXPECT_EQ(e.name, "wide");
+  EXPECT_FALSE(e.port);
+  EXPECT_EQ(e.tags, std::vector<std::string>{"x"});
+}
+
+std::string trap_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Trap) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no trap";
+  return "";
+}
+
+TEST(Typed, TrapsLikeLifting) {
+  HostMemory mem(256, 8);
+  AbiContext cx(&mem, CanonOptions{});
+  typed::Reader r(cx);
+  auto bytes = mem.bytes();
+  bytes[16] = 9;  // option discriminant 9
+  EXPECT_NE(trap_of([&] { typed::load<std::optional<uint8_t>>(r, 16); }).find("invalid discriminant"), std::string::npos);
+  const uint32_t surrogate = 0xD800;
+  std::memcpy(bytes.data() + 32, &surrogate, 4);
+  EXPECT_NE(trap_of([&] { typed::load<char32_t>(r, 32); }).find("surrogate"), std::string::npos);
+  const uint32_t bad_string[2] = {100, 1};
+  std::memcpy(bytes.data() + 40, bad_string, 8);
+  bytes[100] = 0xFF;
+  EXPECT_NE(trap_of([&] { typed::load<std::string>(r, 40); }).find("UTF-8"), std::string::npos);
+  const uint32_t far_list[2] = {200, 1000};
+  std::memcpy(bytes.data() + 48, far_list, 8);
+  EXPECT_NE(trap_of([&] { typed::load<std::vector<uint32_t>>(r, 48); }).find("out of bounds"), std::string::npos);
+  EXPECT_NE(trap_of([&] { typed::load<uint32_t>(r, 2); }).find("not aligned"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cmhost::abi
