@@ -72,6 +72,13 @@ class Func {
   std::vector<Val> call(Store& store, std::span<const Val> args) const {
     return func_->call(store.runtime(), args);
   }
+  // The result read where the callee left it, before post-return: e.g.
+  //   f.call_reading(store, {}, [&](const abi::typed::CallResult& r) {
+  //     abi::typed::Reader reader(r.cx);
+  //     auto ops = abi::typed::load_result<abi::typed::ListView<Op>>(reader, r); ... });
+  void call_reading(Store& store, std::span<const Val> args, const runtime::Func::ResultReader& read) const {
+    func_->call_reading(store.runtime(), args, read);
+  }
 
  private:
   std::string name_;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cmhost/abi.hpp"
+#include "cmhost/abi/typed.hpp"
 #include "cmhost/engine.hpp"
 #include "cmhost/validate.hpp"
 
@@ -73,6 +74,11 @@ class Func {
   // Calls the function: a trap poisons the callee's instance and throws
   // cmhost::Error (Trap); bad arguments throw InvalidValue.
   std::vector<abi::Val> call(Store& store, std::span<const abi::Val> args) const;
+  // Calls a lifted function and hands its result to `read` where the callee
+  // left it (read it with abi::typed loads and views): no Val is built.
+  // Post-return runs after `read` returns. Throws Usage for host functions.
+  using ResultReader = std::function<void(const abi::typed::CallResult&)>;
+  void call_reading(Store& store, std::span<const abi::Val> args, const ResultReader& read) const;
 
  private:
   friend class Instantiator;

@@ -55,7 +55,31 @@ class ValSteps final : public LiftedCallSteps {
   std::span<const abi::Val> args_;
 };
 
+// Arguments from Vals; the result handed over where the callee left it.
+class ReadingSteps final : public LiftedCallSteps {
+ public:
+  ReadingSteps(const abi::FunctionAbi& abi, std::span<const abi::Val> args, const Func::ResultReader& read)
+      : abi_(abi), args_(args), read_(read) {}
+  void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
+    abi_.lower_args(callee, args_, flat);
+  }
+  void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
+    read_(abi::typed::CallResult{callee, flat, abi_.results_spilled()});
+  }
+
+ private:
+  const abi::FunctionAbi& abi_;
+  std::span<const abi::Val> args_;
+  const Func::ResultReader& read_;
+};
+
 }  // namespace
+
+void Func::call_reading(Store& store, std::span<const abi::Val> args, const ResultReader& read) const {
+  if (host_) throw Error(ErrorKind::Usage, "host functions return Vals: call them with call()");
+  ReadingSteps steps(*abi_, args, read);
+  call_lifted(store, steps);
+}
 
 std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) const {
   if (host_) {

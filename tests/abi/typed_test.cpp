@@ -132,6 +132,24 @@ TEST(Typed, EveryVariantCase) {
   EXPECT_EQ(shapes[5].index(), 5u);
 }
 
+TEST(Typed, VisitVariantCallsTheCaseWithoutBuildingIt) {
+  Stored s(Type::list(shape_type()), Val::list({Val::variant(4, Val::string("x")), Val::variant(0, Val::u32(9)),
+                                                Val::variant(5)}));
+  AbiContext cx = s.cx();
+  typed::Reader r(cx);
+  using ShapeView = std::variant<uint32_t, int64_t, float, double, std::string_view, std::monostate>;
+  const auto list = typed::load<typed::ListView<ShapeView>>(r, s.ptr);
+  std::string log;
+  for (uint64_t i = 0; i < list.size(); ++i)
+    typed::visit_variant<ShapeView>(r, list.address(i), [&]<size_t I>(std::in_place_index_t<I>, const auto& payload) {
+      log += std::to_string(I);
+      if constexpr (I == 4) log += std::string(payload);
+      if constexpr (I == 0) log += std::to_string(payload);
+      log += ";";
+    });
+  EXPECT_EQ(log, "4x;09;5;");
+}
+
 TEST(Typed, Latin1AndUtf16StringsAreTranscoded) {
   for (StringEncoding e : {StringEncoding::Utf16, StringEncoding::Latin1Utf16}) {
     CanonOptions o;

@@ -63,6 +63,19 @@ TEST_F(Cross, ListsOfStringsAndPostReturn) {
   EXPECT_EQ(call1("posts", {}).as_u32(), 2u) << "the callee's post-return ran after each copy";
 }
 
+TEST_F(Cross, ResultsCanBeReadInPlaceWithoutVals) {
+  const Val list = Val::list({Val::string("one"), Val::string("tw\xC3\xB6")});
+  std::vector<std::string> seen;
+  instance.func("echo-list").call_reading(store, {&list, 1}, [&](const abi::typed::CallResult& result) {
+    abi::typed::Reader reader(result.cx);
+    for (std::string_view s : abi::typed::load_result<abi::typed::ListView<std::string_view>>(reader, result))
+      seen.emplace_back(s);
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"one", "tw\xC3\xB6"}));
+  EXPECT_THROW(instance.func("heap-top").call_reading(store, {}, [](const abi::typed::CallResult&) {}), Error)
+      << "a flat u32 result is not in memory";
+}
+
 TEST_F(Cross, TuplesWithOptionsAndSpilledResults) {
   const Val t = Val::tuple({Val::string("x\xE2\x98\x83"), Val::list({Val::string("p"), Val::string("")}),
                             Val::some(Val::u16(65535))});

@@ -106,7 +106,10 @@ class ListView {
   ListView(const Reader* r, uint64_t ptr, uint64_t length) : r_(r), ptr_(ptr), length_(length) {}
   uint64_t size() const { return length_; }
   bool empty() const { return length_ == 0; }
-  T operator[](uint64_t i) const { return Canon<T, W>::load(*r_, ptr_ + i * Canon<T, W>::size); }
+  T operator[](uint64_t i) const { return Canon<T, W>::load(*r_, address(i)); }
+  // Where element i lives, for reading it in another form (visit_variant).
+  uint64_t address(uint64_t i) const { return ptr_ + i * Canon<T, W>::size; }
+  const Reader& reader() const { return *r_; }
 
   class iterator {
    public:
@@ -470,6 +473,21 @@ template <class T, AddrWidth W = AddrWidth::I32>
 T load(const Reader& r, uint64_t ptr) {
   r.check(ptr, Canon<T, W>::size, Canon<T, W>::align, "value");
   return Canon<T, W>::load(r, ptr);
+}
+
+// Calls f(std::in_place_index<I>, payload) for the case of variant V stored
+// at `ptr` (already checked, e.g. a ListView element), without building the
+// variant: the visitor form of a lift.
+template <class V, AddrWidth W = AddrWidth::I32, class F>
+void visit_variant(const Reader& r, uint64_t ptr, F&& f) {
+  using C = Canon<V, W>;
+  const uint32_t d = C::L::discriminant(r, ptr);
+  const uint64_t payload = ptr + C::L::payload_offset;
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    ((d == I ? (f(std::in_place_index<I>, Canon<std::variant_alternative_t<I, V>, W>::load(r, payload)), true)
+             : false) ||
+     ...);
+  }(std::make_index_sequence<std::variant_size_v<V>>{});
 }
 
 // Whether C++ type T can stand for `type` (shapes compared; names are not).
