@@ -10,7 +10,7 @@ namespace cmhost::abi::typed {
 
 namespace internal = ::cmhost::abi::detail;
 
-std::string Reader::string(uint64_t ptr, uint64_t tagged_units) const {
+std::string Reader::string_general(uint64_t ptr, uint64_t tagged_units) const {
   const internal::StringSource s = internal::read_string(cx_, ptr, tagged_units, *Type::string());
   std::string out;
   switch (s.form) {
@@ -21,7 +21,7 @@ std::string Reader::string(uint64_t ptr, uint64_t tagged_units) const {
   return out;
 }
 
-std::string_view Reader::string_view(uint64_t ptr, uint64_t tagged_units) const {
+std::string_view Reader::string_view_general(uint64_t ptr, uint64_t tagged_units) const {
   if (cx_.options().encoding != StringEncoding::Utf8)
     throw Error(ErrorKind::Usage, "string views need UTF-8 strings; read std::string instead");
   const internal::StringSource s = internal::read_string(cx_, ptr, tagged_units, *Type::string());

@@ -72,8 +72,13 @@ TEST_F(Cross, ResultsCanBeReadInPlaceWithoutVals) {
       seen.emplace_back(s);
   });
   EXPECT_EQ(seen, (std::vector<std::string>{"one", "tw\xC3\xB6"}));
-  EXPECT_THROW(instance.func("heap-top").call_reading(store, {}, [](const abi::typed::CallResult&) {}), Error)
-      << "a flat u32 result is not in memory";
+  bool flat = false;
+  instance.func("heap-top").call_reading(store, {}, [&](const abi::typed::CallResult& result) {
+    flat = !result.spilled && result.core.size() == 1;
+    abi::typed::Reader reader(result.cx);
+    EXPECT_THROW(abi::typed::load_result<uint32_t>(reader, result), Error) << "a flat u32 result is not in memory";
+  });
+  EXPECT_TRUE(flat);
 }
 
 TEST_F(Cross, TuplesWithOptionsAndSpilledResults) {

@@ -47,7 +47,11 @@ namespace cmhost::abi::typed {
 class Reader {
  public:
   explicit Reader(const AbiContext& cx)
-      : cx_(cx), base_(cx.base()), size_(cx.size()), canon_nan_(cx.options().canonicalize_nan) {}
+      : cx_(cx),
+        base_(cx.base()),
+        size_(cx.size()),
+        canon_nan_(cx.options().canonicalize_nan),
+        utf8_(cx.options().encoding == StringEncoding::Utf8) {}
 
   const AbiContext& context() const { return cx_; }
   const uint8_t* at(uint64_t ptr) const { return base_ + ptr; }
@@ -63,16 +67,40 @@ class Reader {
   void check(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const {
     if ((ptr & (align - 1)) != 0 || ptr > size_ || bytes > size_ - ptr) fail_range(ptr, bytes, align, what);
   }
-  std::string string(uint64_t ptr, uint64_t tagged_units) const;
-  std::string_view string_view(uint64_t ptr, uint64_t tagged_units) const;
+  // Strings: the common case (UTF-8 options, ASCII text) is checked inline;
+  // anything else takes the general path, with the same checks and traps.
+  std::string string(uint64_t ptr, uint64_t tagged_units) const {
+    if (const char* s = ascii_utf8(ptr, tagged_units)) return std::string(s, tagged_units);
+    return string_general(ptr, tagged_units);
+  }
+  std::string_view string_view(uint64_t ptr, uint64_t tagged_units) const {
+    if (const char* s = ascii_utf8(ptr, tagged_units)) return std::string_view(s, tagged_units);
+    return string_view_general(ptr, tagged_units);
+  }
   [[noreturn]] void fail(const std::string& reason) const;
 
  private:
+  const char* ascii_utf8(uint64_t ptr, uint64_t length) const {
+    if (!utf8_ || ptr > size_ || length > size_ - ptr || length > kMaxStringByteLength) return nullptr;
+    const uint8_t* s = base_ + ptr;
+    uint64_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+      uint64_t word;
+      std::memcpy(&word, s + i, 8);
+      if (word & 0x8080808080808080ull) return nullptr;
+    }
+    for (; i < length; ++i)
+      if (s[i] & 0x80) return nullptr;
+    return reinterpret_cast<const char*>(s);
+  }
+  std::string string_general(uint64_t ptr, uint64_t tagged_units) const;
+  std::string_view string_view_general(uint64_t ptr, uint64_t tagged_units) const;
   [[noreturn]] void fail_range(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const;
   const AbiContext& cx_;
   const uint8_t* base_;
   uint64_t size_;
   bool canon_nan_;
+  bool utf8_;
 };
 
 constexpr uint32_t align_to(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
