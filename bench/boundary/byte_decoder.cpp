@@ -1,0 +1,203 @@
+#include "byte_decoder.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace cmhost::bench::boundary {
+namespace {
+
+class FrameDecoder {
+ public:
+  FrameDecoder(const uint8_t* ops, const uint8_t* ops_end, const uint8_t* texts, const uint8_t* texts_end)
+      : p_(ops), end_(ops_end), text_(texts), text_end_(texts_end) {}
+
+  uint64_t run(Sink& sink) {
+    uint64_t count = 0;
+    while (p_ < end_) {
+      operation(sink);
+      ++count;
+    }
+    if (text_ != text_end_) fail("texts do not use up the string segment");
+    return count;
+  }
+
+ private:
+  [[noreturn]] static void fail(const char* why) { throw std::runtime_error(std::string("byte protocol: ") + why); }
+
+  void need(size_t n) const {
+    if (static_cast<size_t>(end_ - p_) < n) fail("operation runs past the op segment");
+  }
+  uint8_t u8() {
+    need(1);
+    return *p_++;
+  }
+  uint16_t u16() {
+    need(2);
+    uint16_t v;
+    std::memcpy(&v, p_, 2);
+    p_ += 2;
+    return v;
+  }
+  uint32_t u32() {
+    need(4);
+    uint32_t v;
+    std::memcpy(&v, p_, 4);
+    p_ += 4;
+    return v;
+  }
+  uint64_t u64() {
+    need(8);
+    uint64_t v;
+    std::memcpy(&v, p_, 8);
+    p_ += 8;
+    return v;
+  }
+  std::optional<uint16_t> ns() {
+    const uint16_t v = u16();
+    if (v == 0xffff) return std::nullopt;
+    return v;
+  }
+  std::string_view text() {
+    uint32_t n = u16();
+    if (n == 0xffff) n = u32();
+    if (static_cast<size_t>(text_end_ - text_) < n) fail("text runs past the string segment");
+    std::string_view s(reinterpret_cast<const char*>(text_), n);
+    text_ += n;
+    return s;
+  }
+  std::span<const uint8_t> path() {
+    const uint8_t n = u8();
+    need(n);
+    std::span<const uint8_t> s(p_, n);
+    p_ += n;
+    return s;
+  }
+
+  // A template node and its subtree, numbered in pre-order.
+  uint32_t node(std::vector<TemplateNode>& nodes) {
+    const auto index = static_cast<uint32_t>(nodes.size());
+    nodes.emplace_back();
+    const uint8_t kind = u8();
+    if (kind == 0) {
+      TemplateNode n{};
+      n.kind = TemplateNode::Element;
+      n.tag = u16();
+      n.ns = ns();
+      const uint16_t attrs = u16();
+      for (uint16_t i = 0; i < attrs; ++i) {
+        const uint16_t name = u16();
+        const auto attr_ns = ns();
+        n.attrs.push_back({name, attr_ns, text()});
+      }
+      const uint16_t children = u16();
+      for (uint16_t i = 0; i < children; ++i) n.children.push_back(node(nodes));
+      nodes[index] = std::move(n);
+    } else if (kind == 1) {
+      nodes[index].kind = TemplateNode::Text;
+      nodes[index].text = text();
+    } else if (kind == 2) {
+      nodes[index].kind = TemplateNode::Dynamic;
+    } else {
+      fail("unknown template node kind");
+    }
+    return index;
+  }
+
+  void operation(Sink& sink) {
+    switch (u8()) {
+      case 1: {
+        const uint16_t id = u16();
+        sink.cache_string(id, text());
+        return;
+      }
+      case 2: {
+        const uint16_t id = u16();
+        const uint16_t root_count = u16();
+        std::vector<TemplateNode> nodes;
+        std::vector<uint32_t> roots;
+        for (uint16_t i = 0; i < root_count; ++i) roots.push_back(node(nodes));
+        sink.register_template(id, nodes, roots);
+        return;
+      }
+      case 3: { const uint32_t id = u32(); sink.append_children(id, u32()); return; }
+      case 4: { const auto p = path(); sink.assign_id(p, u32()); return; }
+      case 5: sink.create_placeholder(u32()); return;
+      case 6: { const uint32_t id = u32(); sink.create_text_node(id, text()); return; }
+      case 7: {
+        const uint32_t id = u32();
+        const uint16_t tmpl = u16();
+        sink.load_template(id, tmpl, u16());
+        return;
+      }
+      case 8: { const uint32_t id = u32(); sink.replace_with(id, u32()); return; }
+      case 9: { const auto p = path(); sink.replace_placeholder(p, u32()); return; }
+      case 10: { const uint32_t id = u32(); sink.insert_after(id, u32()); return; }
+      case 11: { const uint32_t id = u32(); sink.insert_before(id, u32()); return; }
+      case 12: {
+        const uint32_t id = u32();
+        const uint16_t name = u16();
+        const auto attr_ns = ns();
+        AttrValue v{};
+        switch (u8()) {
+          case 0: v.kind = AttrKind::Text, v.text = text(); break;
+          case 1: {
+            v.kind = AttrKind::Float;
+            const uint64_t bits = u64();
+            std::memcpy(&v.number, &bits, 8);
+            break;
+          }
+          case 2: v.kind = AttrKind::Int, v.integer = static_cast<int64_t>(u64()); break;
+          case 3: v.kind = AttrKind::Boolean, v.boolean = u8() != 0; break;
+          case 4: v.kind = AttrKind::None; break;
+          default: fail("unknown attribute value kind");
+        }
+        sink.set_attribute(id, name, attr_ns, v);
+        return;
+      }
+      case 13: { const uint32_t id = u32(); sink.set_text(id, text()); return; }
+      case 14: {
+        const uint32_t id = u32();
+        const uint16_t name = u16();
+        sink.new_event_listener(id, name, u8() != 0);
+        return;
+      }
+      case 15: {
+        const uint32_t id = u32();
+        const uint16_t name = u16();
+        sink.remove_event_listener(id, name, u8() != 0);
+        return;
+      }
+      case 16: sink.remove(u32()); return;
+      case 17: sink.push_root(u32()); return;
+      default: fail("unknown opcode");
+    }
+  }
+
+  const uint8_t* p_;
+  const uint8_t* end_;
+  const uint8_t* text_;
+  const uint8_t* text_end_;
+};
+
+}  // namespace
+
+uint64_t decode_bytes(std::span<const uint8_t> bytes, Sink& sink) {
+  uint64_t count = 0;
+  size_t at = 0;
+  while (at < bytes.size()) {
+    if (bytes.size() - at < 8) throw std::runtime_error("byte protocol: truncated frame header");
+    uint32_t frame_len, strings_len;
+    std::memcpy(&frame_len, bytes.data() + at, 4);
+    std::memcpy(&strings_len, bytes.data() + at + 4, 4);
+    if (frame_len < 8 || frame_len > bytes.size() - at || strings_len > frame_len - 8)
+      throw std::runtime_error("byte protocol: malformed frame header");
+    const uint8_t* texts = bytes.data() + at + 8;
+    FrameDecoder frame(texts + strings_len, bytes.data() + at + frame_len, texts, texts + strings_len);
+    count += frame.run(sink);
+    at += frame_len;
+  }
+  return count;
+}
+
+}  // namespace cmhost::bench::boundary

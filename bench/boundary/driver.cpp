@@ -1,0 +1,332 @@
+// The boundary benchmark: a batch of DOM mutations taken from a guest by
+// each lane, delivered to the same sink, timed round by round in one
+// process. Lanes: bytes (hand-written decoder), dynamic (Vals), typed (C++
+// structs by the typed lifts), visitor (operands read in place), floor (the
+// typed lane's C++ objects alone, no ABI), and jco (the component
+// transpiled to JS, timed inside Node). Plus flat lanes: 1 MiB list<u8>
+// each way against memcpy, and a u32 round trip.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "byte_decoder.hpp"
+#include "cmhost/cmhost.hpp"
+#include "deliver.hpp"
+#include "val_walker.hpp"
+
+namespace cmhost::bench::boundary {
+namespace {
+
+using abi::Val;
+using Clock = std::chrono::steady_clock;
+using OwnedOps = std::vector<wit::Operation<wit::Owning>>;
+using OperationView = wit::Operation<wit::Viewing>;
+
+std::string component(const char* name) { return std::string(CMHOST_BENCH_COMPONENTS) + "/" + name + ".wasm"; }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// One lane: delivers the prepared batch to the sink once.
+struct Lane {
+  std::string name;
+  std::function<void(Sink&)> run;
+};
+
+class Boundary {
+ public:
+  Boundary() : component_(Component::from_file(engine_, component("boundary"))) {
+    instance_.emplace(Linker().instantiate(store_, component_));
+    take_typed_.emplace(instance_->func("take-typed"));
+    take_bytes_.emplace(instance_->func("take-bytes"));
+  }
+
+  void prepare(uint32_t rows) {
+    const Val n = Val::u32(rows);
+    instance_->func("prepare").call(store_, {&n, 1});
+    // The floor lane's objects: what the typed lane builds, made once here.
+    take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
+      abi::typed::Reader reader(r.cx);
+      floor_source_ = abi::typed::load_result<OwnedOps>(reader, r);
+    });
+  }
+
+  std::vector<Lane> lanes() {
+    return {
+        {"bytes",
+         [this](Sink& sink) {
+           take_bytes_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
+             abi::typed::Reader reader(r.cx);
+             const auto bytes = abi::typed::load_result<abi::typed::ListView<uint8_t>>(reader, r);
+             decode_bytes(bytes.empty() ? std::span<const uint8_t>() : std::span(reader.at(bytes.address(0)), bytes.size()),
+                          sink);
+           });
+         }},
+        {"dynamic",
+         [this](Sink& sink) {
+           const auto results = take_typed_->call(store_, {});
+           deliver_vals(results[0], sink);
+         }},
+        {"typed",
+         [this](Sink& sink) {
+           OwnedOps ops;
+           take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
+             abi::typed::Reader reader(r.cx);
+             ops = abi::typed::load_result<OwnedOps>(reader, r);
+           });
+           for (const auto& op : ops) deliver(op, sink);
+         }},
+        {"visitor",
+         [this](Sink& sink) {
+           take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
+             abi::typed::Reader reader(r.cx);
+             const auto ops = abi::typed::load_result<abi::typed::ListView<OperationView>>(reader, r);
+             for (uint64_t i = 0; i < ops.size(); ++i)
+               abi::typed::visit_variant<OperationView>(
+                   reader, ops.address(i),
+                   [&]<size_t I>(std::in_place_index_t<I>, const auto& payload) { deliver<I>(payload, sink); });
+           });
+         }},
+        {"floor",
+         [this](Sink& sink) {
+           const OwnedOps ops = floor_source_;  // the allocations the typed lane makes
+           for (const auto& op : ops) deliver(op, sink);
+         }},
+    };
+  }
+
+ private:
+  Engine engine_;
+  Component component_;
+  Store store_{engine_};
+  std::optional<Instance> instance_;
+  std::optional<Func> take_typed_, take_bytes_;
+  OwnedOps floor_source_;
+};
+
+struct RowResult {
+  uint64_t elements = 0;
+  std::map<std::string, double> ns_per_element;
+};
+
+// Runs every lane once into a checksum sink; they must agree.
+Checksum check_lanes(std::vector<Lane>& lanes, uint64_t elements) {
+  std::optional<Checksum> reference;
+  std::string first;
+  for (Lane& lane : lanes) {
+    ChecksumSink sink;
+    lane.run(sink);
+    uint64_t calls = 0;
+    for (uint64_t c : sink.sum.calls) calls += c;
+    if (calls != elements)
+      throw std::runtime_error(fmt::format("lane {} delivered {} operations, expected {}", lane.name, calls, elements));
+    if (!reference) {
+      reference = sink.sum;
+      first = lane.name;
+    } else if (!(sink.sum == *reference)) {
+      throw std::runtime_error(fmt::format("checksums differ: {}: {}; {}: {}", first, reference->to_string(), lane.name,
+                                           sink.sum.to_string()));
+    }
+  }
+  return *reference;
+}
+
+RowResult run_rows(Boundary& b, uint32_t rows, int rounds) {
+  b.prepare(rows);
+  auto lanes = b.lanes();
+  RowResult out;
+  out.elements = 7 + uint64_t{8} * rows;
+  check_lanes(lanes, out.elements);
+  // Enough repetitions per measurement to run for a few milliseconds.
+  const uint64_t reps = std::max<uint64_t>(3, 300000 / out.elements);
+  std::map<std::string, std::vector<double>> samples;
+  ChecksumSink sink;
+  for (int round = -1; round < rounds; ++round) {  // round -1 warms up
+    for (Lane& lane : lanes) {
+      const auto t0 = Clock::now();
+      for (uint64_t i = 0; i < reps; ++i) lane.run(sink);
+      const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+      if (round >= 0) samples[lane.name].push_back(ns / double(reps * out.elements));
+    }
+  }
+  for (auto& [name, v] : samples) out.ns_per_element[name] = median(v);
+  return out;
+}
+
+// The jco lane: Node times the transpiled component itself.
+std::optional<nlohmann::json> run_jco(const std::vector<uint32_t>& rows, int rounds, std::string& why) {
+  std::string rows_arg;
+  for (uint32_t r : rows) rows_arg += (rows_arg.empty() ? "" : ",") + std::to_string(r);
+  const std::string cmd = fmt::format("node '{}' '{}' {} {} 2>&1", CMHOST_BOUNDARY_JCO_SCRIPT, CMHOST_BOUNDARY_JS_DIR,
+                                      rows_arg, rounds);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) {
+    why = "cannot start node";
+    return std::nullopt;
+  }
+  std::string output;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
+  const int status = pclose(pipe);
+  if (status != 0) {
+    why = "node failed: " + output;
+    return std::nullopt;
+  }
+  try {
+    return nlohmann::json::parse(output);
+  } catch (const std::exception& e) {
+    why = std::string("node printed no JSON: ") + e.what() + ": " + output.substr(0, 200);
+    return std::nullopt;
+  }
+}
+
+Checksum checksum_from_json(const nlohmann::json& j) {
+  Checksum c;
+  for (size_t i = 0; i < c.calls.size(); ++i) c.calls[i] = j.at("calls").at(i).get<uint64_t>();
+  c.numbers = j.at("numbers").get<uint64_t>();
+  c.text_bytes = j.at("text_bytes").get<uint64_t>();
+  return c;
+}
+
+// Flat lanes: 1 MiB list<u8> each way against memcpy, and a u32 round trip.
+nlohmann::json run_flat(int rounds) {
+  Engine engine;
+  Component component = Component::from_file(engine, boundary::component("flat"));
+  Store store(engine);
+  Instance instance = Linker().instantiate(store, component);
+  const Func get = instance.func("get-bytes"), put = instance.func("put-bytes"), add = instance.func("add-one");
+  constexpr uint32_t kMiB = 1 << 20;
+  const Val n = Val::u32(kMiB);
+  std::vector<uint8_t> src(kMiB, 7), dst(kMiB);
+  const Val bytes = Val::bytes(src);
+  std::vector<double> memcpy_ns, out_ns, in_ns, call_ns;
+  auto time = [](auto&& f, int reps) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < reps; ++i) f();
+    return std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / reps;
+  };
+  for (int round = -1; round < rounds; ++round) {
+    const double m = time([&] {
+      std::memcpy(dst.data(), src.data(), kMiB);
+      asm volatile("" ::"r"(dst.data()) : "memory");
+    }, 50);
+    const double o = time([&] { if (get.call(store, {&n, 1})[0].list_size() != kMiB) throw std::runtime_error("get-bytes"); }, 50);
+    const double i = time([&] { if (put.call(store, {&bytes, 1})[0].as_u32() != kMiB) throw std::runtime_error("put-bytes"); }, 50);
+    const Val x = Val::u32(41);
+    const double c = time([&] { if (add.call(store, {&x, 1})[0].as_u32() != 42) throw std::runtime_error("add-one"); }, 20000);
+    if (round < 0) continue;
+    memcpy_ns.push_back(m), out_ns.push_back(o), in_ns.push_back(i), call_ns.push_back(c);
+  }
+  const double m = median(memcpy_ns);
+  return {{"memcpy_1mib_ns", m},
+          {"list_u8_1mib_guest_to_host_ns", median(out_ns)},
+          {"list_u8_1mib_guest_to_host_vs_memcpy", median(out_ns) / m},
+          {"list_u8_1mib_host_to_guest_ns", median(in_ns)},
+          {"list_u8_1mib_host_to_guest_vs_memcpy", median(in_ns) / m},
+          {"u32_round_trip_ns_per_call", median(call_ns)}};
+}
+
+int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco) {
+  Boundary b;
+  nlohmann::json out = {{"rows", nlohmann::json::object()}};
+  std::map<uint32_t, RowResult> results;
+  std::map<uint32_t, Checksum> checksums;
+  for (uint32_t rows : sweep) {
+    results[rows] = run_rows(b, rows, rounds);
+    b.prepare(rows);
+    auto lanes = b.lanes();
+    checksums[rows] = check_lanes(lanes, results[rows].elements);
+  }
+  std::string jco_why = "not requested (--no-jco)";
+  std::optional<nlohmann::json> jco;
+  if (with_jco) jco = run_jco(sweep, rounds, jco_why);
+  for (uint32_t rows : sweep) {
+    RowResult& r = results[rows];
+    if (jco) {
+      const auto& j = (*jco)["rows"][std::to_string(rows)];
+      if (!(checksum_from_json(j.at("checksum")) == checksums[rows]))
+        throw std::runtime_error(fmt::format("jco lane checksum differs at {} rows: {} vs {}", rows,
+                                             checksum_from_json(j.at("checksum")).to_string(),
+                                             checksums[rows].to_string()));
+      r.ns_per_element["jco"] = j.at("ns_per_element").get<double>();
+    }
+  }
+  if (!jco) fmt::print(stderr, "jco lane omitted: {}\n", jco_why);
+  const nlohmann::json flat = run_flat(rounds);
+
+  const std::vector<std::string> order = {"bytes", "dynamic", "typed", "visitor", "floor", "jco"};
+  for (uint32_t rows : sweep) {
+    const RowResult& r = results[rows];
+    nlohmann::json lanes = nlohmann::json::object();
+    const double bytes_ns = r.ns_per_element.at("bytes");
+    for (const auto& name : order)
+      if (r.ns_per_element.count(name))
+        lanes[name] = {{"ns_per_element", r.ns_per_element.at(name)}, {"ratio", r.ns_per_element.at(name) / bytes_ns}};
+    out["rows"][std::to_string(rows)] = {{"elements", r.elements}, {"lanes", lanes}};
+  }
+  out["flat"] = flat;
+  if (json) {
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("boundary benchmark: list<operation> of 7 + 8N elements, ns per element (ratio to bytes), median of {} rounds\n\n",
+             rounds);
+  fmt::print("{:>6} {:>7}", "rows", "elems");
+  for (const auto& name : order) fmt::print(" {:>17}", name);
+  fmt::print("\n");
+  for (uint32_t rows : sweep) {
+    const auto& row = out["rows"][std::to_string(rows)];
+    fmt::print("{:>6} {:>7}", rows, row["elements"].get<uint64_t>());
+    for (const auto& name : order) {
+      if (!row["lanes"].contains(name)) {
+        fmt::print(" {:>17}", "-");
+        continue;
+      }
+      const auto& l = row["lanes"][name];
+      fmt::print(" {:>17}", fmt::format("{:.1f} ({:.2f}x)", l["ns_per_element"].get<double>(), l["ratio"].get<double>()));
+    }
+    fmt::print("\n");
+  }
+  fmt::print("\nflat lanes:\n");
+  fmt::print("  1 MiB list<u8> guest->host: {:.0f} ns = {:.2f}x memcpy ({:.0f} ns)\n",
+             flat["list_u8_1mib_guest_to_host_ns"].get<double>(), flat["list_u8_1mib_guest_to_host_vs_memcpy"].get<double>(),
+             flat["memcpy_1mib_ns"].get<double>());
+  fmt::print("  1 MiB list<u8> host->guest: {:.0f} ns = {:.2f}x memcpy\n", flat["list_u8_1mib_host_to_guest_ns"].get<double>(),
+             flat["list_u8_1mib_host_to_guest_vs_memcpy"].get<double>());
+  fmt::print("  u32 round trip: {:.0f} ns/call\n", flat["u32_round_trip_ns_per_call"].get<double>());
+  return 0;
+}
+
+}  // namespace
+}  // namespace cmhost::bench::boundary
+
+int main(int argc, char** argv) {
+  CLI::App app{"cmhost boundary benchmark"};
+  bool json = false, no_jco = false;
+  int rounds = 11;
+  std::vector<uint32_t> rows = {100, 500, 1000, 4000};
+  app.add_flag("--json", json, "Print the results as one JSON object");
+  app.add_option("--rounds", rounds, "Measured rounds per lane (median reported)")->check(CLI::Range(1, 1000));
+  app.add_option("--rows", rows, "The sweep of batch sizes");
+  app.add_flag("--no-jco", no_jco, "Skip the jco lane");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return cmhost::bench::boundary::run(json, rounds, rows, !no_jco);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "boundary: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,119 @@
+// What every lane of the boundary benchmark delivers its operations to: one
+// method per case of `operation`, operands as arguments. The checksum sink
+// proves the lanes saw the same batch.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cmhost::bench::boundary {
+
+// A template node in the one form all lanes can produce: texts are views
+// into whatever the lane read from, children are node numbers.
+struct TemplateAttr {
+  uint16_t name;
+  std::optional<uint16_t> ns;
+  std::string_view value;
+};
+struct TemplateNode {
+  enum Kind : uint8_t { Element, Text, Dynamic } kind;
+  uint16_t tag = 0;
+  std::optional<uint16_t> ns;
+  std::vector<TemplateAttr> attrs;
+  std::vector<uint32_t> children;
+  std::string_view text;
+};
+
+enum class AttrKind : uint8_t { Text, Float, Int, Boolean, None };
+struct AttrValue {
+  AttrKind kind = AttrKind::None;
+  std::string_view text = {};
+  double number = 0;
+  int64_t integer = 0;
+  bool boolean = false;
+};
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void cache_string(uint16_t id, std::string_view str) = 0;
+  virtual void register_template(uint16_t id, std::span<const TemplateNode> nodes, std::span<const uint32_t> roots) = 0;
+  virtual void append_children(uint32_t id, uint32_t m) = 0;
+  virtual void assign_id(std::span<const uint8_t> path, uint32_t id) = 0;
+  virtual void create_placeholder(uint32_t id) = 0;
+  virtual void create_text_node(uint32_t id, std::string_view text) = 0;
+  virtual void load_template(uint32_t id, uint16_t tmpl, uint16_t root) = 0;
+  virtual void replace_with(uint32_t id, uint32_t m) = 0;
+  virtual void replace_placeholder(std::span<const uint8_t> path, uint32_t m) = 0;
+  virtual void insert_after(uint32_t id, uint32_t m) = 0;
+  virtual void insert_before(uint32_t id, uint32_t m) = 0;
+  virtual void set_attribute(uint32_t id, uint16_t name, std::optional<uint16_t> ns, const AttrValue& value) = 0;
+  virtual void set_text(uint32_t id, std::string_view text) = 0;
+  virtual void new_event_listener(uint32_t id, uint16_t name, bool bubbles) = 0;
+  virtual void remove_event_listener(uint32_t id, uint16_t name, bool bubbles) = 0;
+  virtual void remove(uint32_t id) = 0;
+  virtual void push_root(uint32_t id) = 0;
+};
+
+// Calls per case, the sum of every id and number, and the bytes of every
+// text: equal checksums mean the lanes delivered the same operations.
+struct Checksum {
+  std::array<uint64_t, 17> calls{};
+  uint64_t numbers = 0;
+  uint64_t text_bytes = 0;
+  bool operator==(const Checksum&) const = default;
+  std::string to_string() const;
+};
+
+class ChecksumSink final : public Sink {
+ public:
+  Checksum sum;
+  void cache_string(uint16_t id, std::string_view str) override;
+  void register_template(uint16_t id, std::span<const TemplateNode> nodes, std::span<const uint32_t> roots) override;
+  void append_children(uint32_t id, uint32_t m) override { stack(2, id, m); }
+  void assign_id(std::span<const uint8_t> path, uint32_t id) override { path_op(3, path, id); }
+  void create_placeholder(uint32_t id) override { one(4, id); }
+  void create_text_node(uint32_t id, std::string_view text) override { text_op(5, id, text); }
+  void load_template(uint32_t id, uint16_t tmpl, uint16_t root) override;
+  void replace_with(uint32_t id, uint32_t m) override { stack(7, id, m); }
+  void replace_placeholder(std::span<const uint8_t> path, uint32_t m) override { path_op(8, path, m); }
+  void insert_after(uint32_t id, uint32_t m) override { stack(9, id, m); }
+  void insert_before(uint32_t id, uint32_t m) override { stack(10, id, m); }
+  void set_attribute(uint32_t id, uint16_t name, std::optional<uint16_t> ns, const AttrValue& value) override;
+  void set_text(uint32_t id, std::string_view text) override { text_op(12, id, text); }
+  void new_event_listener(uint32_t id, uint16_t name, bool bubbles) override { listener(13, id, name, bubbles); }
+  void remove_event_listener(uint32_t id, uint16_t name, bool bubbles) override { listener(14, id, name, bubbles); }
+  void remove(uint32_t id) override { one(15, id); }
+  void push_root(uint32_t id) override { one(16, id); }
+
+ private:
+  void one(int c, uint32_t id) {
+    ++sum.calls[c];
+    sum.numbers += id;
+  }
+  void stack(int c, uint32_t id, uint32_t m) {
+    ++sum.calls[c];
+    sum.numbers += uint64_t{id} + m;
+  }
+  void path_op(int c, std::span<const uint8_t> path, uint32_t n) {
+    ++sum.calls[c];
+    sum.numbers += n + path.size();
+    for (uint8_t b : path) sum.numbers += b;
+  }
+  void text_op(int c, uint32_t id, std::string_view text) {
+    ++sum.calls[c];
+    sum.numbers += id;
+    sum.text_bytes += text.size();
+  }
+  void listener(int c, uint32_t id, uint16_t name, bool bubbles) {
+    ++sum.calls[c];
+    sum.numbers += uint64_t{id} + name + bubbles;
+  }
+};
+
+}  // namespace cmhost::bench::boundary
