@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../common/dom_batch.hpp"
+#include "../common/summary_reporter.hpp"
 #include "cmhost/abi.hpp"
 
 namespace {
@@ -124,30 +125,12 @@ void BM_LowerOperations(benchmark::State& state) {
 }
 BENCHMARK(BM_LowerOperations)->Arg(1000);
 
-// Collects real time per iteration (ns) and per item (ns) of each run.
-class SummaryReporter : public benchmark::ConsoleReporter {
- public:
-  std::map<std::string, double> ns_per_iteration, ns_per_item;
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const auto& run : runs) {
-      if (run.run_type != Run::RT_Iteration && run.aggregate_name != "median") continue;
-      std::string name = run.run_name.str();
-      const double ns = run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
-      ns_per_iteration[name] = ns;
-      if (auto it = run.counters.find("items_per_second"); it != run.counters.end() && it->second.value > 0)
-        ns_per_item[name] = 1e9 / it->second.value;
-    }
-  }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  SummaryReporter reporter;
+  cmhost::bench::SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 

@@ -28,31 +28,18 @@ class FrameDecoder {
   void need(size_t n) const {
     if (static_cast<size_t>(end_ - p_) < n) fail("operation runs past the op segment");
   }
-  uint8_t u8() {
-    need(1);
-    return *p_++;
-  }
-  uint16_t u16() {
-    need(2);
-    uint16_t v;
-    std::memcpy(&v, p_, 2);
-    p_ += 2;
+  template <class T>
+  T read() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, p_, sizeof(T));
+    p_ += sizeof(T);
     return v;
   }
-  uint32_t u32() {
-    need(4);
-    uint32_t v;
-    std::memcpy(&v, p_, 4);
-    p_ += 4;
-    return v;
-  }
-  uint64_t u64() {
-    need(8);
-    uint64_t v;
-    std::memcpy(&v, p_, 8);
-    p_ += 8;
-    return v;
-  }
+  uint8_t u8() { return read<uint8_t>(); }
+  uint16_t u16() { return read<uint16_t>(); }
+  uint32_t u32() { return read<uint32_t>(); }
+  uint64_t u64() { return read<uint64_t>(); }
   std::optional<uint16_t> ns() {
     const uint16_t v = u16();
     if (v == 0xffff) return std::nullopt;

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "../common/summary_reporter.hpp"
 #include "cmhost/cmhost.hpp"
 
 namespace {
@@ -54,32 +55,19 @@ void BM_CrossCallThroughHostVals(benchmark::State& state) { run_calls(state, tru
 BENCHMARK(BM_CrossCallDirect)->Arg(10)->Arg(100)->Arg(1000)->Arg(10000);
 BENCHMARK(BM_CrossCallThroughHostVals)->Arg(10)->Arg(100)->Arg(1000)->Arg(10000);
 
-// Collects real time per iteration of each run (medians when repeated).
-class SummaryReporter : public benchmark::ConsoleReporter {
- public:
-  std::map<std::string, double> ns_per_call;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration && run.aggregate_name != "median") continue;
-      ns_per_call[run.run_name.str()] = run.GetAdjustedRealTime();
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  SummaryReporter reporter;
+  cmhost::bench::SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   std::printf("\nSummary (same run): list<string> from one component to another\n");
   for (const char* n : {"10", "100", "1000", "10000"}) {
     const std::string direct = std::string("BM_CrossCallDirect/") + n;
     const std::string host = std::string("BM_CrossCallThroughHostVals/") + n;
-    auto& t = reporter.ns_per_call;
+    auto& t = reporter.ns_per_iteration;
     if (!t.count(direct) || !t.count(host)) continue;
     const double strings = std::stod(n);
     std::printf("  %5s strings: direct %10.0f ns (%5.1f ns/string), through host Vals %10.0f ns (%5.1f ns/string): "

@@ -214,31 +214,25 @@ struct Canon<bool, W> {
   static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::Bool); }
 };
 
-template <AddrWidth W>
-struct Canon<float, W> {
-  static constexpr uint32_t size = 4, align = 4;
-  static float load(const Reader& r, uint64_t p) {
-    uint32_t bits = r.read<uint32_t>(p);
-    if (r.canonicalize_nan() && detail::is_nan32(bits)) bits = detail::canonical_nan32();
-    float f;
-    std::memcpy(&f, &bits, 4);
+// Floats: NaNs become the canonical NaN, as lifting does.
+template <class T, class Bits, TypeKind K>
+struct FloatCanon {
+  static constexpr uint32_t size = sizeof(T), align = sizeof(T);
+  static T load(const Reader& r, uint64_t p) {
+    Bits bits = r.read<Bits>(p);
+    if constexpr (sizeof(T) == 4) {
+      if (r.canonicalize_nan() && detail::is_nan32(bits)) bits = detail::canonical_nan32();
+    } else {
+      if (r.canonicalize_nan() && detail::is_nan64(bits)) bits = detail::canonical_nan64();
+    }
+    T f;
+    std::memcpy(&f, &bits, sizeof(T));
     return f;
   }
-  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::F32); }
+  static bool matches(const Type& t) { return detail::kind_is(t, K); }
 };
-
-template <AddrWidth W>
-struct Canon<double, W> {
-  static constexpr uint32_t size = 8, align = 8;
-  static double load(const Reader& r, uint64_t p) {
-    uint64_t bits = r.read<uint64_t>(p);
-    if (r.canonicalize_nan() && detail::is_nan64(bits)) bits = detail::canonical_nan64();
-    double d;
-    std::memcpy(&d, &bits, 8);
-    return d;
-  }
-  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::F64); }
-};
+template <AddrWidth W> struct Canon<float, W> : FloatCanon<float, uint32_t, TypeKind::F32> {};
+template <AddrWidth W> struct Canon<double, W> : FloatCanon<double, uint64_t, TypeKind::F64> {};
 
 template <AddrWidth W>
 struct Canon<char32_t, W> {
@@ -291,9 +285,17 @@ std::pair<uint64_t, uint64_t> checked_list(const Reader& r, uint64_t p) {
 }
 }  // namespace detail
 
+// What list<T> forms share: a (ptr, length) pair in memory.
 template <class T, AddrWidth W>
-struct Canon<std::vector<T>, W> {
+struct ListCanon {
   static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
+  static bool matches(const Type& t) {
+    return detail::is_list(t) && Canon<T, W>::matches(*detail::element_type(t));
+  }
+};
+
+template <class T, AddrWidth W>
+struct Canon<std::vector<T>, W> : ListCanon<T, W> {
   static std::vector<T> load(const Reader& r, uint64_t p) {
     const auto [ptr, length] = detail::checked_list<T, W>(r, p);
     std::vector<T> out;
@@ -306,20 +308,13 @@ struct Canon<std::vector<T>, W> {
     }
     return out;
   }
-  static bool matches(const Type& t) {
-    return detail::is_list(t) && Canon<T, W>::matches(*detail::element_type(t));
-  }
 };
 
 template <class T, AddrWidth W>
-struct Canon<ListView<T, W>, W> {
-  static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
+struct Canon<ListView<T, W>, W> : ListCanon<T, W> {
   static ListView<T, W> load(const Reader& r, uint64_t p) {
     const auto [ptr, length] = detail::checked_list<T, W>(r, p);
     return ListView<T, W>(&r, ptr, length);
-  }
-  static bool matches(const Type& t) {
-    return detail::is_list(t) && Canon<T, W>::matches(*detail::element_type(t));
   }
 };
 
