@@ -23,6 +23,7 @@
 
 #include "cmhost/binary.hpp"
 #include "cmhost/cmhost.hpp"
+#include "test_support.hpp"
 
 namespace cmhost {
 namespace {
@@ -295,15 +296,7 @@ TEST_F(StringsGuest, InstancesAreIndependent) {
 
 // ---- greeter: root exports, an imported interface ----
 
-FuncType func_type(std::vector<std::pair<std::string, abi::TypeRef>> params, abi::TypeRef result) {
-  FuncType t;
-  for (auto& [name, type] : params) {
-    t.param_names.push_back(name);
-    t.params.push_back(type);
-  }
-  t.result = std::move(result);
-  return t;
-}
+using test::func_type;
 
 // The host side of cmhost:test/env: a list of keys, some with values.
 class GreeterGuest : public ::testing::Test {

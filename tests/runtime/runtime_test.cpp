@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cmhost/cmhost.hpp"
+#include "test_support.hpp"
 
 namespace cmhost {
 namespace {
@@ -107,15 +108,7 @@ TEST_F(Basics, UnknownExportIsAUsageErrorListingExports) {
   EXPECT_NE(std::string(e.what()).find("echo"), std::string::npos) << e.what();
 }
 
-FuncType func_type(std::vector<std::pair<std::string, abi::TypeRef>> params, abi::TypeRef result) {
-  FuncType t;
-  for (auto& [name, type] : params) {
-    t.param_names.push_back(name);
-    t.params.push_back(type);
-  }
-  t.result = std::move(result);
-  return t;
-}
+using test::func_type;
 
 TEST(Imports, HostFunctionsAtTheRootAndInAnInterface) {
   Engine engine;

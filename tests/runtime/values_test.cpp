@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cmhost/cmhost.hpp"
+#include "test_support.hpp"
 
 namespace cmhost {
 namespace {
@@ -935,15 +936,7 @@ INSTANTIATE_TEST_SUITE_P(Components, ValuesNested,
 
 // ------------------------------------------------ the host's side: imports
 
-FuncType func_type(std::vector<std::pair<std::string, abi::TypeRef>> params, abi::TypeRef result) {
-  FuncType t;
-  for (auto& [name, type] : params) {
-    t.param_names.push_back(name);
-    t.params.push_back(type);
-  }
-  t.result = std::move(result);
-  return t;
-}
+using test::func_type;
 
 abi::TypeRef var_type() {
   return Type::variant({{"int", Type::s32()},
