@@ -15,6 +15,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -42,6 +44,15 @@ struct ExternDesc {
   std::shared_ptr<const ComponentType> component;
   abi::TypeRef value;               // Value; Type with an (eq <value type>) bound
   abi::ResourceTypeRef resource;    // Type bound to a resource type
+  // Type imports and exports declare a name, as WIT sees it: `name_id`
+  // identifies it (unique within one validation; aliases of the import or
+  // export keep it) and `alias_of` is the name its bound referred to, 0 when
+  // that was a type definition, so tools can print `type b = a` and `use`.
+  // Each such import or export of a primitive type, record, variant, enum or
+  // flags has a `value` object of its own, which the types written with it
+  // use: their uses can be told apart by identity.
+  uint64_t name_id = 0;
+  uint64_t alias_of = 0;
 };
 
 struct NamedExtern {
@@ -267,6 +278,12 @@ struct ComponentPlan {
 struct Plan {
   std::shared_ptr<const ComponentPlan> root;
   std::vector<binary::ByteRange> modules;
+  // The type name (ExternDesc::name_id) an own or borrow type was written
+  // with, 0 when it named a resource definition or is unknown: how a handle
+  // of a resource alias (`type h = r`) prints as `h`.
+  uint64_t handle_name(const abi::Type& handle) const;
+  // handle_name's table: handle -> (the handle, kept alive; its name).
+  std::unordered_map<const abi::Type*, std::pair<abi::TypeRef, uint64_t>> handle_names;
 };
 
 // Validates `component` (decoded from `bytes`). Throws cmhost::Error

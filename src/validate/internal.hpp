@@ -49,17 +49,28 @@ binary::CoreValType core_val_type(abi::CoreType type);
 using ResourceMap = std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef>;
 using TypeMap = std::unordered_map<const abi::Type*, abi::TypeRef>;
 using ResourceSet = std::unordered_set<const abi::ResourceType*>;
+// Type names (ExternDesc::name_id) replaced by others, at instantiation.
+using NameMap = std::unordered_map<uint64_t, uint64_t>;
 
 // Own and borrow types remember which resource *name* (type index entry)
 // they were written with, for the external-visibility rules; see
-// HandleNames in validator.cpp. Substitution carries the name over.
+// HandleNames in validator.cpp. Substitution carries the name over. They
+// also remember the ExternDesc::name_id of that entry, for Plan::handle_name.
 class HandleNames {
  public:
-  void set(const abi::TypeRef& handle, uint64_t token);
-  uint64_t get(const abi::Type* handle) const;  // 0 when unknown
+  void set(const abi::TypeRef& handle, uint64_t token, uint64_t name_id);
+  uint64_t get(const abi::Type* handle) const;      // 0 when unknown
+  uint64_t name_id(const abi::Type* handle) const;  // 0 when unknown
+  // Every handle with a name_id, for Plan::handle_names.
+  std::unordered_map<const abi::Type*, std::pair<abi::TypeRef, uint64_t>> name_ids() const;
 
  private:
-  std::unordered_map<const abi::Type*, std::pair<abi::TypeRef, uint64_t>> tokens_;
+  struct Names {
+    abi::TypeRef handle;  // keeps the key alive
+    uint64_t token = 0;
+    uint64_t name_id = 0;
+  };
+  std::unordered_map<const abi::Type*, Names> names_;
 };
 
 // Replaces resource types by others everywhere in a type. Unchanged parts
@@ -67,10 +78,11 @@ class HandleNames {
 // once, so types that were shared stay shared.
 class Substitution {
  public:
-  // `types`, when given, replaces whole value types (by identity) too.
+  // `types`, when given, replaces whole value types (by identity) too;
+  // `renames`, type names (of ExternDescs and of rebuilt handles).
   Substitution(const ResourceMap& map, HandleNames* names = nullptr,
-               const TypeMap* types = nullptr)
-      : map_(map), names_(names), types_(types) {}
+               const TypeMap* types = nullptr, const NameMap* renames = nullptr)
+      : map_(map), names_(names), types_(types), renames_(renames) {}
 
   abi::ResourceTypeRef apply(const abi::ResourceTypeRef& resource) const;
   abi::TypeRef apply(const abi::TypeRef& type);
@@ -80,10 +92,14 @@ class Substitution {
   ExternDesc apply(const ExternDesc& desc);
 
  private:
-  bool empty() const { return map_.empty() && (!types_ || types_->empty()); }
+  bool empty() const {
+    return map_.empty() && (!types_ || types_->empty()) && (!renames_ || renames_->empty());
+  }
+  uint64_t rename(uint64_t name_id) const;
   const ResourceMap& map_;
   HandleNames* names_;
   const TypeMap* types_;
+  const NameMap* renames_;
   std::unordered_map<const void*, std::shared_ptr<const void>> done_;
 };
 
@@ -100,8 +116,10 @@ void collect_free_resources(const abi::TypeRef& type, ResourceSet& out);
 void bind_resources(const ExternDesc& actual, const ExternDesc& expected,
                     const ResourceSet& bindable, ResourceMap& map);
 // Maps the value types `expected` imports with (eq) bounds to those `actual`
-// supplies, recursively through instances.
-void bind_types(const ExternDesc& actual, const ExternDesc& expected, TypeMap& map);
+// supplies, and the names of its type imports to those of `actual`,
+// recursively through instances.
+void bind_types(const ExternDesc& actual, const ExternDesc& expected, TypeMap& map,
+                NameMap& names);
 
 std::optional<std::string> value_mismatch(const abi::Type& actual, const abi::Type& expected);
 std::optional<std::string> func_mismatch(const FuncType& actual, const FuncType& expected);

@@ -15,6 +15,11 @@ const NamedExtern* InstanceType::find(std::string_view name) const {
   return nullptr;
 }
 
+uint64_t Plan::handle_name(const abi::Type& handle) const {
+  auto it = handle_names.find(&handle);
+  return it == handle_names.end() ? 0 : it->second.second;
+}
+
 namespace detail {
 
 using abi::TypeKind;
@@ -22,16 +27,34 @@ using abi::TypeRef;
 
 // ---- Handle names ----
 
-void HandleNames::set(const TypeRef& handle, uint64_t token) {
-  if (handle && token) tokens_[handle.get()] = {handle, token};
+void HandleNames::set(const TypeRef& handle, uint64_t token, uint64_t name_id) {
+  if (handle && (token || name_id)) names_[handle.get()] = {handle, token, name_id};
 }
 
 uint64_t HandleNames::get(const abi::Type* handle) const {
-  auto it = tokens_.find(handle);
-  return it == tokens_.end() ? 0 : it->second.second;
+  auto it = names_.find(handle);
+  return it == names_.end() ? 0 : it->second.token;
+}
+
+uint64_t HandleNames::name_id(const abi::Type* handle) const {
+  auto it = names_.find(handle);
+  return it == names_.end() ? 0 : it->second.name_id;
+}
+
+std::unordered_map<const abi::Type*, std::pair<TypeRef, uint64_t>> HandleNames::name_ids() const {
+  std::unordered_map<const abi::Type*, std::pair<TypeRef, uint64_t>> out;
+  for (const auto& [key, names] : names_)
+    if (names.name_id) out.emplace(key, std::make_pair(names.handle, names.name_id));
+  return out;
 }
 
 // ---- Substitution ----
+
+uint64_t Substitution::rename(uint64_t name_id) const {
+  if (!renames_) return name_id;
+  auto it = renames_->find(name_id);
+  return it == renames_->end() ? name_id : it->second;
+}
 
 abi::ResourceTypeRef Substitution::apply(const abi::ResourceTypeRef& resource) const {
   if (!resource) return resource;
@@ -107,7 +130,7 @@ TypeRef Substitution::apply(const TypeRef& type) {
       auto resource = apply(t.resource());
       if (resource == t.resource()) break;
       out = t.kind() == TypeKind::Own ? abi::Type::own(resource) : abi::Type::borrow(resource);
-      if (names_) names_->set(out, names_->get(&t));
+      if (names_) names_->set(out, names_->get(&t), rename(names_->name_id(&t)));
       break;
     }
     default: break;  // primitives, enums and flags mention no resource
@@ -144,7 +167,8 @@ bool apply_externs(std::vector<NamedExtern>& externs, Apply apply) {
     ExternDesc n = apply(e.desc);
     changed |= n.module != e.desc.module || n.func != e.desc.func ||
                n.instance != e.desc.instance || n.component != e.desc.component ||
-               n.value != e.desc.value || n.resource != e.desc.resource;
+               n.value != e.desc.value || n.resource != e.desc.resource ||
+               n.name_id != e.desc.name_id || n.alias_of != e.desc.alias_of;
     e.desc = std::move(n);
   }
   return changed;
@@ -199,6 +223,8 @@ ExternDesc Substitution::apply(const ExternDesc& desc) {
   out.component = apply(desc.component);
   out.value = apply(desc.value);
   out.resource = apply(desc.resource);
+  out.name_id = rename(desc.name_id);
+  out.alias_of = rename(desc.alias_of);
   return out;
 }
 
@@ -283,14 +309,18 @@ void bind_resources(const ExternDesc& actual, const ExternDesc& expected,
   }
 }
 
-void bind_types(const ExternDesc& actual, const ExternDesc& expected, TypeMap& map) {
+void bind_types(const ExternDesc& actual, const ExternDesc& expected, TypeMap& map,
+                NameMap& names) {
   if (actual.sort != expected.sort) return;
   if (expected.sort == binary::Sort::Type) {
     if (expected.value && actual.value && expected.value != actual.value)
       map.emplace(expected.value.get(), actual.value);
+    if (expected.name_id && expected.name_id != actual.name_id)
+      names.emplace(expected.name_id, actual.name_id);
   } else if (expected.sort == binary::Sort::Instance && expected.instance && actual.instance) {
     for (const auto& e : expected.instance->exports)
-      if (const NamedExtern* a = actual.instance->find(e.name)) bind_types(a->desc, e.desc, map);
+      if (const NamedExtern* a = actual.instance->find(e.name))
+        bind_types(a->desc, e.desc, map, names);
   }
 }
 

@@ -54,15 +54,15 @@ bool is_nominal(const abi::Type& t) {
          t.kind() == abi::TypeKind::Enum || t.kind() == abi::TypeKind::Flags;
 }
 
-abi::TypeRef nominal_copy(const abi::TypeRef& t) {
-  const std::vector<std::string> labels(t->labels().begin(), t->labels().end());
-  switch (t->kind()) {
-    case abi::TypeKind::Record: return abi::Type::record({t->fields().begin(), t->fields().end()});
-    case abi::TypeKind::Variant: return abi::Type::variant({t->cases().begin(), t->cases().end()});
-    case abi::TypeKind::Enum: return abi::Type::enum_(labels);
-    case abi::TypeKind::Flags: return abi::Type::flags(labels);
-    default: return t;
-  }
+// A type import or export gets a value object of its own when the uses of
+// its name could not be told from other uses otherwise: nominal types (see
+// above) and primitive types, which abi::Type shares one object per kind of.
+// Other types are built anew at each definition already.
+abi::TypeRef named_copy(const abi::TypeRef& t) {
+  if (!is_nominal(*t) && t->kind() > abi::TypeKind::String &&
+      t->kind() != abi::TypeKind::ErrorContext)
+    return t;
+  return std::make_shared<const abi::Type>(*t);  // the same type (and layout), another object
 }
 
 std::string lower(std::string_view text) {
@@ -445,9 +445,10 @@ void Validator::instance(Scope& s, const binary::Instance& i, size_t offset) {
     std::vector<abi::ResourceTypeRef> fresh;
     freshen(type.defined_resources, map, &fresh);
     TypeMap renamed;
+    NameMap renamed_names;
     for (const auto& import : type.imports)
-      bind_types(args.at(import.name), import.desc, renamed);
-    Substitution subst(map, &handle_names_, &renamed);
+      bind_types(args.at(import.name), import.desc, renamed, renamed_names);
+    Substitution subst(map, &handle_names_, &renamed, &renamed_names);
     auto instance = std::make_shared<InstanceType>();
     for (const auto& e : type.exports) instance->exports.push_back({e.name, subst.apply(e.desc)});
     s.defined_resources.insert(s.defined_resources.end(), fresh.begin(), fresh.end());
@@ -462,6 +463,10 @@ void Validator::instance(Scope& s, const binary::Instance& i, size_t offset) {
   step::InlineInstance out;
   for (const auto& e : std::get<binary::InlineExports>(i.expr).exports) {
     ExternDesc desc = item(s, e.target, offset);
+    if (desc.sort == Sort::Type) {  // a name of its own, as an export declares
+      desc.alias_of = desc.name_id;
+      desc.name_id = new_token();
+    }
     names.add(e.name, desc, 0, handle_names_, offset);
     instance->exports.push_back({e.name.name, std::move(desc)});
     out.exports.emplace_back(e.name.name, e.target);
@@ -725,7 +730,7 @@ TypeEntry Validator::define_type(Scope& s, const binary::Type& t, size_t offset)
           const TypeEntry& r = resource_at(d.resource);
           desc.value = std::is_same_v<T, binary::OwnType> ? abi::Type::own(r.desc.resource)
                                                           : abi::Type::borrow(r.desc.resource);
-          handle_names_.set(desc.value, r.token);
+          handle_names_.set(desc.value, r.token, r.desc.name_id);
         } else if constexpr (std::is_same_v<T, binary::StreamType> ||
                              std::is_same_v<T, binary::FutureType>) {
           constexpr bool is_stream = std::is_same_v<T, binary::StreamType>;
@@ -922,6 +927,7 @@ void Validator::export_(Scope& s, const binary::Export& e, size_t offset) {
                      "resource, found " + describe_kind(desc));
       hidden = desc.resource;
       desc.resource = new_resource(e.name.name);
+      desc.name_id = 0;  // a new type, not an alias of the item
       s.defined_resources.push_back(desc.resource);
     } else {
       ExternDesc ascribed = extern_type(s, *e.type, offset, e.name.name);
@@ -964,7 +970,9 @@ void Validator::add_extern(Scope& s, ExternKind kind, const binary::ExternName& 
       break;
     case Sort::Type:
       token = new_token();
-      if (desc.value && is_nominal(*desc.value)) desc.value = nominal_copy(desc.value);
+      desc.alias_of = desc.name_id;
+      desc.name_id = token;
+      if (desc.value) desc.value = named_copy(desc.value);
       s.types.push_back({desc, token});
       break;
     case Sort::Func: s.funcs.push_back(desc.func); break;
@@ -1112,6 +1120,7 @@ Plan validate_component(const binary::Component& component, std::span<const uint
   Plan plan;
   plan.root = validator.component(component, nullptr);
   plan.modules = validator.take_modules();
+  plan.handle_names = validator.handle_names().name_ids();
   return plan;
 }
 

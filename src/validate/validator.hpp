@@ -102,6 +102,7 @@ class Validator {
 
   std::shared_ptr<ComponentPlan> component(const binary::Component& component, Scope* parent);
   std::vector<binary::ByteRange> take_modules() { return std::move(modules_); }
+  const HandleNames& handle_names() const { return handle_names_; }
 
  private:
   // ---- definitions (validator.cpp) ----

@@ -298,6 +298,35 @@ TEST(ValidatePlan, ValueTypesAreResolved) {
   EXPECT_EQ(find(type.exports, "lst").desc.value->element(), tup);
 }
 
+TEST(ValidatePlan, TypeImportsAndExportsDeclareNames) {
+  const Plan plan = validate(fixtures::type_names);
+  const InstanceType& i = *find(plan.root->type.imports, "i").desc.instance;
+  // A name of a primitive type is an object of its own, which the types
+  // written with the name use, and nothing else.
+  const ExternDesc& ref = find(i.exports, "ref").desc;
+  EXPECT_EQ(ref.value->kind(), abi::TypeKind::U16);
+  EXPECT_NE(ref.value, abi::Type::u16());
+  const abi::TypeRef rec = find(i.exports, "rec").desc.value;
+  EXPECT_EQ(rec->fields()[0].type, ref.value);
+  EXPECT_EQ(rec->fields()[1].type, abi::Type::u16());
+  // `ref` names a definition; `h` is an alias of the name `r`.
+  EXPECT_NE(ref.name_id, 0u);
+  EXPECT_EQ(ref.alias_of, 0u);
+  const ExternDesc& r = find(i.exports, "r").desc;
+  const ExternDesc& h = find(i.exports, "h").desc;
+  EXPECT_NE(r.name_id, h.name_id);
+  EXPECT_EQ(h.alias_of, r.name_id);
+  EXPECT_EQ(h.resource, r.resource);
+  // A handle keeps the name it was written with, through the fresh resource
+  // types of the import.
+  EXPECT_EQ(plan.handle_name(*find(i.exports, "f").desc.func->result), h.name_id);
+  // An instance's exports alias the names of the arguments (through the
+  // component's aliases of them), not those of the component's imports.
+  const InstanceType& s = *find(plan.root->type.exports, "s").desc.instance;
+  EXPECT_EQ(find(s.exports, "t2").desc.alias_of, ref.name_id);
+  EXPECT_EQ(find(s.exports, "r2").desc.alias_of, h.name_id);
+}
+
 TEST(ValidatePlan, AsyncBuiltinsHaveTheirTypesAndOptions) {
   const Plan plan = validate(fixtures::async_builtins);
   const auto builtins = steps_of<step::CanonBuiltin>(*plan.root);

@@ -23,7 +23,7 @@ int run_inspect(const std::string& file) {
     // need not be compiled (as Component::from_file would) to print it.
     const auto decoded = binary::decode_component(bytes);
     const auto plan = validate::validate_component(decoded, bytes);
-    fmt::print("{}", component_wit(decoded, *plan.root));
+    fmt::print("{}", component_wit(decoded, plan));
     return 0;
   } catch (const Error& e) {
     fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());

@@ -25,16 +25,13 @@ using validate::NamedExtern;
 
 // ---- Type classification ----
 
-bool is_primitive(TypeKind kind) {
-  return kind <= TypeKind::String || kind == TypeKind::ErrorContext;
-}
-
-// Records, variants, enums and flags: the validator gives each import or
-// export of one a copy of its own, so their identity does not survive a
-// `use` from one interface into another.
-bool is_nominal(TypeKind kind) {
-  return kind == TypeKind::Record || kind == TypeKind::Variant || kind == TypeKind::Enum ||
-         kind == TypeKind::Flags;
+// The object abi::Type shares for a primitive type: it never stands for a
+// name (the validator gives each name of a primitive type an object of its
+// own), so uses of it print as the primitive.
+bool is_shared_primitive(const abi::Type& type) {
+  const TypeKind kind = type.kind();
+  return (kind <= TypeKind::String || kind == TypeKind::ErrorContext) &&
+         abi::Type::primitive(kind).get() == &type;
 }
 
 // WIT keywords: a name spelled like one is printed with a leading `%`
@@ -64,6 +61,7 @@ struct Package;
 // A named type of an interface or of the world.
 struct NamedType {
   std::string name;
+  uint64_t id = 0;                   // validate::ExternDesc::name_id
   const Interface* owner = nullptr;  // null: the world
   // What the name stands for in its owner: a value type or a resource type.
   abi::TypeRef value;
@@ -107,31 +105,6 @@ struct WorldItem {
 };
 
 using TypeList = std::vector<std::unique_ptr<NamedType>>;
-
-// Whether `copy` looks like the validator's copy of `original` (the same
-// labels with the very same member type objects), with at least one member
-// that is not a shared primitive, so that the shared objects prove it.
-bool copied_from(const abi::Type& copy, const abi::Type& original) {
-  if (copy.kind() != original.kind() || !is_nominal(copy.kind())) return false;
-  if (copy.fields().size() != original.fields().size() ||
-      copy.cases().size() != original.cases().size())
-    return false;
-  bool proof = false;
-  auto member = [&](const abi::TypeRef& a, const abi::TypeRef& b) {
-    if (a != b) return false;
-    if (a && !is_primitive(a->kind())) proof = true;
-    return true;
-  };
-  for (size_t i = 0; i < copy.fields().size(); ++i)
-    if (copy.fields()[i].name != original.fields()[i].name ||
-        !member(copy.fields()[i].type, original.fields()[i].type))
-      return false;
-  for (size_t i = 0; i < copy.cases().size(); ++i)
-    if (copy.cases()[i].name != original.cases()[i].name ||
-        !member(copy.cases()[i].type, original.cases()[i].type))
-      return false;
-  return proof;
-}
 
 [[noreturn]] void unrepresentable(const std::string& why) {
   throw Error(ErrorKind::Validate, "cannot print the component as WIT: " + why);
@@ -209,22 +182,29 @@ class WorldDecoder {
   const std::vector<WorldItem>& exports() const { return exports_; }
   const TypeList& world_types() const { return world_types_; }
 
-  // The named type a use of `type` refers to: by identity, else (nominal
-  // types) by structure. `scope` (the interface or world being printed) is
-  // searched first, as its own names are the ones in effect there.
+  // The named type a use of `type` refers to, by identity. `scope` (the
+  // interface or world being printed) is searched first, as its own names
+  // are the ones in effect there.
   const NamedType* named(const abi::Type& type, const TypeList& scope) const {
-    if (is_primitive(type.kind())) return nullptr;
+    if (is_shared_primitive(type)) return nullptr;
     for (const auto& t : scope)
       if (t->value.get() == &type) return t.get();
     if (auto it = by_value_.find(&type); it != by_value_.end()) return it->second.front();
-    if (!is_nominal(type.kind())) return nullptr;
-    for (const auto& t : scope)
-      if (t->value && abi::equal(*t->value, type)) return t.get();
-    for (const NamedType* t : all_types_)
-      if (t->value && abi::equal(*t->value, type)) return t;
     return nullptr;
   }
 
+  // The named type of a type name (validate::ExternDesc::name_id), if any;
+  // `scope` first, for the case of two instances of one instance type,
+  // whose names are the same.
+  const NamedType* by_id(uint64_t id, const TypeList& scope) const {
+    if (!id) return nullptr;
+    for (const auto& t : scope)
+      if (t->id == id) return t.get();
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? nullptr : it->second;
+  }
+
+  // For handles written with a resource definition rather than a name.
   std::string resource_name(const abi::ResourceType& resource, const TypeList& scope) const {
     for (const auto& t : scope)
       if (t->resource.get() == &resource) return t->name;
@@ -334,70 +314,43 @@ class WorldDecoder {
     }
   }
 
-  // Records which named types a value or resource type object stands for.
+  // Records which named type a type name, value or resource type object
+  // stands for.
   void remember(const ExternDesc& desc, const NamedType* type) {
     auto add = [&](std::vector<const NamedType*>& names) {
       if (std::find(names.begin(), names.end(), type) == names.end()) names.push_back(type);
     };
+    if (desc.name_id) by_id_.emplace(desc.name_id, type);
     if (desc.resource) add(by_resource_[desc.resource.get()]);
-    if (desc.value && !is_primitive(desc.value->kind())) add(by_value_[desc.value.get()]);
+    if (desc.value && !is_shared_primitive(*desc.value)) add(by_value_[desc.value.get()]);
   }
 
-  // A type export `name` of `owner`. When it is a type named before (the
-  // same object, or for copies the same name and shape), it becomes an alias
-  // of that one, which prints as `use` (decoding.rs `register_type_export`).
+  // A type export `name` of `owner`. When its bound named a type named
+  // before, it becomes an alias of that one, which prints as `use` when
+  // that one belongs to another interface (decoding.rs
+  // `register_type_export`).
   const NamedType* add_type(TypeList& list, const std::string& name, const ExternDesc& desc,
                             const Interface* owner) {
     auto type = std::make_unique<NamedType>();
     type->name = name;
+    type->id = desc.name_id;
     type->owner = owner;
     type->value = desc.value;
     type->resource = desc.resource;
-    type->alias_of = earlier(desc, name, owner);
+    type->alias_of = earlier(desc, list, owner);
     remember(desc, type.get());
-    all_types_.push_back(type.get());
     list.push_back(std::move(type));
     return list.back().get();
   }
 
-  const NamedType* earlier(const ExternDesc& desc, const std::string& name,
+  const NamedType* earlier(const ExternDesc& desc, const TypeList& scope,
                            const Interface* owner) const {
     // `use` needs a path: types of the world or of an inline interface can
-    // only be named again within their own scope.
-    auto usable = [&](const NamedType* t) {
-      return t->owner == owner || (t->owner && t->owner->name);
-    };
-    const std::vector<const NamedType*>* same_object = nullptr;
-    if (desc.resource) {
-      if (auto it = by_resource_.find(desc.resource.get()); it != by_resource_.end())
-        same_object = &it->second;
-    } else if (!is_primitive(desc.value->kind())) {
-      if (auto it = by_value_.find(desc.value.get()); it != by_value_.end())
-        same_object = &it->second;
-    }
-    if (same_object) {
-      // One object can have several names (`use a.{r}` in b makes b.r one
-      // more): the one spelled the same is likeliest the one meant, else
-      // the first, the definition.
-      for (const NamedType* t : *same_object)
-        if (usable(t) && t->name == name) return t;
-      for (const NamedType* t : *same_object)
-        if (usable(t)) return t;
-      return nullptr;
-    }
-    if (!desc.value) return nullptr;
-    // The validator copies records, variants, enums and flags at each
-    // import and export, and primitive types are shared singletons: a type
-    // of another interface with the same name and structure stands in, or
-    // under another name (`use a.{t as u}`) one that this is a copy of.
-    auto other = [&](const NamedType* t) {
-      return t->owner && t->owner->name && t->owner != owner && t->value;
-    };
-    for (const NamedType* t : all_types_)
-      if (other(t) && t->name == name && abi::equal(*t->value, *desc.value)) return t;
-    for (const NamedType* t : all_types_)
-      if (other(t) && copied_from(*desc.value, *t->value)) return t;
-    return nullptr;
+    // only be named again within their own scope; elsewhere what they alias
+    // stands in (decoding.rs `find_alias` follows alias chains as well).
+    const NamedType* t = by_id(desc.alias_of, scope);
+    while (t && t->owner != owner && !(t->owner && t->owner->name)) t = t->alias_of;
+    return t;
   }
 
   Function function(const std::string& name, const std::shared_ptr<const FuncType>& type,
@@ -435,7 +388,7 @@ class WorldDecoder {
   // Every named type a value or resource type object stands for, in order.
   std::unordered_map<const abi::Type*, std::vector<const NamedType*>> by_value_;
   std::unordered_map<const abi::ResourceType*, std::vector<const NamedType*>> by_resource_;
-  std::vector<const NamedType*> all_types_;  // in the order they were named
+  std::unordered_map<uint64_t, const NamedType*> by_id_;  // the first one of each name
   std::unordered_set<const validate::InstanceType*> instances_;  // imported or exported so far
 };
 
@@ -483,7 +436,8 @@ class WitText {
 // Prints a decoded world following printing.rs `WitPrinter`.
 class WitPrinter {
  public:
-  explicit WitPrinter(const WorldDecoder& world) : world_(world), scope_(&world.world_types()) {}
+  WitPrinter(const WorldDecoder& world, const validate::Plan& plan)
+      : world_(world), plan_(plan), scope_(&world.world_types()) {}
 
   std::string print() {
     // The main package (printing.rs `print_package` with is_main).
@@ -771,7 +725,7 @@ class WitPrinter {
         out_.indent_end();
         return;
       case TypeKind::Own:  // `own<r>` spelled out, as the printer forces it here
-        out_.str("type " + name + " = own<" + escape(resource_name(*type.resource())) + ">");
+        out_.str("type " + name + " = own<" + escape(resource_name(type)) + ">");
         out_.semicolon();
         return;
       default:
@@ -781,8 +735,11 @@ class WitPrinter {
     }
   }
 
-  std::string resource_name(const abi::ResourceType& resource) const {
-    return world_.resource_name(resource, *scope_);
+  // The name a handle was written with (`h` of `type h = r` too), else the
+  // resource's.
+  std::string resource_name(const abi::Type& handle) const {
+    if (const NamedType* t = world_.by_id(plan_.handle_name(handle), *scope_)) return t->name;
+    return world_.resource_name(*handle.resource(), *scope_);
   }
 
   // A type where it is used: its name when it has one (`print_type_name`).
@@ -794,8 +751,8 @@ class WitPrinter {
   // A type spelled out, its parts by name.
   std::string structure(const abi::Type& type) const {
     switch (type.kind()) {
-      case TypeKind::Own: return escape(resource_name(*type.resource()));
-      case TypeKind::Borrow: return "borrow<" + escape(resource_name(*type.resource())) + ">";
+      case TypeKind::Own: return escape(resource_name(type));
+      case TypeKind::Borrow: return "borrow<" + escape(resource_name(type)) + ">";
       case TypeKind::Tuple: {
         std::string out = "tuple<";
         for (size_t i = 0; i < type.fields().size(); ++i) {
@@ -837,6 +794,7 @@ class WitPrinter {
   }
 
   const WorldDecoder& world_;
+  const validate::Plan& plan_;
   const TypeList* scope_;             // names in effect: the world's or an interface's
   const Package* package_ = nullptr;  // the package being printed; null: the root one
   WitText out_;
@@ -852,7 +810,8 @@ std::string implements_of(const binary::ExternName& name) {
 
 }  // namespace
 
-std::string component_wit(const binary::Component& decoded, const validate::ComponentPlan& root) {
+std::string component_wit(const binary::Component& decoded, const validate::Plan& plan) {
+  const validate::ComponentPlan& root = *plan.root;
   // decoding.rs reads the import and export sections in turn: imports and
   // exports in binary order, which the decoded definitions keep, each
   // matching the next entry of the validated lists.
@@ -871,7 +830,7 @@ std::string component_wit(const binary::Component& decoded, const validate::Comp
   }
   if (next_import != imports.size() || next_export != exports.size())
     throw Error(ErrorKind::Validate, "the validated imports and exports do not match the binary's");
-  return WitPrinter(world).print();
+  return WitPrinter(world, plan).print();
 }
 
 }  // namespace cmhost::tools

@@ -19,24 +19,24 @@ namespace cmhost::tools {
 // (crates/wit-component/src/printing.rs). Throws cmhost::Error (Validate)
 // for what WIT cannot express and wasm-tools refuses as well, such as a type
 // exported at the top level of the component. `decoded` is the binary that
-// `root` was validated from: it gives the order of imports and exports and
+// `plan` was validated from: it gives the order of imports and exports and
 // their `implements` attributes.
 //
-// Names come from the validated types: a use of a named type is the same
-// abi::Type object as the type export within one instance type, and resource
-// types keep their identity everywhere. Where identity is lost it falls
-// short of wasm-tools:
-// - primitive types are shared singletons, so a `type t = u32` is declared
-//   but its uses print as `u32`;
-// - own/borrow handles refer to the resource, not to the name used, so a
-//   resource alias (`type headers = fields`) prints as the resource's name;
-// - the validator copies records, variants, enums and flags at each import
-//   and export, so a `use` of one is recognized by equal name and structure,
-//   or under another name (`use a.{t as u}`) only when the copy shares a
-//   non-primitive member object with the original;
-// - when several interfaces name one resource (`use` chains), a `use` names
-//   the one spelled the same, else the first;
+// Names come from the validated types, as wasm-tools takes them from type
+// ids: each type import or export has a name id and the id of the name its
+// bound referred to (validate::ExternDesc::name_id, alias_of), which tell a
+// `use` or `type b = a` from a new type; a use of a named value type is the
+// very object of that import or export, and a handle records the name it
+// was written with (validate::Plan::handle_name). Where that is not enough
+// it falls short of wasm-tools:
+// - a handle written with a resource definition rather than a name prints
+//   as the name in scope for that resource, else the first one seen;
+// - an alias whose target the world does not name is a new type, where
+//   wasm-tools follows the chain of aliases on to a name the world has;
+// - a list, option, tuple, result or handle type exported under a name is
+//   the object of its definition, so uses of the definition itself (not
+//   through the name) print as that name too;
 // - `@external-id` attributes and docs are not printed.
-std::string component_wit(const binary::Component& decoded, const validate::ComponentPlan& root);
+std::string component_wit(const binary::Component& decoded, const validate::Plan& plan);
 
 }  // namespace cmhost::tools
