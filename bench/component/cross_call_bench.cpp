@@ -9,6 +9,13 @@
 #include <map>
 #include <string>
 
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#endif
+
 #include "../common/summary_reporter.hpp"
 #include "cmhost/cmhost.hpp"
 
@@ -42,9 +49,10 @@ struct Setup {
 void run_calls(benchmark::State& state, bool through_host) {
   Setup setup(through_host);
   const cmhost::Func run = setup.source_instance->func("run");
-  const Val n = Val::u32(static_cast<uint32_t>(state.range(0)));
+  const Val args[2] = {Val::u32(static_cast<uint32_t>(state.range(0))), Val::bool_(state.range(1) == 1024)};
+  const Val& n = args[0];
   for (auto _ : state) {
-    auto r = run.call(setup.store, {&n, 1});
+    auto r = run.call(setup.store, args);
     if (r[0].as_u32() != n.as_u32()) state.SkipWithError("the callee saw another list length");
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -52,27 +60,47 @@ void run_calls(benchmark::State& state, bool through_host) {
 
 void BM_CrossCallDirect(benchmark::State& state) { run_calls(state, false); }
 void BM_CrossCallThroughHostVals(benchmark::State& state) { run_calls(state, true); }
-BENCHMARK(BM_CrossCallDirect)->Arg(10)->Arg(100)->Arg(1000)->Arg(10000);
-BENCHMARK(BM_CrossCallThroughHostVals)->Arg(10)->Arg(100)->Arg(1000)->Arg(10000);
+// Arguments: the number of strings, and their length in bytes (16 or 1024).
+#define CROSS_CALL_ARGS ArgsProduct({{10, 100, 1000}, {16, 1024}})
+BENCHMARK(BM_CrossCallDirect)->CROSS_CALL_ARGS;
+BENCHMARK(BM_CrossCallThroughHostVals)->CROSS_CALL_ARGS;
 
 }  // namespace
 
+// `--count direct|host N BYTES CALLS`: makes CALLS calls of one lane and
+// nothing else, with callgrind's instrumentation on only around them, so
+// `valgrind --tool=callgrind --instr-atstart=no` counts the instructions
+// per call: a measure that other load on the machine cannot disturb.
+int count_instructions(char** argv) {
+  Setup setup(std::string(argv[2]) == "host");
+  const Val args[2] = {Val::u32(static_cast<uint32_t>(std::stoul(argv[3]))), Val::bool_(std::stoul(argv[4]) == 1024)};
+  const cmhost::Func run = setup.source_instance->func("run");
+  run.call(setup.store, args);  // warm up
+  const int calls = std::stoi(argv[5]);
+  CALLGRIND_START_INSTRUMENTATION;
+  for (int i = 0; i < calls; ++i) run.call(setup.store, args);
+  CALLGRIND_STOP_INSTRUMENTATION;
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 6 && std::string(argv[1]) == "--count") return count_instructions(argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   cmhost::bench::SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  std::printf("\nSummary (same run): list<string> from one component to another\n");
-  for (const char* n : {"10", "100", "1000", "10000"}) {
-    const std::string direct = std::string("BM_CrossCallDirect/") + n;
-    const std::string host = std::string("BM_CrossCallThroughHostVals/") + n;
-    auto& t = reporter.ns_per_iteration;
-    if (!t.count(direct) || !t.count(host)) continue;
-    const double strings = std::stod(n);
-    std::printf("  %5s strings: direct %10.0f ns (%5.1f ns/string), through host Vals %10.0f ns (%5.1f ns/string): "
-                "direct is %.2fx faster\n",
-                n, t[direct], t[direct] / strings, t[host], t[host] / strings, t[host] / t[direct]);
-  }
+  std::printf("\nSummary (same run, CPU time): list<string> from one component to another\n");
+  auto& t = reporter.cpu_ns_per_iteration;
+  for (const char* bytes : {"16", "1024"})
+    for (const char* n : {"10", "100", "1000"}) {
+      const std::string args = std::string(n) + "/" + bytes;
+      const std::string direct = "BM_CrossCallDirect/" + args, host = "BM_CrossCallThroughHostVals/" + args;
+      if (!t.count(direct) || !t.count(host)) continue;
+      const double strings = std::stod(n);
+      std::printf("  %5s strings of %4s bytes: direct %9.0f ns (%6.1f ns/string), through host Vals %9.0f ns "
+                  "(%6.1f ns/string): direct is %.2fx faster\n",
+                  n, bytes, t[direct], t[direct] / strings, t[host], t[host] / strings, t[host] / t[direct]);
+    }
   return 0;
 }

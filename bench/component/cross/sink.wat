@@ -6,7 +6,7 @@
 ;; post-return rewinds it.
 (component
   (core module $m
-    (memory (export "mem") 8)
+    (memory (export "mem") 40)
     (global $heap_base i32 (i32.const 1024))
     (global $bump (mut i32) (i32.const 1024))
     (func (export "realloc") (param $old i32) (param $old_size i32) (param $align i32) (param $new_size i32) (result i32)
