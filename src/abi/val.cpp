@@ -11,24 +11,22 @@ namespace {
 
 // Per-thread free lists of item arrays of 1..kPooledMax values. A block may
 // be freed by another thread than the one that allocated it; it then joins
-// that thread's list. Each list keeps at most kMaxPooledBytes, so a burst
-// does not pin much memory, yet a 10 000-record lift is served from the pool.
+// that thread's lists. The lists of a thread keep at most kMaxPooledBytes in
+// all, so a burst does not pin much memory, yet the Val tree of a lifted
+// batch of tens of thousands of records is served from the pool.
 constexpr size_t kPooledMax = 16;
-constexpr size_t kMaxPooledBytes = size_t{1} << 20;
+constexpr size_t kMaxPooledBytes = size_t{16} << 20;
 
 struct ItemPool {
-  struct FreeList {
-    void* head = nullptr;
-    size_t count = 0;
-  };
-  FreeList lists[kPooledMax + 1];
+  void* heads[kPooledMax + 1] = {};
+  size_t pooled_bytes = 0;
 
   ~ItemPool() {
-    for (auto& l : lists)
-      while (l.head) {
-        void* next = *static_cast<void**>(l.head);
-        ::operator delete(l.head);
-        l.head = next;
+    for (void*& head : heads)
+      while (head) {
+        void* next = *static_cast<void**>(head);
+        ::operator delete(head);
+        head = next;
       }
   }
 };
@@ -37,11 +35,9 @@ thread_local ItemPool item_pool;
 
 Val* allocate_items(size_t count) {
   if (count <= kPooledMax) {
-    auto& l = item_pool.lists[count];
-    if (l.head) {
-      void* block = l.head;
-      l.head = *static_cast<void**>(block);
-      --l.count;
+    if (void* block = item_pool.heads[count]) {
+      item_pool.heads[count] = *static_cast<void**>(block);
+      item_pool.pooled_bytes -= count * sizeof(Val);
       return static_cast<Val*>(block);
     }
   }
@@ -49,14 +45,12 @@ Val* allocate_items(size_t count) {
 }
 
 void free_items(Val* data, size_t count) noexcept {
-  if (count <= kPooledMax) {
-    auto& l = item_pool.lists[count];
-    if (l.count < kMaxPooledBytes / (count * sizeof(Val))) {
-      *reinterpret_cast<void**>(data) = l.head;
-      l.head = data;
-      ++l.count;
-      return;
-    }
+  const size_t bytes = count * sizeof(Val);
+  if (count <= kPooledMax && item_pool.pooled_bytes + bytes <= kMaxPooledBytes) {
+    *reinterpret_cast<void**>(data) = item_pool.heads[count];
+    item_pool.heads[count] = data;
+    item_pool.pooled_bytes += bytes;
+    return;
   }
   ::operator delete(data);
 }
