@@ -326,10 +326,8 @@ class Instantiator {
     auto callback = [store, caller, target, abi, memory, realloc](engine::Caller&, std::span<const uint64_t> params,
                                                                   std::span<uint64_t> results) {
       check_may_leave(*caller);
-      std::optional<CoreGuestMemory> guest;
-      if (memory) guest.emplace(store->core(), *memory, realloc, &caller->may_leave_);
-      CallHandles handles(*store, *caller, store->next_call_id_++);
-      abi::AbiContext cx(guest ? &*guest : nullptr, abi->options(), &handles);
+      CallerSide side(*store, *caller, *abi, memory, realloc);
+      abi::AbiContext& cx = side.cx;
       auto args = abi->lift_args(cx, params);
       auto values = target->call(*store, args);
       cx.refresh();
@@ -339,6 +337,20 @@ class Instantiator {
     };
     inst.core_funcs_.push_back(store_.core().host_func(core_type, callback));
   }
+
+  // The caller's side of a lowered call: its memory, its handle moves and
+  // the ABI context over both.
+  struct CallerSide {
+    CallerSide(Store& store, ComponentInstance& caller, const abi::FunctionAbi& abi,
+               const std::optional<engine::Extern>& memory, const std::optional<engine::Extern>& realloc)
+        : guest(memory ? std::optional<CoreGuestMemory>(std::in_place, store.core(), *memory, realloc, &caller.may_leave_)
+                       : std::nullopt),
+          handles(store, caller, store.next_call_id_++),
+          cx(guest ? &*guest : nullptr, abi.options(), &handles) {}
+    std::optional<CoreGuestMemory> guest;
+    CallHandles handles;
+    abi::AbiContext cx;
+  };
 
   static void check_may_leave(const ComponentInstance& caller) {
     if (!caller.may_leave_)
@@ -383,11 +395,8 @@ class Instantiator {
     return [store, caller, target, abi, copy, memory, realloc](engine::Caller&, std::span<const uint64_t> params,
                                                                std::span<uint64_t> results) {
       check_may_leave(*caller);
-      std::optional<CoreGuestMemory> guest;
-      if (memory) guest.emplace(store->core(), *memory, realloc, &caller->may_leave_);
-      CallHandles handles(*store, *caller, store->next_call_id_++);
-      abi::AbiContext cx(guest ? &*guest : nullptr, abi->options(), &handles);
-      CopySteps steps(*copy, cx, params);
+      CallerSide side(*store, *caller, *abi, memory, realloc);
+      CopySteps steps(*copy, side.cx, params);
       target->call_lifted(*store, steps);
       std::copy(steps.results.begin(), steps.results.end(), results.begin());
     };

@@ -253,25 +253,21 @@ struct Canon<std::monostate, W> {  // a case without payload
 
 // ---- strings and lists -------------------------------------------------------------
 
-template <AddrWidth W>
-struct Canon<std::string, W> {
+// string as an owned std::string or a std::string_view into guest memory.
+template <class S, AddrWidth W>
+struct StringCanon {
   static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
-  static std::string load(const Reader& r, uint64_t p) {
+  static S load(const Reader& r, uint64_t p) {
     const auto [ptr, units] = detail::pointer_pair<W>(r, p);
-    return r.string(ptr, units);
+    if constexpr (std::is_same_v<S, std::string>)
+      return r.string(ptr, units);
+    else
+      return r.string_view(ptr, units);
   }
   static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::String); }
 };
-
-template <AddrWidth W>
-struct Canon<std::string_view, W> {
-  static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
-  static std::string_view load(const Reader& r, uint64_t p) {
-    const auto [ptr, units] = detail::pointer_pair<W>(r, p);
-    return r.string_view(ptr, units);
-  }
-  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::String); }
-};
+template <AddrWidth W> struct Canon<std::string, W> : StringCanon<std::string, W> {};
+template <AddrWidth W> struct Canon<std::string_view, W> : StringCanon<std::string_view, W> {};
 
 namespace detail {
 // Checks a list's (ptr, length) as lifting does; returns the element range.
