@@ -173,22 +173,9 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
       return r;
     }
     case CommandKind::Register: {
-      const Slot* slot = &current_;
-      if (!command.definition.empty()) {
-        const auto it = instances_.find(command.definition);
-        if (it == instances_.end()) {
-          r.status = Status::Failed;
-          r.detail = "no instance " + command.definition;
-          return r;
-        }
-        slot = &it->second;
-      }
-      if (!slot->instance) {
-        r.status = slot->unavailable.status;
-        r.detail = slot->unavailable.reason;
-        return r;
-      }
-      registered_.insert_or_assign(command.name, *slot->instance);
+      const Instance* instance = find_instance(command.definition, r);
+      if (!instance) return r;
+      registered_.insert_or_assign(command.name, *instance);
       return r;
     }
     case CommandKind::Invoke:
@@ -263,31 +250,37 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
   return r;
 }
 
-Result Executor::invoke(const Command& command) {
-  Result r;
-  r.line = command.line;
-  r.command = command.keyword;
-  r.expected_message = command.message;
-  const Invoke& call = *command.invoke;
+const Instance* Executor::find_instance(const std::string& name, Result& r) const {
   const Slot* slot = &current_;
-  if (!call.instance.empty()) {
-    const auto it = instances_.find(call.instance);
+  if (!name.empty()) {
+    const auto it = instances_.find(name);
     if (it == instances_.end()) {
       r.status = Status::Failed;
-      r.detail = "no instance " + call.instance;
-      return r;
+      r.detail = "no instance " + name;
+      return nullptr;
     }
     slot = &it->second;
   }
   if (!slot->instance) {
     r.status = slot->unavailable.status;
     r.detail = slot->unavailable.reason;
-    return r;
+    return nullptr;
   }
+  return &*slot->instance;
+}
+
+Result Executor::invoke(const Command& command) {
+  Result r;
+  r.line = command.line;
+  r.command = command.keyword;
+  r.expected_message = command.message;
+  const Invoke& call = *command.invoke;
+  const Instance* instance = find_instance(call.instance, r);
+  if (!instance) return r;
   std::optional<Func> func;
   std::vector<Val> args;
   try {
-    func = slot->instance->func(call.name);
+    func = instance->func(call.name);
     const auto& params = func->type().params;
     if (params.size() != call.args.size())
       throw Error(ErrorKind::Usage, fmt::format("`{}` takes {} arguments, the script passes {}", call.name,

@@ -51,6 +51,8 @@ class Executor {
   Instance instantiate(const Component& component);
   void make_current(const std::string& id, Slot slot);
   Result invoke(const Command& command);
+  // The named instance (the current one for ""), or null with `r` saying why.
+  const Instance* find_instance(const std::string& name, Result& r) const;
 
   Engine engine_;
   std::unique_ptr<Store> store_;
