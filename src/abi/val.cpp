@@ -97,7 +97,7 @@ void Val::destroy_storage() noexcept {
       for (size_t i = 0; i < storage_.items.size; ++i) storage_.items.data[i].~Val();
       if (storage_.items.capacity) free_items(storage_.items.data, storage_.items.capacity);
       break;
-    case Repr::Packed: storage_.packed.~Packed(); break;
+    case Repr::Packed: delete[] storage_.packed.heap; break;
   }
   repr_ = Repr::Scalar;
 }
@@ -116,18 +116,17 @@ void Val::copy_from(const Val& other) {
     }
     case Repr::Packed: {
       const size_t n = other.storage_.packed.byte_size;
-      auto data = std::make_unique_for_overwrite<uint8_t[]>(n);
-      if (n) std::memcpy(data.get(), other.storage_.packed.data.get(), n);
-      new (&storage_.packed) Packed{std::move(data), n};
+      init_packed(n);
+      if (n) std::memcpy(storage_.packed.data(), other.storage_.packed.data(), n);
       break;
     }
   }
   repr_ = other.repr_;
 }
 
-void Val::move_storage(Val&& other) noexcept {
-  new (&storage_.packed) Packed(std::move(other.storage_.packed));
-  other.destroy();
+void Val::init_packed(size_t byte_size) {
+  storage_.packed.heap = byte_size > kInlinePacked ? new uint8_t[byte_size] : nullptr;
+  storage_.packed.byte_size = byte_size;
 }
 
 Val Val::f32(float v) { return Val(ValKind::F32, std::bit_cast<uint32_t>(v)); }
@@ -196,10 +195,10 @@ Val Val::packed_uninitialized(ValKind element, size_t count, uint8_t** data) {
     throw_invalid_value(std::string("a packed list holds numbers, not ") + to_string(element));
   Val out(ValKind::List, 0);
   const size_t n = count * es;
-  new (&out.storage_.packed) Packed{std::make_unique_for_overwrite<uint8_t[]>(n), n};
+  out.init_packed(n);
   out.repr_ = Repr::Packed;
   out.elem_ = static_cast<uint8_t>(element);
-  *data = out.storage_.packed.data.get();
+  *data = out.storage_.packed.data();
   return out;
 }
 
@@ -331,12 +330,12 @@ Val Val::list_element(size_t i) const {
   if (i >= list_size()) throw_invalid_value("list index " + std::to_string(i) + " out of range");
   if (repr_ == Repr::Items) return storage_.items.data[i];
   const ValKind ek = packed_element_kind();
-  return Val(ek, read_packed_element(storage_.packed.data.get() + i * scalar_size(ek), ek));
+  return Val(ek, read_packed_element(storage_.packed.data() + i * scalar_size(ek), ek));
 }
 
 std::span<const uint8_t> Val::packed_bytes() const {
   if (repr_ != Repr::Packed) return {};
-  return {storage_.packed.data.get(), storage_.packed.byte_size};
+  return {storage_.packed.data(), storage_.packed.byte_size};
 }
 
 std::span<const Val> Val::items() const {
@@ -367,7 +366,7 @@ bool Val::operator==(const Val& other) const {
     if (repr_ == Repr::Packed && other.repr_ == Repr::Packed &&
         elem_ == other.elem_)
       return storage_.packed.byte_size == other.storage_.packed.byte_size &&
-             std::memcmp(storage_.packed.data.get(), other.storage_.packed.data.get(),
+             std::memcmp(storage_.packed.data(), other.storage_.packed.data(),
                          storage_.packed.byte_size) == 0;
     if (repr_ == Repr::Items && other.repr_ == Repr::Items) return same_items(items(), other.items());
     const size_t n = list_size();

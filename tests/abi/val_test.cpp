@@ -179,15 +179,28 @@ TEST(Val, MoveTransfersStorage) {
   EXPECT_EQ(moved.as_string().data(), chars);
   EXPECT_EQ(moved.as_string(), "a long enough string to live on the heap");
 
-  const uint16_t data[] = {1, 2};
-  Val p = Val::packed_list(ValKind::U16, data, 2);
+  std::vector<uint16_t> data(100, 7);  // 200 bytes: on the heap
+  Val p = Val::packed_list(ValKind::U16, data.data(), data.size());
   const uint8_t* bytes = p.packed_bytes().data();
   Val q = Val::u8(0);
   q = std::move(p);
   EXPECT_TRUE(q.is_packed());
   EXPECT_EQ(q.packed_bytes().data(), bytes);
-  EXPECT_EQ(q.list_size(), 2u);
+  EXPECT_EQ(q.list_size(), 100u);
   EXPECT_EQ(q.kind(), ValKind::List);
+}
+
+TEST(Val, SmallPackedListsLiveInline) {
+  const uint16_t data[] = {1, 2, 3};
+  Val p = Val::packed_list(ValKind::U16, data, 3);
+  const auto* inside = reinterpret_cast<const uint8_t*>(&p);
+  EXPECT_TRUE(p.packed_bytes().data() >= inside && p.packed_bytes().data() < inside + sizeof(Val));
+  Val copy = p;
+  Val moved = std::move(p);
+  EXPECT_EQ(moved, Val::list({Val::u16(1), Val::u16(2), Val::u16(3)}));
+  EXPECT_EQ(copy, moved);
+  EXPECT_NE(copy.packed_bytes().data(), moved.packed_bytes().data());
+  EXPECT_EQ(moved.list_element(2).as_u16(), 3u);
 }
 
 // Assigning a value from one of its own items (unwrapping a payload in

@@ -137,9 +137,15 @@ class Val {
 
  private:
   enum class Repr : uint8_t { Scalar, Text, Items, Packed };
+  // Numbers of a packed list: up to kInlinePacked bytes inline (paths, small
+  // id lists), longer on the heap. Moves are bitwise, as for text.
+  static constexpr size_t kInlinePacked = 16;
   struct Packed {
-    std::unique_ptr<uint8_t[]> data;
+    uint8_t* heap;  // null when inline
     size_t byte_size;
+    uint8_t inline_bytes[kInlinePacked];
+    uint8_t* data() { return heap ? heap : inline_bytes; }
+    const uint8_t* data() const { return heap ? heap : inline_bytes; }
   };
   // A fixed-capacity item array; small ones come from a per-thread pool, as
   // lifting builds and drops them by the thousand.
@@ -171,6 +177,7 @@ class Val {
   void destroy_storage() noexcept;
   void init_items(size_t capacity);
   void init_text(std::string_view text);
+  void init_packed(size_t byte_size);
   void copy_from(const Val& other);
   void move_from(Val&& other) noexcept {
     elem_ = other.elem_;
@@ -187,10 +194,12 @@ class Val {
         storage_.text = other.storage_.text;
         other.repr_ = Repr::Scalar;
         return;
-      case Repr::Packed: move_storage(std::move(other));
+      case Repr::Packed:
+        storage_.packed = other.storage_.packed;
+        other.repr_ = Repr::Scalar;
+        return;
     }
   }
-  void move_storage(Val&& other) noexcept;
   [[noreturn]] void wrong_kind(const char* wanted) const;
 
   ValKind kind_;
