@@ -124,53 +124,56 @@ std::string label(const Case& c, const Side& from, const Side& to) {
          (to.opts.addr == AddrWidth::I32 ? "/32" : "/64");
 }
 
-TEST(ValueCopy, FlatCopiesEqualLiftThenLowerForEveryTypeEncodingAndWidth) {
-  size_t checked = 0;
+// Calls f for every case and value of the corpus, every pair of string
+// encodings and every pair of address widths.
+template <typename F>
+void for_each_combination(F&& f) {
   for (const Case& c : corpus())
     for (StringEncoding fe : kEncodings)
       for (StringEncoding te : kEncodings)
         for (AddrWidth fw : kWidths)
           for (AddrWidth tw : kWidths)
-            for (const Val& v : c.values) {
-              if (c.type->layout(fw).flat_count > kMaxListedFlat) continue;
-              Side from(fe, fw), to(te, tw), expected(te, tw);
-              const Flat in = lower_into(from, c.type, v);
-              ValueCopy copy(c.type, fw, c.type, tw);
-              Flat out(copy.flat_count());
-              AbiContext fcx = from.cx(), tcx = to.cx();
-              copy.copy_flat(fcx, in.data(), tcx, out.data());
-              const std::string what = label(c, from, to);
-              EXPECT_EQ(lift_from(to, c.type, out), v) << what;
-              if (fe == StringEncoding::Utf8) {
-                // Same source encoding as a host string: same algorithm.
-                const Flat want = lower_into(expected, c.type, lift_from(from, c.type, in));
-                EXPECT_EQ(out, want) << what;
-                EXPECT_EQ(to.mem.allocations(), expected.mem.allocations()) << what;
-                EXPECT_EQ(to.mem.data(), expected.mem.data()) << what;
-              }
-              ++checked;
-            }
+            for (const Val& v : c.values) f(c, v, Side(fe, fw), Side(te, tw));
+}
+
+TEST(ValueCopy, FlatCopiesEqualLiftThenLowerForEveryTypeEncodingAndWidth) {
+  size_t checked = 0;
+  for_each_combination([&](const Case& c, const Val& v, Side from, Side to) {
+    const AddrWidth fw = from.opts.addr, tw = to.opts.addr;
+    if (c.type->layout(fw).flat_count > kMaxListedFlat) return;
+    Side expected(to.opts.encoding, tw);
+    const Flat in = lower_into(from, c.type, v);
+    ValueCopy copy(c.type, fw, c.type, tw);
+    Flat out(copy.flat_count());
+    AbiContext fcx = from.cx(), tcx = to.cx();
+    copy.copy_flat(fcx, in.data(), tcx, out.data());
+    const std::string what = label(c, from, to);
+    EXPECT_EQ(lift_from(to, c.type, out), v) << what;
+    if (from.opts.encoding == StringEncoding::Utf8) {
+      // Same source encoding as a host string: same algorithm.
+      const Flat want = lower_into(expected, c.type, lift_from(from, c.type, in));
+      EXPECT_EQ(out, want) << what;
+      EXPECT_EQ(to.mem.allocations(), expected.mem.allocations()) << what;
+      EXPECT_EQ(to.mem.data(), expected.mem.data()) << what;
+    }
+    ++checked;
+  });
   EXPECT_GT(checked, 1000u);
 }
 
 TEST(ValueCopy, MemoryCopiesEqualLoadThenStore) {
-  for (const Case& c : corpus())
-    for (StringEncoding fe : kEncodings)
-      for (StringEncoding te : kEncodings)
-        for (AddrWidth fw : kWidths)
-          for (AddrWidth tw : kWidths)
-            for (const Val& v : c.values) {
-              Side from(fe, fw), to(te, tw);
-              const Layout& fl = c.type->layout(fw);
-              const Layout& tl = c.type->layout(tw);
-              const uint64_t fp = from.mem.realloc(0, 0, fl.align, fl.size);
-              const uint64_t tp = to.mem.realloc(0, 0, tl.align, tl.size);
-              ValueAbi from_abi(c.type, fw), to_abi(c.type, tw);
-              AbiContext fcx = from.cx(), tcx = to.cx();
-              from_abi.store(fcx, v, fp);
-              ValueCopy(c.type, fw, c.type, tw).copy(fcx, fp, tcx, tp);
-              EXPECT_EQ(to_abi.load(tcx, tp), v) << label(c, from, to);
-            }
+  for_each_combination([&](const Case& c, const Val& v, Side from, Side to) {
+    const AddrWidth fw = from.opts.addr, tw = to.opts.addr;
+    const Layout& fl = c.type->layout(fw);
+    const Layout& tl = c.type->layout(tw);
+    const uint64_t fp = from.mem.realloc(0, 0, fl.align, fl.size);
+    const uint64_t tp = to.mem.realloc(0, 0, tl.align, tl.size);
+    ValueAbi from_abi(c.type, fw), to_abi(c.type, tw);
+    AbiContext fcx = from.cx(), tcx = to.cx();
+    from_abi.store(fcx, v, fp);
+    ValueCopy(c.type, fw, c.type, tw).copy(fcx, fp, tcx, tp);
+    EXPECT_EQ(to_abi.load(tcx, tp), v) << label(c, from, to);
+  });
 }
 
 TEST(ValueCopy, NansAreCanonicalizedOnTheWay) {
