@@ -126,6 +126,23 @@ class Store {
 
   virtual uint64_t global_get(Extern global) const = 0;
   virtual void global_set(Extern global, uint64_t bits) = 0;
+
+  // The function in slot `index` of a funcref table; nullopt when the slot
+  // is null or out of range.
+  virtual std::optional<Extern> table_func(Extern table, uint64_t index) = 0;
+
+  // Calls nest (host -> wasm -> host -> ...) on a native stack, and the
+  // engine keeps state per nesting level. A runtime that switches between
+  // native stacks (fibers) gives each its own ExecutionStack and makes it
+  // current while that stack runs; calls in between use the current one.
+  class ExecutionStack {
+   public:
+    virtual ~ExecutionStack() = default;
+  };
+  virtual std::unique_ptr<ExecutionStack> new_execution_stack() = 0;
+  // Makes `stack` current (null: the store's own, the embedder's stack) and
+  // returns the one that was. `stack` must stay alive while it is current.
+  virtual ExecutionStack* switch_execution_stack(ExecutionStack* stack) = 0;
 };
 
 struct EngineConfig {

@@ -286,6 +286,14 @@ class WabtStore final : public InterpStore {
   std::optional<uint64_t> grow_memory(Handle memory, uint64_t pages) override;
   uint64_t global_get(Handle global) const override;
   void global_set(Handle global, uint64_t bits) override;
+  std::optional<Handle> table_func(Handle table, uint64_t index) override;
+  void* new_stack() override { return new StackState(); }
+  void delete_stack(void* stack) override { delete static_cast<StackState*>(stack); }
+  void* switch_stack(void* stack) override {
+    StackState* previous = stack_;
+    stack_ = stack ? static_cast<StackState*>(stack) : &main_stack_;
+    return previous == &main_stack_ ? nullptr : previous;
+  }
 
   // Records an extern a handle may name and returns that handle.
   Handle remember(wi::Ref ref);
@@ -300,22 +308,29 @@ class WabtStore final : public InterpStore {
     wi::Values results;
   };
 
+  // The calls nested on one native stack: a Thread per level.
+  struct StackState {
+    std::vector<std::unique_ptr<CallContext>> contexts;  // by nesting depth
+    unsigned depth = 0;
+  };
+
   // Marks a call from the host as running: bounds nesting, and refuels when
-  // the call is the outermost one.
+  // the call is the outermost one of its stack.
   class Nesting {
    public:
     explicit Nesting(WabtStore& store);
     ~Nesting() {
-      if (--store_.depth_ == 0 && store_.contexts_.size() > kThreadsKept) {
-        store_.contexts_.resize(kThreadsKept);
-      }
+      --store_.total_depth_;
+      if (--stack_.depth == 0 && stack_.contexts.size() > kThreadsKept) stack_.contexts.resize(kThreadsKept);
     }
     Nesting(const Nesting&) = delete;
     Nesting& operator=(const Nesting&) = delete;
     unsigned depth() const { return depth_; }
+    StackState& stack() { return stack_; }
 
    private:
     WabtStore& store_;
+    StackState& stack_;
     unsigned depth_;
   };
 
@@ -323,7 +338,7 @@ class WabtStore final : public InterpStore {
   template <typename T>
   T& resolve_as(Handle handle, KindCode kind) const;
   wi::Module::Ptr module_for(const CompiledCode& code);
-  CallContext& context_at(unsigned depth);
+  CallContext& context_at(StackState& stack, unsigned depth);
   wabt::Result run_host(const HostTarget& target, wi::Thread& thread, const wi::Values& params,
                         wi::Values& results, wi::Trap::Ptr* trap);
   [[noreturn]] void fail(const wi::Trap::Ptr& trap, bool outermost);
@@ -340,8 +355,9 @@ class WabtStore final : public InterpStore {
   std::vector<wi::Instance::Ptr> instances_;
   std::vector<wi::HostFunc::Ptr> host_funcs_;
   std::vector<wi::Extern*> externs_;                    // by object index; null where no handle was given
-  std::vector<std::unique_ptr<CallContext>> contexts_;  // by nesting depth
-  unsigned depth_ = 0;
+  StackState main_stack_;
+  StackState* stack_ = &main_stack_;  // the native stack running now
+  unsigned total_depth_ = 0;          // calls in progress on every stack
   std::exception_ptr host_exception_;  // a non-cmhost exception on its way out
   unsigned failures_since_collection_ = 0;
 };
@@ -357,7 +373,7 @@ std::optional<Handle> ThreadCaller::caller_export(std::string_view name) {
   return std::nullopt;
 }
 
-WabtStore::Nesting::Nesting(WabtStore& store) : store_(store), depth_(store.depth_) {
+WabtStore::Nesting::Nesting(WabtStore& store) : store_(store), stack_(*store.stack_), depth_(stack_.depth) {
   if (depth_ >= kMaxCallNesting) {
     throw Error(ErrorKind::Trap, "call stack exhausted: host and wasm calls nested more than " +
                                      std::to_string(kMaxCallNesting) + " deep");
@@ -366,7 +382,8 @@ WabtStore::Nesting::Nesting(WabtStore& store) : store_(store), depth_(store.dept
     const uint64_t budget = std::min<uint64_t>(*store.fuel_budget_, std::numeric_limits<int64_t>::max());
     store.fuel_->UnsafeSet(wi::Value::Make(budget));
   }
-  ++store.depth_;
+  ++stack_.depth;
+  ++store.total_depth_;
 }
 
 Handle WabtStore::remember(wi::Ref ref) {
@@ -404,10 +421,11 @@ wi::Module::Ptr WabtStore::module_for(const CompiledCode& code) {
   return module;
 }
 
-WabtStore::CallContext& WabtStore::context_at(unsigned depth) {
-  if (depth >= contexts_.size()) contexts_.resize(depth + 1);
-  if (!contexts_[depth]) contexts_[depth] = std::make_unique<CallContext>(store_);
-  return *contexts_[depth];
+WabtStore::CallContext& WabtStore::context_at(StackState& stack, unsigned depth) {
+  auto& contexts = stack.contexts;
+  if (depth >= contexts.size()) contexts.resize(depth + 1);
+  if (!contexts[depth]) contexts[depth] = std::make_unique<CallContext>(store_);
+  return *contexts[depth];
 }
 
 void WabtStore::fail(const wi::Trap::Ptr& trap, bool outermost) {
@@ -460,7 +478,7 @@ std::vector<Handle> WabtStore::instantiate(const CompiledCode& code, const Handl
       throw Error(ErrorKind::Trap, std::string("instantiation failed: ") + e.what());
     }
   }
-  if (!instance || trap) fail(trap, depth_ == 0);  // trap alone: see call()
+  if (!instance || trap) fail(trap, total_depth_ == 0);  // trap alone: see call()
 
   instances_.push_back(instance);
   std::vector<Handle> exports;
@@ -539,7 +557,7 @@ void WabtStore::call(Handle handle, const uint64_t* args, size_t arg_count, uint
   require_numbers(type, "call");
 
   Nesting nesting(*this);
-  CallContext& context = context_at(nesting.depth());
+  CallContext& context = context_at(nesting.stack(), nesting.depth());
   context.params.resize(arg_count);
   for (size_t i = 0; i < arg_count; ++i) context.params[i] = to_value(type.params[i], args[i]);
   context.results.resize(result_count);  // wabt hands this vector to host functions as is
@@ -549,15 +567,15 @@ void WabtStore::call(Handle handle, const uint64_t* args, size_t arg_count, uint
   try {
     result = func.Call(context.thread, context.params, context.results, &trap);
   } catch (const std::exception& e) {  // wabt failing to allocate, e.g. in memory.grow
-    contexts_[nesting.depth()].reset();
+    nesting.stack().contexts[nesting.depth()].reset();
     throw Error(ErrorKind::Trap, std::string("wasm execution failed: ") + e.what());
   }
   // A trap despite success: wabt 1.0.32's call_indirect reports "call stack
   // exhausted" this way, then carries on as if the call had returned.
   if (wabt::Failed(result) || trap) {
     // The Thread still holds the trapped frames; the next call gets a new one.
-    contexts_[nesting.depth()].reset();
-    fail(trap, nesting.depth() == 0);
+    nesting.stack().contexts[nesting.depth()].reset();
+    fail(trap, total_depth_ == 1);
   }
   for (size_t i = 0; i < result_count; ++i) results[i] = from_value(type.results[i], context.results[i]);
 }
@@ -598,6 +616,15 @@ void WabtStore::global_set(Handle handle, uint64_t bits) {
   if (global.type().mut != wi::Mutability::Var) usage_error("global_set: the global is immutable");
   if (!is_number(type)) usage_error("global_set: only numeric globals cross the engine interface");
   global.UnsafeSet(to_value(type, bits));
+}
+
+std::optional<Handle> WabtStore::table_func(Handle handle, uint64_t index) {
+  auto& table = resolve_as<wi::Table>(handle, KindCode::Table);
+  if (table.type().element != wabt::Type::FuncRef) usage_error("table_func: not a table of funcref");
+  if (index >= table.size()) return std::nullopt;
+  wi::Ref ref;
+  if (wabt::Failed(table.Get(static_cast<uint32_t>(index), &ref)) || ref == wi::Ref::Null) return std::nullopt;
+  return remember(ref);
 }
 
 }  // namespace

@@ -124,6 +124,16 @@ class InterpStore {
   virtual std::optional<uint64_t> grow_memory(Handle memory, uint64_t pages) = 0;
   virtual uint64_t global_get(Handle global) const = 0;
   virtual void global_set(Handle global, uint64_t bits) = 0;
+
+  // The function in slot `index` of a funcref table; nullopt when the slot
+  // is null or out of range.
+  virtual std::optional<Handle> table_func(Handle table, uint64_t index) = 0;
+
+  // Interpreter state per native stack (see engine::Store::ExecutionStack).
+  // Stacks are opaque; null names the store's own.
+  virtual void* new_stack() = 0;
+  virtual void delete_stack(void* stack) = 0;
+  virtual void* switch_stack(void* stack) = 0;
 };
 
 }  // namespace cmhost::engine::wabt_backend

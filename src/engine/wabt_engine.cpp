@@ -3,6 +3,7 @@
 // between the engine types and the backend's mirrors of them.
 #include <deque>
 #include <map>
+#include <utility>
 
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
@@ -182,6 +183,20 @@ class WabtStore final : public Store {
   uint64_t global_get(Extern global) const override { return backend_->global_get(to_handle(global)); }
   void global_set(Extern global, uint64_t bits) override { backend_->global_set(to_handle(global), bits); }
 
+  std::optional<Extern> table_func(Extern table, uint64_t index) override {
+    if (auto handle = backend_->table_func(to_handle(table), index)) return to_extern(*handle);
+    return std::nullopt;
+  }
+
+  std::unique_ptr<ExecutionStack> new_execution_stack() override {
+    return std::make_unique<BackendStack>(*backend_, backend_->new_stack());
+  }
+  ExecutionStack* switch_execution_stack(ExecutionStack* stack) override {
+    auto* next = static_cast<BackendStack*>(stack);
+    backend_->switch_stack(next ? next->stack : nullptr);
+    return std::exchange(current_stack_, next);
+  }
+
  private:
   static void run_host(void* context, wb::CallerView& view, const uint64_t* params, uint64_t* results) {
     auto& binding = *static_cast<HostBinding*>(context);
@@ -189,10 +204,18 @@ class WabtStore final : public Store {
     binding.func(caller, {params, binding.param_count}, {results, binding.result_count});
   }
 
+  struct BackendStack final : ExecutionStack {
+    BackendStack(wb::InterpStore& backend, void* stack) : backend(backend), stack(stack) {}
+    ~BackendStack() override { backend.delete_stack(stack); }
+    wb::InterpStore& backend;
+    void* stack;
+  };
+
   // The backend's host functions point into bindings_: declared first so the
   // backend is destroyed before them. A deque keeps their addresses stable.
   std::deque<HostBinding> bindings_;
   std::unique_ptr<wb::InterpStore> backend_;
+  BackendStack* current_stack_ = nullptr;
 };
 
 class WabtEngine final : public Engine {
