@@ -27,6 +27,11 @@ class ComponentInstance;
 class Func;
 class HandleTable;
 class LiftedCallSteps;
+class Scheduler;
+class Task;
+class Thread;
+template <typename T>
+class IndexTable;
 using FuncRef = std::shared_ptr<const Func>;
 
 // A resource type at run time: one per resource definition per instance, or
@@ -72,7 +77,9 @@ class Func {
   bool is_host() const { return static_cast<bool>(host_); }
   std::shared_ptr<const validate::FuncType> type_ref() const { return type_; }
   // Calls the function: a trap poisons the callee's instance and throws
-  // cmhost::Error (Trap); bad arguments throw InvalidValue.
+  // cmhost::Error (Trap); bad arguments throw InvalidValue. An async
+  // function's task runs, with every other task it waits for, until it
+  // returns its result; a deadlock traps.
   std::vector<abi::Val> call(Store& store, std::span<const abi::Val> args) const;
   // Calls a lifted function and hands its result to `read` where the callee
   // left it (read it with abi::typed loads and views): no Val is built.
@@ -82,10 +89,14 @@ class Func {
 
  private:
   friend class Instantiator;
+  friend class Task;
+  friend class Lowering;
+  friend class Builtins;
   Func() = default;
-  // Calls the lifted core function with the spec's enter/leave rules, borrow
-  // checks and poisoning; `steps` passes the values.
-  void call_lifted(Store& store, LiftedCallSteps& steps) const;
+  // Calls a lifted function of a synchronous type with the spec's
+  // enter/leave rules, borrow checks and poisoning; `steps` passes the
+  // values. `caller` is the calling instance (null: the host).
+  void call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* caller = nullptr) const;
 
   std::shared_ptr<const validate::FuncType> type_;
   HostCallback host_;
@@ -95,6 +106,8 @@ class Func {
   std::optional<engine::Extern> memory_, realloc_, post_return_;
   std::shared_ptr<const abi::FunctionAbi> abi_;
   size_t core_result_count_ = 0;
+  bool async_lift_ = false;  // lifted with the async option
+  std::optional<engine::Extern> callback_;
 };
 
 class ComponentInstance {
@@ -110,6 +123,11 @@ class ComponentInstance {
   friend class Instantiator;
   friend class Func;
   friend class CallHandles;
+  friend class Scheduler;
+  friend class Task;
+  friend class Lowering;
+  friend class Builtins;
+  friend class Streams;
 
   struct CoreInstance {
     std::shared_ptr<engine::Instance> engine_instance;        // instantiated module
@@ -131,10 +149,15 @@ class ComponentInstance {
   std::vector<std::shared_ptr<ComponentInstance>> children_;
   std::shared_ptr<InstanceItems> exports_ = std::make_shared<InstanceItems>();
 
-  // The spec's per-instance flags for synchronous calls.
+  // The spec's per-instance state (CanonicalABI.md "Component Instances").
   bool may_leave_ = true;
-  bool entered_ = false;
+  bool may_enter_ = true;
   bool poisoned_ = false;
+  ComponentInstance* parent_ = nullptr;  // the instance that instantiated this one
+  uint32_t backpressure_ = 0;
+  uint32_t num_waiting_to_enter_ = 0;
+  Thread* exclusive_thread_ = nullptr;
+  std::unique_ptr<IndexTable<Thread*>> threads_;
 
   std::unique_ptr<HandleTable> handles_;
   // Borrow handles lent into this instance per call still in progress.
@@ -163,6 +186,8 @@ class Store {
 
   // Handles held by the host: own and borrow values the host received.
   HandleTable& host_handles() { return *host_handles_; }
+  // Tasks, threads and the event loop of this store's instances.
+  Scheduler& scheduler() { return *scheduler_; }
 
   // Host resources: a new own handle for `rep`, held by the host (pass it to
   // a guest as Val::own(handle)); the rep behind a host handle; dropping a
@@ -175,11 +200,14 @@ class Store {
   friend class Instantiator;
   friend class Func;
   friend class CallHandles;
+  friend class Task;
   engine::Engine& engine_;
   std::unique_ptr<engine::Store> core_;
   std::vector<std::shared_ptr<ComponentInstance>> instances_;
   std::unique_ptr<HandleTable> host_handles_;
   uint64_t next_call_id_ = 1;
+  // After the instances: destroyed first, unwinding fibers that use them.
+  std::unique_ptr<Scheduler> scheduler_;
 };
 
 // Compiles the core modules of a validated plan.

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "streams.hpp"
+
 namespace cmhost::runtime {
 
 namespace {
@@ -22,7 +24,9 @@ void check_type(const ResourceHandle& h, const ResourceTypeRef& expected) {
 
 }  // namespace
 
-CallHandles::~CallHandles() {
+CallHandles::~CallHandles() { release(); }
+
+void CallHandles::release() {
   for (uint32_t index : lent_) {
     try {
       ResourceHandle& h = inst_.handles_->get(index);
@@ -38,6 +42,8 @@ CallHandles::~CallHandles() {
     } catch (const Error&) {
     }
   }
+  lent_.clear();
+  host_borrows_.clear();
 }
 
 ResourceTypeRef CallHandles::runtime_type(const abi::Type& type) const {
@@ -69,14 +75,22 @@ uint32_t CallHandles::lift_handle(const abi::Type& type, uint32_t index) {
       host_borrows_.push_back(host);
       return host;
     }
-    default:
-      throw Error(ErrorKind::Link, std::string(abi::to_string(type.kind())) + " values are not supported yet");
+    case abi::TypeKind::Stream:
+    case abi::TypeKind::Future: {
+      auto [kind, shared] = Streams::lift_end(inst_, type, index);
+      return store_.host_handles().add(kind, std::move(shared));
+    }
+    case abi::TypeKind::ErrorContext: {
+      auto& context = inst_.handles_->get<ErrorContext>(index, HandleKind::ErrorContext);
+      return store_.host_handles().add(HandleKind::ErrorContext, context.shared_from_this());
+    }
+    default: throw Error(ErrorKind::Usage, std::string("not a handle type: ") + abi::to_string(type.kind()));
   }
 }
 
 uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
   // A bad host handle is the host's mistake, not the guest's trap.
-  if (!store_.host_handles().find(host_index))
+  if (!store_.host_handles().entry(host_index))
     throw_invalid_value(fmt::format("the host holds no handle {}", host_index));
   switch (type.kind()) {
     case abi::TypeKind::Own: {
@@ -97,8 +111,20 @@ uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
       ++inst_.borrows_by_call_[call_id_];
       return inst_.handles_->add(ResourceHandle{rt, h.rep, false, 0, call_id_});
     }
-    default:
-      throw Error(ErrorKind::Link, std::string(abi::to_string(type.kind())) + " values are not supported yet");
+    case abi::TypeKind::Stream:
+    case abi::TypeKind::Future:
+    case abi::TypeKind::ErrorContext: {
+      HandleTable::Entry entry = store_.host_handles().remove_entry(host_index);
+      const HandleKind expected = type.kind() == abi::TypeKind::Stream   ? HandleKind::SharedStream
+                                  : type.kind() == abi::TypeKind::Future ? HandleKind::SharedFuture
+                                                                         : HandleKind::ErrorContext;
+      if (entry.kind != expected)
+        throw_invalid_value(fmt::format("host handle {} is a {}, not a {}", host_index, to_string(entry.kind),
+                                        to_string(expected)));
+      if (expected == HandleKind::ErrorContext) return inst_.handles_->add(expected, std::move(entry.object));
+      return Streams::lower_end(inst_, type, std::move(entry.object));
+    }
+    default: throw Error(ErrorKind::Usage, std::string("not a handle type: ") + abi::to_string(type.kind()));
   }
 }
 
@@ -119,7 +145,8 @@ engine::Extern CallHandles::resource_builtin(Store& store, ComponentInstance& in
     case binary::CanonKind::ResourceNew:
       return store.core().host_func({{ValType::I32}, {ValType::I32}},
                                     [self, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t> r) {
-                                      if (!self->may_leave_) throw_trap("resource.new while may_leave is false");
+                                      if (!self->may_leave_)
+                                        throw_trap("cannot leave component instance: resource.new while may_leave is false");
                                       r[0] = self->handles_->add(ResourceHandle{type, uint32_t(p[0]), true, 0, 0});
                                     });
     case binary::CanonKind::ResourceRep:
@@ -132,7 +159,8 @@ engine::Extern CallHandles::resource_builtin(Store& store, ComponentInstance& in
     case binary::CanonKind::ResourceDrop:
       return store.core().host_func({{ValType::I32}, {}},
                                     [self, s, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t>) {
-                                      if (!self->may_leave_) throw_trap("resource.drop while may_leave is false");
+                                      if (!self->may_leave_)
+                                        throw_trap("cannot leave component instance: resource.drop while may_leave is false");
                                       const auto index = uint32_t(p[0]);
                                       ResourceHandle& h = self->handles_->get(index);
                                       check_type(h, type);

@@ -1,6 +1,8 @@
-// Moves resource handles across one call boundary: between an instance's
-// handle table and the host's, with the spec's checks (types, lends, borrow
-// scopes). Streams, futures and error-contexts come with concurrency.
+// Moves handles across one call boundary: between an instance's handle
+// table and the host's, with the spec's checks (resources: types, lends,
+// borrow scopes; stream and future ends: only idle readable ends outside
+// waitable sets move, their shared state travels; error-contexts are
+// shared).
 #pragma once
 
 #include <vector>
@@ -26,6 +28,13 @@ class CallHandles final : public abi::HandleHooks {
 
   // After a call into `inst`: traps unless it dropped every borrow lent to it.
   void check_borrows_dropped();
+  // Ends the lends of this call (the destructor does it too).
+  void release();
+  // Forgets them without touching any table (the tables are going away).
+  void forget() {
+    lent_.clear();
+    host_borrows_.clear();
+  }
 
   // Core functions for resource.new, resource.drop and resource.rep.
   static engine::Extern resource_builtin(Store& store, ComponentInstance& inst, binary::CanonKind kind,

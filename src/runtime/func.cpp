@@ -3,6 +3,7 @@
 #include "call_handles.hpp"
 #include "guest_memory.hpp"
 #include "lifted_call.hpp"
+#include "task.hpp"
 
 namespace cmhost::runtime {
 
@@ -14,18 +15,6 @@ FuncRef Func::host(std::shared_ptr<const validate::FuncType> type, HostCallback 
 }
 
 namespace {
-
-// Marks an instance as running for the duration of a call.
-class Entered {
- public:
-  explicit Entered(bool& flag) : flag_(flag) { flag_ = true; }
-  ~Entered() { flag_ = false; }
-  Entered(const Entered&) = delete;
-  Entered& operator=(const Entered&) = delete;
-
- private:
-  bool& flag_;
-};
 
 void check_result_count(const validate::FuncType& type, const std::vector<abi::Val>& results) {
   const size_t want = type.result ? 1 : 0;
@@ -73,6 +62,49 @@ class ReadingSteps final : public LiftedCallSteps {
   const Func::ResultReader& read_;
 };
 
+// The host's side of a call of an async function: the task may start after
+// the call that created it returned (backpressure), so it keeps the values.
+class AsyncValSteps final : public LiftedCallSteps {
+ public:
+  AsyncValSteps(std::shared_ptr<const abi::FunctionAbi> abi, std::span<const abi::Val> args)
+      : abi_(std::move(abi)), args_(args.begin(), args.end()) {}
+  void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
+    abi_->lower_args(callee, args_, flat);
+  }
+  void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
+    results = abi_->lift_results(callee, flat);
+    resolved = true;
+  }
+  void cancelled() override { resolved = true; }
+  std::vector<abi::Val> results;
+  bool resolved = false;
+
+ private:
+  std::shared_ptr<const abi::FunctionAbi> abi_;
+  std::vector<abi::Val> args_;
+};
+
+// Makes a synchronous task's inline thread current for the call and gives
+// its task back to the pool afterwards.
+class InlineTask {
+ public:
+  InlineTask(Scheduler& scheduler, std::shared_ptr<Task> task)
+      : scheduler_(scheduler), task_(std::move(task)), previous_(scheduler.enter_inline(task_->inline_thread)) {}
+  ~InlineTask() {
+    Thread& thread = task_->inline_thread;
+    if (thread.index) task_->drop_thread(thread);  // a trap ended it
+    scheduler_.leave_inline(thread, previous_);
+    scheduler_.recycle(std::move(task_));
+  }
+  InlineTask(const InlineTask&) = delete;
+  InlineTask& operator=(const InlineTask&) = delete;
+
+ private:
+  Scheduler& scheduler_;
+  std::shared_ptr<Task> task_;
+  Thread* previous_;
+};
+
 }  // namespace
 
 void Func::call_reading(Store& store, std::span<const abi::Val> args, const ResultReader& read) const {
@@ -90,31 +122,55 @@ std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) c
     check_result_count(*type_, results);
     return results;
   }
-  ValSteps steps(*abi_, args);
-  call_lifted(store, steps);
-  return std::move(steps.results);
+  if (!type_->async) {
+    ValSteps steps(*abi_, args);
+    call_lifted(store, steps);
+    return std::move(steps.results);
+  }
+  // The task lets go of its caller's side when it resolves: keep it here.
+  auto steps = std::make_shared<AsyncValSteps>(abi_, args);
+  const std::shared_ptr<Task> task = Task::start_async(store, *this, steps, nullptr);
+  store.scheduler().run_until([&steps] { return steps->resolved; });
+  return std::move(steps->results);
 }
 
-void Func::call_lifted(Store& store, LiftedCallSteps& steps) const {
+void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* caller) const {
+  if (type_->async) throw Error(ErrorKind::Usage, "call_lifted runs functions of synchronous types");
   ComponentInstance& inst = *instance_;
-  if (inst.poisoned_)
-    throw_trap("cannot enter component instance `" + inst.name_ + "`: it trapped earlier");
-  if (inst.entered_)
-    throw_trap("cannot enter component instance `" + inst.name_ + "` while it is running");
-  Entered entered(inst.entered_);
+  Task::check_may_enter(inst, caller);
+  Entering entering(inst, caller);
+  Scheduler& scheduler = store.scheduler();
+  std::shared_ptr<Task> task_ref = scheduler.new_task();
+  Task& task = *task_ref;
+  task.inst = &inst;
+  task.func = this;
+  task.caller = &steps;
+  task.id = store.next_call_id_++;
+  Thread& thread = task.inline_thread;
+  thread.task = &task;
+  thread.inst = &inst;
+  InlineTask running(scheduler, std::move(task_ref));
   try {
+    task.implicit_thread = &thread;
+    task.register_thread(thread);
     std::optional<CoreGuestMemory> memory;
     if (memory_) memory.emplace(store.core(), *memory_, realloc_, &inst.may_leave_);
-    CallHandles handles(store, inst, store.next_call_id_++);
+    CallHandles handles(store, inst, task.id);
     abi::AbiContext cx(memory ? &*memory : nullptr, abi_->options(), &handles);
     std::vector<uint64_t> flat;
-    steps.lower_args(cx, flat);
+    task.start(cx, flat);
     std::vector<uint64_t> core_results(core_result_count_);
     store.core().call(core_func_, flat, core_results);
     handles.check_borrows_dropped();
     cx.refresh();  // the callee may have grown memory
-    steps.lift_results(cx, core_results);
-    if (post_return_) store.core().call(*post_return_, core_results, {});
+    task.return_(cx, core_results);
+    if (post_return_) {
+      // Post-return may not call out of the instance (the spec clears may_leave).
+      inst.may_leave_ = false;
+      store.core().call(*post_return_, core_results, {});
+      inst.may_leave_ = true;
+    }
+    task.exit_implicit_thread();
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Trap) inst.poisoned_ = true;
     throw;

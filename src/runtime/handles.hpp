@@ -1,8 +1,11 @@
-// Handle tables: the per-instance table of the spec (index 0 never used,
-// freed slots reused) and the store's table of handles held by the host.
+// Handle tables: the per-instance table of the spec, shared by resource
+// handles, subtasks, stream and future ends, waitable sets and
+// error-contexts (index 0 never used, freed slots reused last-in first-out),
+// and the store's table of what the host holds.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,51 +19,128 @@ struct ResourceHandle {
   uint32_t rep = 0;
   bool own = true;
   uint32_t num_lends = 0;     // borrows of this own handle lent to calls in progress
-  uint64_t borrow_scope = 0;  // borrows: the call that must drop it before returning
+  uint64_t borrow_scope = 0;  // borrows: the task that must drop it before returning
 };
 
-class HandleTable {
+// What else a table slot can hold. The host table also carries a stream's or
+// future's shared state (and error-contexts) between the two sides of a call.
+enum class HandleKind : uint8_t {
+  Resource, Subtask, StreamReadable, StreamWritable, FutureReadable, FutureWritable,
+  WaitableSet, ErrorContext, SharedStream, SharedFuture,
+};
+const char* to_string(HandleKind kind) noexcept;
+
+// Base of every non-resource table entry.
+class HandleObject {
+ public:
+  virtual ~HandleObject() = default;
+  // A table going away calls this on every entry before destroying any, so
+  // entries that point at each other (a waitable and its set) let go first.
+  virtual void detach() {}
+};
+
+// A table with the spec's indexing: 1-based, freed slots reused LIFO, at
+// most 2^28-1 entries.
+template <typename T>
+class IndexTable {
  public:
   static constexpr uint32_t kMaxLength = (1u << 28) - 1;
 
-  uint32_t add(ResourceHandle h) {
+  uint32_t add(T value) {
     if (!free_.empty()) {
       const uint32_t i = free_.back();
       free_.pop_back();
-      slots_[i] = Slot{true, std::move(h)};
+      slots_[i] = Slot{true, std::move(value)};
       return i;
     }
-    if (slots_.size() > kMaxLength) throw_trap("handle table is full (2^28-1 handles)");
-    slots_.push_back(Slot{true, std::move(h)});
+    if (slots_.size() > kMaxLength) throw_trap("table is full (2^28-1 entries)");
+    slots_.push_back(Slot{true, std::move(value)});
     return static_cast<uint32_t>(slots_.size() - 1);
   }
-
-  ResourceHandle* find(uint32_t i) {
+  T* find(uint32_t i) {
     if (i >= slots_.size() || !slots_[i].used) return nullptr;
-    return &slots_[i].handle;
+    return &slots_[i].value;
   }
-
-  ResourceHandle& get(uint32_t i) {
-    if (i >= slots_.size() || !slots_[i].used)
-      throw_trap("unknown handle index " + std::to_string(i));
-    return slots_[i].handle;
+  T& get(uint32_t i, const char* what = "handle") {
+    T* v = find(i);
+    if (!v) throw_trap("unknown " + std::string(what) + " index " + std::to_string(i));
+    return *v;
   }
-
-  ResourceHandle remove(uint32_t i) {
-    ResourceHandle h = std::move(get(i));
-    slots_[i].used = false;
-    slots_[i].handle = {};
+  uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
+  T remove(uint32_t i, const char* what = "handle") {
+    T value = std::move(get(i, what));
+    slots_[i] = Slot{};
     free_.push_back(i);
-    return h;
+    return value;
   }
 
  private:
   struct Slot {
     bool used = false;
-    ResourceHandle handle;
+    T value{};
   };
   std::vector<Slot> slots_ = std::vector<Slot>(1);  // index 0 is never handed out
   std::vector<uint32_t> free_;
+};
+
+class HandleTable {
+ public:
+  HandleTable() = default;
+  ~HandleTable() {
+    for (uint32_t i = 1; i < table_.capacity(); ++i)
+      if (Entry* e = table_.find(i); e && e->object) e->object->detach();
+  }
+  HandleTable(const HandleTable&) = delete;
+  HandleTable& operator=(const HandleTable&) = delete;
+
+  struct Entry {
+    HandleKind kind = HandleKind::Resource;
+    ResourceHandle resource;                // kind Resource
+    std::shared_ptr<HandleObject> object;  // every other kind
+  };
+
+  uint32_t add(ResourceHandle h) { return table_.add(Entry{HandleKind::Resource, std::move(h), nullptr}); }
+  uint32_t add(HandleKind kind, std::shared_ptr<HandleObject> object) {
+    return table_.add(Entry{kind, {}, std::move(object)});
+  }
+
+  Entry* entry(uint32_t i) { return table_.find(i); }
+  Entry& entry_or_trap(uint32_t i) { return table_.get(i); }
+
+  // Resource handles; other kinds in the slot trap.
+  ResourceHandle* find(uint32_t i) {
+    Entry* e = table_.find(i);
+    return e && e->kind == HandleKind::Resource ? &e->resource : nullptr;
+  }
+  ResourceHandle& get(uint32_t i) {
+    Entry& e = table_.get(i);
+    if (e.kind != HandleKind::Resource) throw_trap(not_a(i, e.kind, "resource handle"));
+    return e.resource;
+  }
+  ResourceHandle remove(uint32_t i) {
+    get(i);
+    return table_.remove(i).resource;
+  }
+
+  // The object at `i`, which must be of `kind`.
+  template <typename T>
+  T& get(uint32_t i, HandleKind kind) {
+    Entry& e = table_.get(i);
+    if (e.kind != kind) throw_trap(not_a(i, e.kind, to_string(kind)));
+    return static_cast<T&>(*e.object);
+  }
+  template <typename T>
+  std::shared_ptr<T> remove(uint32_t i, HandleKind kind) {
+    get<T>(i, kind);
+    return std::static_pointer_cast<T>(table_.remove(i).object);
+  }
+  Entry remove_entry(uint32_t i) { return table_.remove(i); }
+
+ private:
+  static std::string not_a(uint32_t i, HandleKind actual, const char* wanted) {
+    return "handle index " + std::to_string(i) + " is a " + to_string(actual) + ", not a " + wanted;
+  }
+  IndexTable<Entry> table_;
 };
 
 }  // namespace cmhost::runtime

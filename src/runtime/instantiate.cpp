@@ -3,10 +3,14 @@
 
 #include "cmhost/error.hpp"
 #include "cmhost/runtime.hpp"
+#include "builtins.hpp"
 #include "call_handles.hpp"
 #include "guest_memory.hpp"
 #include "handles.hpp"
 #include "lifted_call.hpp"
+#include "lower.hpp"
+#include "scheduler.hpp"
+#include "task.hpp"
 
 namespace cmhost::runtime {
 
@@ -77,11 +81,12 @@ class Instantiator {
   Instantiator(Store& store, const CompiledComponent& compiled) : store_(store), compiled_(compiled) {}
 
   std::shared_ptr<ComponentInstance> run(const validate::ComponentPlan& plan, const ImportMap& imports,
-                                         const ComponentInstance* scope = nullptr) {
+                                         const ComponentInstance* scope = nullptr, ComponentInstance* parent = nullptr) {
     auto inst = std::make_shared<ComponentInstance>();
     inst->name_ = plan.name;
     inst->plan_ = &plan;
     inst->scope_ = scope;
+    inst->parent_ = parent;
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       try {
         std::visit([&](const auto& s) { execute(*inst, s, imports); }, plan.steps[i]);
@@ -282,7 +287,7 @@ class Instantiator {
     ImportMap args;
     for (const auto& [name, target] : s.args) args.emplace(name, item_at(inst, target));
     const Item& component = at(inst.components_, s.component, "component");
-    auto child = run(*component.component, args, component.component_scope);
+    auto child = run(*component.component, args, component.component_scope, &inst);
     if (s.type) bind_instance_resources(inst, *s.type, child->exports());
     inst.instances_.push_back(child->exports_ref());
     inst.children_.push_back(std::move(child));
@@ -295,8 +300,6 @@ class Instantiator {
   }
 
   void execute(ComponentInstance& inst, const step::Lift& s, const ImportMap&) {
-    if (s.options.async || s.type->async)
-      link_error("async lifted functions are not supported yet");
     auto f = std::shared_ptr<Func>(new Func());
     f->type_ = s.type;
     f->instance_ = &inst;
@@ -304,38 +307,30 @@ class Instantiator {
     if (s.options.memory) f->memory_ = at(inst.core_memories_, *s.options.memory, "core memory");
     if (s.options.realloc) f->realloc_ = at(inst.core_funcs_, *s.options.realloc, "core func");
     if (s.options.post_return) f->post_return_ = at(inst.core_funcs_, *s.options.post_return, "core func");
-    f->abi_ = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options));
-    f->core_result_count_ = f->abi_->core_signature(abi::AbiSide::Lift).results.size();
+    if (s.options.callback) f->callback_ = at(inst.core_funcs_, *s.options.callback, "core func");
+    f->async_lift_ = s.options.async;
+    f->abi_ = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
+                                                 s.options.async);
+    // An async lift returns nothing, or the callback code.
+    f->core_result_count_ = s.options.async ? (s.options.callback ? 1 : 0)
+                                            : f->abi_->core_signature(abi::AbiSide::Lift).results.size();
     inst.funcs_.push_back(std::move(f));
   }
 
   void execute(ComponentInstance& inst, const step::Lower& s, const ImportMap&) {
-    if (s.options.async || s.type->async) link_error("async lowered functions are not supported yet");
     FuncRef target = at(inst.funcs_, s.func, "func");
-    auto abi = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options));
+    auto abi = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
+                                                  s.options.async);
     std::optional<engine::Extern> memory, realloc;
     if (s.options.memory) memory = at(inst.core_memories_, *s.options.memory, "core memory");
     if (s.options.realloc) realloc = at(inst.core_funcs_, *s.options.realloc, "core func");
     const engine::FuncType core_type = core_func_type(abi->core_signature(abi::AbiSide::Lower));
-    if (can_fuse(inst, *target, memory)) {
+    if (!s.options.async && can_fuse(inst, *target, memory)) {
       inst.core_funcs_.push_back(store_.core().host_func(core_type, fused_call(inst, target, abi, memory, realloc)));
       return;
     }
-    Store* store = &store_;
-    ComponentInstance* caller = &inst;
-    auto callback = [store, caller, target, abi, memory, realloc](engine::Caller&, std::span<const uint64_t> params,
-                                                                  std::span<uint64_t> results) {
-      check_may_leave(*caller);
-      CallerSide side(*store, *caller, *abi, memory, realloc);
-      abi::AbiContext& cx = side.cx;
-      auto args = abi->lift_args(cx, params);
-      auto values = target->call(*store, args);
-      cx.refresh();
-      std::vector<uint64_t> flat;
-      abi->lower_results(cx, values, params, flat);
-      std::copy(flat.begin(), flat.end(), results.begin());
-    };
-    inst.core_funcs_.push_back(store_.core().host_func(core_type, callback));
+    LowerSite site{&store_, &inst, abi, memory, realloc, s.options.async};
+    inst.core_funcs_.push_back(store_.core().host_func(core_type, Lowering::make(std::move(site), target)));
   }
 
   // The caller's side of a lowered call: its memory, its handle moves and
@@ -351,11 +346,6 @@ class Instantiator {
     CallHandles handles;
     abi::AbiContext cx;
   };
-
-  static void check_may_leave(const ComponentInstance& caller) {
-    if (!caller.may_leave_)
-      throw_trap("cannot leave component instance `" + caller.name_ + "` here (may_leave is false)");
-  }
 
   // A lowered function whose target is another instance's lifted function
   // copies memory to memory with no Val in between. The copy needs the two
@@ -394,10 +384,10 @@ class Instantiator {
     ComponentInstance* caller = &inst;
     return [store, caller, target, abi, copy, memory, realloc](engine::Caller&, std::span<const uint64_t> params,
                                                                std::span<uint64_t> results) {
-      check_may_leave(*caller);
+      Lowering::check_may_leave(*caller);
       CallerSide side(*store, *caller, *abi, memory, realloc);
       CopySteps steps(*copy, side.cx, params);
-      target->call_lifted(*store, steps);
+      target->call_lifted(*store, steps, caller);
       std::copy(steps.results.begin(), steps.results.end(), results.begin());
     };
   }
@@ -418,8 +408,13 @@ class Instantiator {
     inst.core_funcs_.push_back(CallHandles::resource_builtin(store_, inst, s.kind, it->second));
   }
 
-  void execute(ComponentInstance&, const step::CanonBuiltin& s, const ImportMap&) {
-    link_error(fmt::format("canon {} is not supported yet", binary::to_string(s.canon.kind)));
+  void execute(ComponentInstance& inst, const step::CanonBuiltin& s, const ImportMap&) {
+    Builtins::Links links;
+    if (s.options.memory) links.memory = at(inst.core_memories_, *s.options.memory, "core memory");
+    if (s.options.realloc) links.realloc = at(inst.core_funcs_, *s.options.realloc, "core func");
+    if (s.canon.kind == binary::CanonKind::ThreadNewIndirect)
+      links.table = at(inst.core_tables_, s.canon.table_index, "core table");
+    inst.core_funcs_.push_back(Builtins::make(store_, inst, s, links));
   }
 
   void execute(ComponentInstance& inst, const step::Export& s, const ImportMap&) {
@@ -436,12 +431,17 @@ class Instantiator {
   const CompiledComponent& compiled_;
 };
 
-ComponentInstance::ComponentInstance() : handles_(std::make_unique<HandleTable>()) {}
+ComponentInstance::ComponentInstance()
+    : threads_(std::make_unique<IndexTable<Thread*>>()), handles_(std::make_unique<HandleTable>()) {}
 ComponentInstance::~ComponentInstance() = default;
 
 Store::Store(engine::Engine& engine)
-    : engine_(engine), core_(engine.new_store()), host_handles_(std::make_unique<HandleTable>()) {}
-Store::~Store() = default;
+    : engine_(engine),
+      core_(engine.new_store()),
+      host_handles_(std::make_unique<HandleTable>()),
+      scheduler_(std::make_unique<Scheduler>(*core_)) {}
+
+Store::~Store() { scheduler_->shutdown(); }
 
 std::shared_ptr<ComponentInstance> Store::instantiate(const CompiledComponent& component,
                                                       const ImportMap& imports) {

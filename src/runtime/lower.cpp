@@ -1,0 +1,177 @@
+#include "lower.hpp"
+
+#include "call_handles.hpp"
+#include "cmhost/error.hpp"
+#include "guest_memory.hpp"
+#include "lifted_call.hpp"
+#include "task.hpp"
+#include "waitables.hpp"
+
+namespace cmhost::runtime {
+
+namespace {
+
+std::optional<CoreGuestMemory> caller_memory(const LowerSite& site, bool* may_leave) {
+  if (!site.memory) return std::nullopt;
+  return std::optional<CoreGuestMemory>(std::in_place, site.store->core(), *site.memory, site.realloc, may_leave);
+}
+
+// Arguments lifted from the caller into Vals and lowered into the callee;
+// results the other way. For callees whose task lives on after the lowered
+// call returns (async), the caller's side is its subtask, which this only
+// observes: when the caller is gone, results are dropped.
+class LowerSteps final : public LiftedCallSteps {
+ public:
+  LowerSteps(const LowerSite& site, bool* may_leave, std::shared_ptr<const abi::FunctionAbi> callee_abi,
+             std::span<const uint64_t> args, const std::shared_ptr<Subtask>& subtask)
+      : site_(site),
+        may_leave_(may_leave),
+        callee_abi_(std::move(callee_abi)),
+        args_(args.begin(), args.end()),
+        subtask_(subtask) {}
+
+  void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
+    std::shared_ptr<Subtask> subtask = subtask_.lock();
+    if (!subtask) throw_trap("the caller of this task is gone");
+    subtask->on_start();
+    std::optional<CoreGuestMemory> memory = caller_memory(site_, may_leave_);
+    abi::AbiContext caller(memory ? &*memory : nullptr, site_.abi->options(), subtask->lenders.get());
+    const std::vector<abi::Val> args = site_.abi->lift_args(caller, args_);
+    callee_abi_->lower_args(callee, args, flat);
+  }
+
+  void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
+    const std::vector<abi::Val> results = callee_abi_->lift_results(callee, flat);
+    std::shared_ptr<Subtask> subtask = subtask_.lock();
+    if (!subtask) return;
+    std::optional<CoreGuestMemory> memory = caller_memory(site_, may_leave_);
+    abi::AbiContext caller(memory ? &*memory : nullptr, site_.abi->options(), subtask->lenders.get());
+    std::vector<uint64_t> out;
+    site_.abi->lower_results(caller, results, args_, out);
+    subtask->resolve(Subtask::State::Returned, std::move(out));
+  }
+
+  void cancelled() override {
+    std::shared_ptr<Subtask> subtask = subtask_.lock();
+    if (!subtask) return;
+    subtask->resolve(subtask->state == Subtask::State::Starting ? Subtask::State::CancelledBeforeStarted
+                                                                : Subtask::State::CancelledBeforeReturned,
+                     {});
+  }
+
+ private:
+  LowerSite site_;
+  bool* may_leave_;
+  std::shared_ptr<const abi::FunctionAbi> callee_abi_;
+  std::vector<uint64_t> args_;
+  std::weak_ptr<Subtask> subtask_;
+};
+
+// A synchronous call into a synchronous-typed lifted function through Vals,
+// all on this stack.
+class SyncSteps final : public LiftedCallSteps {
+ public:
+  SyncSteps(const abi::FunctionAbi& caller_abi, abi::AbiContext& caller, const abi::FunctionAbi& callee_abi,
+            std::span<const uint64_t> args)
+      : caller_abi_(caller_abi), caller_(caller), callee_abi_(callee_abi), args_(args) {}
+  void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
+    const std::vector<abi::Val> args = caller_abi_.lift_args(caller_, args_);
+    callee_abi_.lower_args(callee, args, flat);
+  }
+  void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
+    const std::vector<abi::Val> results = callee_abi_.lift_results(callee, flat);
+    caller_.refresh();
+    caller_abi_.lower_results(caller_, results, args_, out);
+  }
+  std::vector<uint64_t> out;
+
+ private:
+  const abi::FunctionAbi& caller_abi_;
+  abi::AbiContext& caller_;
+  const abi::FunctionAbi& callee_abi_;
+  std::span<const uint64_t> args_;
+};
+
+}  // namespace
+
+void Lowering::check_may_leave(const ComponentInstance& caller) {
+  if (!caller.may_leave_)
+    throw_trap("cannot leave component instance `" + caller.name_ + "` here (may_leave is false)");
+}
+
+engine::HostFunc Lowering::make(LowerSite site, FuncRef target) {
+  return [site, target](engine::Caller&, std::span<const uint64_t> params, std::span<uint64_t> results) {
+    check_may_leave(*site.inst);
+    if (target->is_host()) return call_host(site, *target, params, results);
+    if (!target->type().async) return call_sync(site, *target, params, results);
+    call_async(site, *target, params, results);
+  };
+}
+
+// Host functions return at once: an async lower reports RETURNED.
+void Lowering::call_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
+                         std::span<uint64_t> results) {
+  Store& store = *site.store;
+  std::optional<CoreGuestMemory> memory = caller_memory(site, &site.inst->may_leave_);
+  CallHandles handles(store, *site.inst, 0);
+  abi::AbiContext cx(memory ? &*memory : nullptr, site.abi->options(), &handles);
+  const std::vector<abi::Val> args = site.abi->lift_args(cx, params);
+  const std::vector<abi::Val> values = target.call(store, args);
+  cx.refresh();
+  std::vector<uint64_t> flat;
+  site.abi->lower_results(cx, values, params, flat);
+  if (site.async) {
+    results[0] = pack_subtask(Subtask::State::Returned, 0);
+    return;
+  }
+  std::copy(flat.begin(), flat.end(), results.begin());
+}
+
+void Lowering::call_sync(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
+                         std::span<uint64_t> results) {
+  Store& store = *site.store;
+  std::optional<CoreGuestMemory> memory = caller_memory(site, &site.inst->may_leave_);
+  CallHandles handles(store, *site.inst, 0);
+  abi::AbiContext cx(memory ? &*memory : nullptr, site.abi->options(), &handles);
+  SyncSteps steps(*site.abi, cx, *target.abi_, params);
+  target.call_lifted(store, steps, site.inst);
+  if (site.async) {
+    results[0] = pack_subtask(Subtask::State::Returned, 0);
+    return;
+  }
+  std::copy(steps.out.begin(), steps.out.end(), results.begin());
+}
+
+// An async-typed callee: a subtask that a synchronous lower waits for and
+// an async lower hands to the caller when it did not resolve at once.
+void Lowering::call_async(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
+                          std::span<uint64_t> results) {
+  Store& store = *site.store;
+  Scheduler& scheduler = store.scheduler();
+  Thread& thread = scheduler.current_or_root();
+  ComponentInstance& caller = *site.inst;
+  auto subtask = std::make_shared<Subtask>();
+  subtask->lenders = std::make_unique<CallHandles>(store, caller, 0);
+  auto steps = std::make_shared<LowerSteps>(site, &caller.may_leave_, target.abi_, params, subtask);
+  subtask->callee = Task::start_async(store, target, std::move(steps), &caller);
+  if (!site.async) {
+    if (!subtask->resolved()) {
+      Subtask* s = subtask.get();
+      scheduler.wait_until(thread, [s] { return s->resolved(); }, false);
+    }
+    subtask->deliver_resolve();
+    std::copy(subtask->flat_results.begin(), subtask->flat_results.end(), results.begin());
+    return;
+  }
+  if (subtask->resolved()) {
+    subtask->deliver_resolve();
+    results[0] = pack_subtask(Subtask::State::Returned, 0);
+    return;
+  }
+  const uint32_t index = caller.handles_->add(HandleKind::Subtask, subtask);
+  subtask->index = index;
+  subtask->reports_progress();
+  results[0] = pack_subtask(subtask->state, index);
+}
+
+}  // namespace cmhost::runtime

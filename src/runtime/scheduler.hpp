@@ -1,0 +1,152 @@
+// Threads and their scheduling (CanonicalABI.md "Stack Switching",
+// "Threads" and the Store's tick).
+//
+// A thread runs either on a fiber of its own, or inline: on the stack of
+// whoever started it. Tasks of synchronous function types run inline: the
+// reference runs such a task to completion before its caller continues,
+// resuming only other threads of the callee's instance while it waits, so
+// nothing needs its stack to outlive the call, and a synchronous call costs
+// no fiber. When an inline thread blocks, it runs that loop itself, on its
+// own stack. Every other thread (async tasks, thread.new-indirect) gets a
+// fiber, so it can block in the middle of core wasm and resume later.
+//
+// Scheduling is deterministic: among ready threads the one waiting longest
+// runs first (the reference picks at random; any choice is conforming).
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "cmhost/engine.hpp"
+#include "fiber.hpp"
+
+namespace cmhost::runtime {
+
+class ComponentInstance;
+class Task;
+class Scheduler;
+
+class Thread {
+ public:
+  using ReadyFunc = std::function<bool()>;
+
+  Task* task = nullptr;                // null: core code outside any task (start functions)
+  ComponentInstance* inst = nullptr;  // the instance it runs in
+  uint32_t index = 0;                  // in inst's thread table, 0 when not registered
+  uint64_t storage[2] = {0, 0};        // context.get / context.set
+
+  bool is_fiber() const { return fiber_ != nullptr; }
+  bool running() const { return running_; }
+  bool waiting() const { return !running_ && static_cast<bool>(ready_func_); }
+  bool suspended() const { return !running_ && !ready_func_ && !finished_; }
+  bool ready() const { return waiting() && ready_func_(); }
+  bool cancellable() const { return cancellable_; }
+  // Back to a new inline thread's state (a pooled task's implicit thread).
+  void reset_inline() {
+    task = nullptr;
+    inst = nullptr;
+    index = 0;
+    storage[0] = storage[1] = 0;
+    if (ready_func_) ready_func_ = nullptr;
+    running_ = cancellable_ = finished_ = in_own_loop_ = resumed_inline_ = block_result_ = false;
+    switch_to_ = nullptr;
+  }
+
+ private:
+  friend class Scheduler;
+  ReadyFunc ready_func_;  // set while waiting
+  bool running_ = false;
+  bool cancellable_ = false;
+  bool finished_ = false;
+  bool in_own_loop_ = false;  // inline and blocked: its loop runs on the stack below
+  bool resumed_inline_ = false;
+  bool block_result_ = false;       // cancelled
+  Thread* switch_to_ = nullptr;     // handed to the resumer when blocking
+  // Fiber threads:
+  std::unique_ptr<Fiber> fiber_;
+  std::unique_ptr<engine::Store::ExecutionStack> engine_stack_;
+  std::function<void()> body_;
+  std::exception_ptr failure_;  // what ended the body, rethrown by the resumer
+  bool unwinding_ = false;      // the store is going away: blocking throws
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(engine::Store& core);
+  // Unwinds every fiber still suspended (their frames hold resources).
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  Thread* current() const { return current_; }
+  // The thread a built-in acts for: the running one, or, when core code
+  // runs outside any task (a start function), a thread of no task.
+  Thread& current_or_root() { return current_ ? *current_ : root_; }
+  // Makes `thread` current (an inline thread starting) and returns the
+  // previous one, for restore_current.
+  Thread* enter_inline(Thread& thread);
+  void leave_inline(Thread& thread, Thread* previous);
+
+  // A suspended thread on a new fiber; `body` runs when it is first resumed.
+  Thread& new_fiber_thread(Task* task, ComponentInstance* inst, std::function<void()> body);
+
+  // The reference's Thread.resume: runs `thread` (and any thread it
+  // switches to) until it blocks or ends. A trap in it is rethrown here.
+  void resume(Thread& thread, bool cancelled = false);
+  // Blocks the running `thread`: it is waiting (wait_until) or suspended;
+  // `switch_to` runs next. Returns whether it was resumed as cancelled.
+  bool block(Thread& thread, bool cancellable, Thread* switch_to = nullptr);
+  void start_waiting(Thread& thread, Thread::ReadyFunc ready);
+  void stop_waiting(Thread& thread);
+
+  // Thread.wait_until / yield_ / suspend and the *-then-* variants. When
+  // `ready` already holds, wait_until returns at once (the reference may
+  // either return or block; returning is what the suite expects), unless
+  // `queue` asks it to wait its turn behind the threads already waiting.
+  bool wait_until(Thread& thread, Thread::ReadyFunc ready, bool cancellable, bool queue = false);
+  bool yield(Thread& thread, bool cancellable) { return wait_until(thread, [] { return true; }, cancellable, true); }
+  bool suspend(Thread& thread, bool cancellable);
+  bool suspend_then_resume(Thread& thread, bool cancellable, Thread& other);
+  bool yield_then_resume(Thread& thread, bool cancellable, Thread& other);
+  bool suspend_then_promote(Thread& thread, bool cancellable, Thread& other);
+  bool yield_then_promote(Thread& thread, bool cancellable, Thread& other);
+  // Marks a suspended thread ready (thread.resume-later).
+  void resume_later(Thread& thread);
+
+  // The embedder's event loop (Store.tick until `done`): runs the ready
+  // thread that waited longest, entering its instance. Traps when no thread
+  // is ready and `done` is still false.
+  void run_until(const std::function<bool()>& done);
+
+  // Task objects, reused so a synchronous call allocates none.
+  std::shared_ptr<Task> new_task();
+  void recycle(std::shared_ptr<Task> task);
+
+  // Unwinds every fiber still suspended; the scheduler is unusable after.
+  void shutdown();
+
+ private:
+  static void run_fiber(void* thread);
+  // Runs one thread until it blocks or ends; returns the thread it switched to.
+  Thread* run(Thread& thread);
+  bool block_inline(Thread& thread, Thread* switch_to);
+  Thread* next_ready(const ComponentInstance* only_in) const;
+  void finish(Thread& thread);
+
+  engine::Store& core_;
+  StackPool stacks_;
+  std::vector<std::unique_ptr<engine::Store::ExecutionStack>> spare_engine_stacks_;
+  std::vector<std::shared_ptr<Task>> spare_tasks_;
+  Thread* current_ = nullptr;
+  Thread root_;
+  std::vector<Thread*> waiting_;                   // in the order they started waiting
+  std::vector<std::unique_ptr<Thread>> fibers_;    // live fiber threads
+};
+
+// Thrown into a fiber whose store is being destroyed, to unwind its frames.
+struct FiberUnwind {};
+
+}  // namespace cmhost::runtime

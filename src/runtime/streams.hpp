@@ -1,0 +1,168 @@
+// Streams, futures and error-contexts (CanonicalABI.md "Buffer State",
+// "Stream State", "Future State" and the stream/future built-ins).
+//
+// A stream or future is one shared state with a readable and a writable
+// end, each end an entry of some instance's table. A copy (read or write)
+// that finds no partner parks its buffer in the shared state; the partner's
+// copy moves the elements straight from one guest memory to the other
+// (compiled ValueCopy programs between components, a byte copy of numbers
+// within one) and notifies the parked end through its pending event.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "cmhost/abi.hpp"
+#include "cmhost/abi/copy.hpp"
+#include "cmhost/runtime.hpp"
+#include "guest_memory.hpp"
+#include "waitables.hpp"
+
+namespace cmhost::runtime {
+
+enum class CopyResult : uint32_t { Completed = 0, Dropped = 1, Cancelled = 2 };
+
+// The canonical options of a stream or future built-in.
+struct CopyOptions {
+  std::optional<engine::Extern> memory;
+  std::optional<engine::Extern> realloc;
+  abi::CanonOptions abi;
+  bool async = false;
+};
+
+// One side's elements of a copy, in its guest memory.
+class GuestBuffer {
+ public:
+  // Traps unless `ptr` is aligned and the `length` elements fit in memory.
+  // `may_leave` is the instance's flag, cleared while its realloc runs.
+  GuestBuffer(Store& store, ComponentInstance& inst, bool* may_leave, abi::TypeRef elem, const CopyOptions& options,
+              uint64_t ptr, uint64_t length);
+  uint64_t remain() const { return length_ - progress_; }
+  bool zero_length() const { return length_ == 0; }
+  uint64_t progress() const { return progress_; }
+  ComponentInstance& inst() const { return inst_; }
+
+  // Moves `n` elements from `src` (a writer's buffer) to `dst` (a reader's).
+  static void copy(GuestBuffer& src, GuestBuffer& dst, uint64_t n);
+
+ private:
+  Store& store_;
+  ComponentInstance& inst_;
+  bool* may_leave_;
+  abi::TypeRef elem_;
+  CopyOptions options_;
+  uint64_t ptr_;
+  uint64_t length_;
+  uint64_t progress_ = 0;
+};
+
+class SharedStream;
+class SharedFuture;
+
+// A readable or writable end of a stream or future.
+class CopyEnd final : public Waitable {
+ public:
+  enum class State : uint8_t { Idle, Copying, CancellingCopy, Done };
+  enum class Kind : uint8_t { StreamReadable, StreamWritable, FutureReadable, FutureWritable };
+
+  CopyEnd(Kind kind, std::shared_ptr<HandleObject> shared) : kind_(kind), shared_(std::move(shared)) {}
+
+  Kind kind() const { return kind_; }
+  bool is_stream() const { return kind_ == Kind::StreamReadable || kind_ == Kind::StreamWritable; }
+  bool readable() const { return kind_ == Kind::StreamReadable || kind_ == Kind::FutureReadable; }
+  HandleKind handle_kind() const;
+  const std::shared_ptr<HandleObject>& shared() const { return shared_; }
+  SharedStream& stream() const;
+  SharedFuture& future() const;
+  const abi::TypeRef& element_type() const;
+
+  State state = State::Idle;
+  bool copying() const { return state == State::Copying || state == State::CancellingCopy; }
+
+  // The copy in progress: its buffer and the table index events name.
+  void start_copy(uint32_t index, std::unique_ptr<GuestBuffer> buffer);
+  GuestBuffer& buffer() { return *buffer_; }
+  // The reference's on_copy (elements moved; the partner's parked buffer
+  // is reclaimed when the event is delivered) and on_copy_done.
+  void on_copy();
+  void on_copy_done(CopyResult result);
+  // CopyEnd.drop: traps while copying; tells the shared state.
+  void drop();
+
+ protected:
+  Event deliver() override;
+
+ private:
+  Kind kind_;
+  std::shared_ptr<HandleObject> shared_;
+  std::unique_ptr<GuestBuffer> buffer_;
+  uint32_t index_ = 0;
+  CopyResult result_ = CopyResult::Completed;
+  bool reclaim_ = false;
+};
+
+// What a copy finds parked in the shared state.
+struct PendingCopy {
+  ComponentInstance* inst = nullptr;
+  GuestBuffer* buffer = nullptr;
+  CopyEnd* end = nullptr;
+  explicit operator bool() const { return buffer != nullptr; }
+};
+
+class SharedStream final : public HandleObject {
+ public:
+  explicit SharedStream(abi::TypeRef elem) : elem(std::move(elem)) {}
+  abi::TypeRef elem;  // as its stream.new saw it; null for `stream`
+  bool dropped = false;
+  PendingCopy pending;
+
+  void reset_pending() { pending = {}; }
+  void reset_and_notify_pending(CopyResult result);
+  void cancel() { reset_and_notify_pending(CopyResult::Cancelled); }
+  void drop();
+  void read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end);
+  void write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end);
+};
+
+class SharedFuture final : public HandleObject {
+ public:
+  explicit SharedFuture(abi::TypeRef elem) : elem(std::move(elem)) {}
+  abi::TypeRef elem;
+  bool dropped = false;
+  PendingCopy pending;
+
+  void reset_pending() { pending = {}; }
+  void reset_and_notify_pending(CopyResult result);
+  void cancel() { reset_and_notify_pending(CopyResult::Cancelled); }
+  void drop();
+  void read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end);
+  void write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end);
+};
+
+class ErrorContext final : public HandleObject, public std::enable_shared_from_this<ErrorContext> {
+ public:
+  explicit ErrorContext(std::string message) : debug_message(std::move(message)) {}
+  std::string debug_message;
+};
+
+// Moving readable ends across a call (CallHandles) and the stream/future
+// built-ins that need an instance's internals.
+class Streams {
+ public:
+  // lift_async_value: takes the readable end at `index` out of `inst`'s
+  // table; returns the shared state for the host table.
+  static std::pair<HandleKind, std::shared_ptr<HandleObject>> lift_end(ComponentInstance& inst, const abi::Type& type,
+                                                                       uint32_t index);
+  // lower_stream / lower_future: a new readable end in `inst`'s table.
+  static uint32_t lower_end(ComponentInstance& inst, const abi::Type& type, std::shared_ptr<HandleObject> shared);
+};
+
+// Element types of a stream or future seen by two components: equal up to
+// the identity of resource types.
+bool same_element_type(const abi::TypeRef& a, const abi::TypeRef& b);
+
+}  // namespace cmhost::runtime

@@ -1,0 +1,271 @@
+#include "task.hpp"
+
+#include <algorithm>
+
+#include "cmhost/error.hpp"
+#include "handles.hpp"
+#include "waitables.hpp"
+
+namespace cmhost::runtime {
+
+namespace {
+
+std::optional<CoreGuestMemory> callee_memory(Store& store, const std::optional<engine::Extern>& memory,
+                                             const std::optional<engine::Extern>& realloc, bool* may_leave) {
+  if (!memory) return std::nullopt;
+  return std::optional<CoreGuestMemory>(std::in_place, store.core(), *memory, realloc, may_leave);
+}
+
+bool in_chain(const ComponentInstance* inst, const ComponentInstance* chain_start, ComponentInstance* ComponentInstance::*parent) {
+  for (const ComponentInstance* c = chain_start; c; c = c->*parent)
+    if (c == inst) return true;
+  return false;
+}
+
+// Callback codes of an async lift with a callback.
+enum CallbackCode : uint32_t { kExit = 0, kYield = 1, kWait = 2, kMaxCode = 2 };
+
+}  // namespace
+
+// ---- entering instances ----
+
+bool Task::may_enter_from(const ComponentInstance& inst, const ComponentInstance* caller) {
+  for (const ComponentInstance* i = &inst; i; i = i->parent_) {
+    if (caller && in_chain(i, caller, &ComponentInstance::parent_)) continue;
+    if (!i->may_enter_) return false;
+  }
+  return true;
+}
+
+void Task::set_may_enter(ComponentInstance& inst, const ComponentInstance* caller, bool value) {
+  for (ComponentInstance* i = &inst; i; i = i->parent_) {
+    if (caller && in_chain(i, caller, &ComponentInstance::parent_)) continue;
+    i->may_enter_ = value;
+  }
+}
+
+void Task::check_may_enter(const ComponentInstance& inst, const ComponentInstance* caller) {
+  if (inst.poisoned_) throw_trap("cannot enter component instance `" + inst.name_ + "`: it trapped earlier");
+  if (!may_enter_from(inst, caller))
+    throw_trap("cannot enter component instance `" + inst.name_ + "` while it is running");
+}
+
+// ---- the task's state ----
+
+Task::CalleeAbi::CalleeAbi(Store& store, ComponentInstance& inst, const Func& func, uint64_t task_id)
+    : memory(callee_memory(store, func.memory_, func.realloc_, &inst.may_leave_)),
+      handles(store, inst, task_id),
+      cx(memory ? &*memory : nullptr, func.abi_->options(), &handles) {}
+
+bool Task::async_type() const { return func->type_->async; }
+
+bool Task::needs_exclusive() const { return !func->async_lift_ || func->callback_.has_value(); }
+
+void Task::reset() {
+  inst = nullptr;
+  func = nullptr;
+  caller = nullptr;
+  if (caller_owner) caller_owner.reset();
+  state = State::Initial;
+  id = 0;
+  implicit_thread = nullptr;
+  threads.clear();
+  inline_thread.reset_inline();
+  if (callee_abi) callee_abi.reset();
+}
+
+bool Task::enter_implicit_thread(Thread& thread) {
+  implicit_thread = &thread;
+  if (async_type()) {
+    auto has_backpressure = [this] {
+      return inst->backpressure_ > 0 || (needs_exclusive() && inst->exclusive_thread_ != nullptr);
+    };
+    if (has_backpressure() || inst->num_waiting_to_enter_ > 0) {
+      ++inst->num_waiting_to_enter_;
+      // Queued: tasks enter in the order they arrived.
+      const bool cancelled =
+          scheduler_.wait_until(thread, [has_backpressure] { return !has_backpressure(); }, true, true);
+      --inst->num_waiting_to_enter_;
+      if (cancelled) {
+        cancel();
+        return false;
+      }
+    }
+    if (needs_exclusive()) inst->exclusive_thread_ = &thread;
+  }
+  register_thread(thread);
+  return true;
+}
+
+
+void Task::exit_implicit_thread() {
+  Thread& thread = *implicit_thread;
+  if (async_type() && needs_exclusive() && inst->exclusive_thread_ == &thread) inst->exclusive_thread_ = nullptr;
+  implicit_thread = nullptr;
+  unregister_thread(thread);
+}
+
+void Task::exited_unresolved() {
+  throw_trap("task exited without returning a result (task.return was not called)");
+}
+
+void Task::drop_thread(Thread& thread) {
+  auto it = std::find(threads.begin(), threads.end(), &thread);
+  if (it != threads.end()) threads.erase(it);
+  if (thread.index) inst->threads_->remove(thread.index);
+  thread.index = 0;
+  if (inst->exclusive_thread_ == &thread) inst->exclusive_thread_ = nullptr;
+  if (implicit_thread == &thread) implicit_thread = nullptr;
+  if (threads.empty()) {
+    caller_owner.reset();
+    caller = nullptr;
+  }
+}
+
+void Task::request_cancellation(ComponentInstance* caller_inst) {
+  if (state == State::Initial) {
+    state = State::CancelDelivered;
+    scheduler_.resume(*implicit_thread, true);
+    return;
+  }
+  std::vector<Thread*> candidates;
+  for (Thread* t : threads)
+    if (t->cancellable() && !t->running()) candidates.push_back(t);
+  if (needs_exclusive() && inst->exclusive_thread_ && inst->exclusive_thread_ != implicit_thread)
+    std::erase(candidates, implicit_thread);
+  if (!candidates.empty() && may_enter_from(*inst, caller_inst)) {
+    state = State::CancelDelivered;
+    Entering entering(*inst, caller_inst);
+    scheduler_.resume(*candidates.front(), true);
+  } else {
+    state = State::PendingCancel;
+  }
+}
+
+bool Task::deliver_pending_cancel(bool cancellable) {
+  if (cancellable && state == State::PendingCancel) {
+    state = State::CancelDelivered;
+    return true;
+  }
+  return false;
+}
+
+void Task::start(abi::AbiContext& cx, std::vector<uint64_t>& flat_args) {
+  state = State::Started;
+  caller->lower_args(cx, flat_args);
+}
+
+void Task::return_(abi::AbiContext& cx, std::span<const uint64_t> flat_results) {
+  if (state == State::Resolved) throw_trap("task.return called more than once (the task already returned)");
+  if (auto* abi = callee_abi.get()) abi->handles.check_borrows_dropped();
+  caller->lift_results(cx, flat_results);
+  state = State::Resolved;
+  caller = nullptr;
+  caller_owner.reset();
+}
+
+void Task::cancel() {
+  if (state != State::CancelDelivered) throw_trap("task.cancel called when no cancellation was delivered");
+  if (auto* abi = callee_abi.get()) abi->handles.check_borrows_dropped();
+  caller->cancelled();
+  state = State::Resolved;
+  caller = nullptr;
+  caller_owner.reset();
+}
+
+// ---- async lifts ----
+
+std::shared_ptr<Task> Task::start_async(Store& store, const Func& func, std::shared_ptr<LiftedCallSteps> steps,
+                                        ComponentInstance* caller_inst) {
+  ComponentInstance& inst = *func.instance_;
+  check_may_enter(inst, caller_inst);
+  Entering entering(inst, caller_inst);
+  Scheduler& scheduler = store.scheduler();
+  std::shared_ptr<Task> task = scheduler.new_task();
+  task->inst = &inst;
+  task->func = &func;
+  task->caller = steps.get();
+  task->caller_owner = std::move(steps);
+  task->id = store.next_call_id_++;
+  Store* store_ptr = &store;
+  Thread& thread = scheduler.new_fiber_thread(task.get(), &inst, [task, store_ptr] {
+    try {
+      task->run_implicit_thread(*store_ptr);
+    } catch (...) {
+      // A trap (or the store unwinding) ends the thread: forget it, and
+      // poison the instance it trapped in.
+      if (Thread* self = store_ptr->scheduler().current()) task->drop_thread(*self);
+      task->callee_abi.reset();
+      try {
+        throw;
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Trap) task->inst->poisoned_ = true;
+        throw;
+      }
+    }
+    task->callee_abi.reset();
+  });
+  scheduler.resume(thread);
+  return task;
+}
+
+void Task::run_implicit_thread(Store& store) {
+  Thread& thread = *store.scheduler().current();
+  if (!enter_implicit_thread(thread)) return;
+  callee_abi = std::make_unique<CalleeAbi>(store, *inst, *func, id);
+  abi::AbiContext& cx = callee_abi->cx;
+  std::vector<uint64_t> flat_args;
+  start(cx, flat_args);
+
+  if (!func->async_lift_) {
+    // An async type lifted synchronously: the core function returns the
+    // result, then post-return runs.
+    std::vector<uint64_t> flat_results(func->core_result_count_);
+    store.core().call(func->core_func_, flat_args, flat_results);
+    cx.refresh();
+    return_(cx, flat_results);
+    if (func->post_return_) {
+      inst->may_leave_ = false;
+      store.core().call(*func->post_return_, flat_results, {});
+      inst->may_leave_ = true;
+    }
+    exit_implicit_thread();
+    return;
+  }
+  if (!func->callback_) {
+    store.core().call(func->core_func_, flat_args, {});
+    exit_implicit_thread();
+    return;
+  }
+  uint64_t packed = 0;
+  store.core().call(func->core_func_, flat_args, std::span<uint64_t>(&packed, 1));
+  run_callback_loop(store, thread, packed);
+  exit_implicit_thread();
+}
+
+void Task::run_callback_loop(Store& store, Thread& thread, uint64_t packed) {
+  Scheduler& scheduler = store.scheduler();
+  ComponentInstance* instance = inst;
+  auto not_exclusive = [instance] { return instance->exclusive_thread_ == nullptr; };
+  const size_t callback_params = store.core().func_type(*func->callback_).params.size();
+  for (;;) {
+    const uint32_t code = packed & 0xf;
+    const uint32_t set_index = static_cast<uint32_t>(packed >> 4);
+    if (code > kMaxCode) throw_trap("unsupported callback code " + std::to_string(code));
+    if (code == kExit) return;
+    inst->exclusive_thread_ = nullptr;
+    Event event{EventCode::None, 0, 0};
+    if (code == kYield) {
+      if (scheduler.wait_until(thread, not_exclusive, true, true)) event = {EventCode::TaskCancelled, 0, 0};
+    } else {
+      auto& set = inst->handles_->get<WaitableSet>(set_index, HandleKind::WaitableSet);
+      event = set.wait_for_event_and(scheduler, thread, not_exclusive, true);
+    }
+    inst->exclusive_thread_ = &thread;
+    const uint64_t args[3] = {static_cast<uint64_t>(event.code), event.index, event.payload};
+    store.core().call(*func->callback_, std::span<const uint64_t>(args, callback_params),
+                      std::span<uint64_t>(&packed, 1));
+  }
+}
+
+}  // namespace cmhost::runtime

@@ -1,0 +1,116 @@
+// Component Model concurrency: tasks in both async lift styles, async and
+// synchronous lowers of async functions, waitable sets, context slots,
+// may_leave, deadlocks, and the store unwinding suspended fibers
+// (tests/components/async-tasks.wat); streams and futures between two
+// components (tests/components/async-streams.wat).
+#include <gtest/gtest.h>
+
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost {
+namespace {
+
+std::string component_path(const char* name) { return std::string(CMHOST_TEST_COMPONENTS) + "/" + name + ".wasm"; }
+
+class AsyncTest : public ::testing::Test {
+ protected:
+  explicit AsyncTest(const char* name = "async-tasks") : component(Component::from_file(engine, component_path(name))) {}
+
+  uint32_t call_u32(const char* name, std::vector<Val> args) {
+    auto r = instance.func(name).call(store, args);
+    EXPECT_EQ(r.size(), 1u) << name;
+    return r.empty() ? 0 : r[0].as_u32();
+  }
+  std::string trap(const char* name, std::vector<Val> args) {
+    try {
+      instance.func(name).call(store, args);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Trap) << e.what();
+      return e.what();
+    }
+    ADD_FAILURE() << name << " did not trap";
+    return "";
+  }
+
+  Engine engine;
+  Component component;
+  Store store{engine};
+  Instance instance = Linker().instantiate(store, component);
+};
+
+TEST_F(AsyncTest, HostCallsACallbackExportThatYieldsBeforeReturning) {
+  EXPECT_EQ(call_u32("add-one", {Val::u32(41)}), 42u);
+  EXPECT_EQ(call_u32("add-one", {Val::u32(0)}), 1u) << "a second task of the same instance";
+}
+
+TEST_F(AsyncTest, HostCallsAStackfulExportThatYieldsInTheMiddleOfCoreCode) {
+  EXPECT_EQ(call_u32("double", {Val::u32(21)}), 42u);
+}
+
+TEST_F(AsyncTest, AsyncLowerReturnsASubtaskThatAWaitableSetReports) {
+  EXPECT_EQ(call_u32("add-one-then-100", {Val::u32(1)}), 102u);
+}
+
+TEST_F(AsyncTest, ReadyTasksRunInTheOrderTheyStartedWaiting) {
+  // The scheduler is FIFO: three subtasks that each yield once return in
+  // the order they were started.
+  EXPECT_EQ(call_u32("arrival-order", {Val::u32(0)}), 123u);
+}
+
+TEST_F(AsyncTest, SynchronousLowerOfAnAsyncFunctionBlocksItsCaller) {
+  EXPECT_EQ(call_u32("double-blocking", {Val::u32(5)}), 10u);
+}
+
+TEST_F(AsyncTest, ATaskOfASynchronousTypeCannotBlock) {
+  EXPECT_NE(trap("double-in-sync-task", {Val::u32(5)}).find("cannot block a synchronous task"), std::string::npos);
+}
+
+TEST_F(AsyncTest, WaitingOnNothingIsADeadlock) {
+  EXPECT_NE(trap("wait-forever", {}).find("deadlock"), std::string::npos);
+}
+
+TEST_F(AsyncTest, AStoreWithATaskSuspendedInCoreCodeIsDestroyedCleanly) {
+  // The fiber of wait-forever-stackful stays suspended inside core wasm;
+  // the store unwinds it when it goes (AddressSanitizer checks the rest).
+  {
+    Store other(engine);
+    Instance i = Linker().instantiate(other, component);
+    EXPECT_THROW(i.func("wait-forever-stackful").call(other, {}), Error);
+  }
+  EXPECT_EQ(call_u32("double", {Val::u32(4)}), 8u) << "the engine is still usable";
+}
+
+TEST_F(AsyncTest, PostReturnSeesTheContextSlotsOfItsTask) {
+  EXPECT_EQ(call_u32("set-context", {}), 7u);
+  EXPECT_EQ(call_u32("seen", {}), 42u);
+  EXPECT_EQ(call_u32("fresh-context", {}), 0u) << "every task starts with zeroed slots";
+}
+
+TEST_F(AsyncTest, BuiltinsThatLeaveTheInstanceTrapInPostReturn) {
+  EXPECT_NE(trap("leave-in-post-return", {}).find("cannot leave component instance"), std::string::npos);
+  EXPECT_NE(trap("seen", {}).find("cannot enter component instance"), std::string::npos)
+      << "the trap poisoned the instance";
+}
+
+class StreamsTest : public AsyncTest {
+ protected:
+  StreamsTest() : AsyncTest("async-streams") {}
+};
+
+TEST_F(StreamsTest, StringsStreamFromOneComponentsMemoryIntoAnothers) {
+  // Ten strings of 1..10 letters (55 letters), written one at a time while
+  // the reader asks for two at a time.
+  EXPECT_EQ(call_u32("count-letters", {Val::u32(10)}), 10u * 1000 + 55);
+}
+
+TEST_F(StreamsTest, AnEmptyStreamEndsWithTheWritersDrop) {
+  EXPECT_EQ(call_u32("count-letters", {Val::u32(0)}), 0u);
+}
+
+TEST_F(StreamsTest, AFutureCarriesOneValue) {
+  EXPECT_EQ(call_u32("read-triple", {Val::u32(14)}), 42u);
+  EXPECT_EQ(call_u32("read-triple", {Val::u32(0)}), 0u);
+}
+
+}  // namespace
+}  // namespace cmhost
