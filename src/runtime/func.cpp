@@ -94,7 +94,11 @@ class InlineTask {
     Thread& thread = task_->inline_thread;
     if (thread.index) task_->drop_thread(thread);  // a trap ended it
     scheduler_.leave_inline(thread, previous_);
-    scheduler_.recycle(std::move(task_));
+    // Still referenced (a thread it spawned lives on): freed later.
+    if (task_.use_count() == 1) {
+      task_->reset();
+      scheduler_.recycle_reset(std::move(task_));
+    }
   }
   InlineTask(const InlineTask&) = delete;
   InlineTask& operator=(const InlineTask&) = delete;
@@ -170,7 +174,9 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
       store.core().call(*post_return_, core_results, {});
       inst.may_leave_ = true;
     }
-    task.exit_implicit_thread();
+    // A synchronous type never holds the instance exclusively.
+    task.implicit_thread = nullptr;
+    task.unregister_thread(thread);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Trap) inst.poisoned_ = true;
     throw;

@@ -33,22 +33,26 @@ void Scheduler::shutdown() {
   waiting_.clear();
   fibers_.clear();
   spare_tasks_.clear();
+  last_task_.reset();
 }
 
-std::shared_ptr<Task> Scheduler::new_task() {
+std::shared_ptr<Task> Scheduler::new_pooled_task() {
   if (spare_tasks_.empty()) return std::make_shared<Task>(*this);
   std::shared_ptr<Task> task = std::move(spare_tasks_.back());
   spare_tasks_.pop_back();
   return task;
 }
 
+void Scheduler::pool_task(std::shared_ptr<Task> task) {
+  constexpr size_t kKept = 64;
+  if (spare_tasks_.size() < kKept) spare_tasks_.push_back(std::move(task));
+}
+
 void Scheduler::recycle(std::shared_ptr<Task> task) {
   // Still referenced (a thread it spawned lives on): it is freed later.
   if (task.use_count() != 1) return;
-  constexpr size_t kKept = 64;
-  if (spare_tasks_.size() >= kKept) return;
   task->reset();
-  spare_tasks_.push_back(std::move(task));
+  recycle_reset(std::move(task));
 }
 
 Thread* Scheduler::enter_inline(Thread& thread) {

@@ -46,8 +46,6 @@ class Thread {
   bool cancellable() const { return cancellable_; }
   // Back to a new inline thread's state (a pooled task's implicit thread).
   void reset_inline() {
-    task = nullptr;
-    inst = nullptr;
     index = 0;
     storage[0] = storage[1] = 0;
     if (ready_func_) ready_func_ = nullptr;
@@ -121,8 +119,19 @@ class Scheduler {
   // is ready and `done` is still false.
   void run_until(const std::function<bool()>& done);
 
-  // Task objects, reused so a synchronous call allocates none.
-  std::shared_ptr<Task> new_task();
+  // Task objects, reused so a synchronous call allocates none. The last one
+  // a synchronous call gave back is kept aside: the next call takes it
+  // without touching the pool. Tasks come back reset (Task::reset).
+  std::shared_ptr<Task> new_task() {
+    if (last_task_) return std::move(last_task_);
+    return new_pooled_task();
+  }
+  void recycle_reset(std::shared_ptr<Task> task) {
+    if (!last_task_)
+      last_task_ = std::move(task);
+    else
+      pool_task(std::move(task));
+  }
   void recycle(std::shared_ptr<Task> task);
 
   // Unwinds every fiber still suspended; the scheduler is unusable after.
@@ -130,6 +139,8 @@ class Scheduler {
 
  private:
   static void run_fiber(void* thread);
+  std::shared_ptr<Task> new_pooled_task();
+  void pool_task(std::shared_ptr<Task> task);
   // Runs one thread until it blocks or ends; returns the thread it switched to.
   Thread* run(Thread& thread);
   bool block_inline(Thread& thread, Thread* switch_to);
@@ -140,6 +151,7 @@ class Scheduler {
   StackPool stacks_;
   std::vector<std::unique_ptr<engine::Store::ExecutionStack>> spare_engine_stacks_;
   std::vector<std::shared_ptr<Task>> spare_tasks_;
+  std::shared_ptr<Task> last_task_;
   Thread* current_ = nullptr;
   Thread root_;
   std::vector<Thread*> waiting_;                   // in the order they started waiting

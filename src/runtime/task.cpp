@@ -16,12 +16,6 @@ std::optional<CoreGuestMemory> callee_memory(Store& store, const std::optional<e
   return std::optional<CoreGuestMemory>(std::in_place, store.core(), *memory, realloc, may_leave);
 }
 
-bool in_chain(const ComponentInstance* inst, const ComponentInstance* chain_start, ComponentInstance* ComponentInstance::*parent) {
-  for (const ComponentInstance* c = chain_start; c; c = c->*parent)
-    if (c == inst) return true;
-  return false;
-}
-
 // Callback codes of an async lift with a callback.
 enum CallbackCode : uint32_t { kExit = 0, kYield = 1, kWait = 2, kMaxCode = 2 };
 
@@ -29,25 +23,9 @@ enum CallbackCode : uint32_t { kExit = 0, kYield = 1, kWait = 2, kMaxCode = 2 };
 
 // ---- entering instances ----
 
-bool Task::may_enter_from(const ComponentInstance& inst, const ComponentInstance* caller) {
-  for (const ComponentInstance* i = &inst; i; i = i->parent_) {
-    if (caller && in_chain(i, caller, &ComponentInstance::parent_)) continue;
-    if (!i->may_enter_) return false;
-  }
-  return true;
-}
-
-void Task::set_may_enter(ComponentInstance& inst, const ComponentInstance* caller, bool value) {
-  for (ComponentInstance* i = &inst; i; i = i->parent_) {
-    if (caller && in_chain(i, caller, &ComponentInstance::parent_)) continue;
-    i->may_enter_ = value;
-  }
-}
-
-void Task::check_may_enter(const ComponentInstance& inst, const ComponentInstance* caller) {
+void Task::cannot_enter(const ComponentInstance& inst) {
   if (inst.poisoned_) throw_trap("cannot enter component instance `" + inst.name_ + "`: it trapped earlier");
-  if (!may_enter_from(inst, caller))
-    throw_trap("cannot enter component instance `" + inst.name_ + "` while it is running");
+  throw_trap("cannot enter component instance `" + inst.name_ + "` while it is running");
 }
 
 // ---- the task's state ----
@@ -61,7 +39,7 @@ bool Task::async_type() const { return func->type_->async; }
 
 bool Task::needs_exclusive() const { return !func->async_lift_ || func->callback_.has_value(); }
 
-void Task::reset() {
+void Task::reset_fully() {
   inst = nullptr;
   func = nullptr;
   caller = nullptr;
@@ -155,14 +133,9 @@ void Task::start(abi::AbiContext& cx, std::vector<uint64_t>& flat_args) {
   caller->lower_args(cx, flat_args);
 }
 
-void Task::return_(abi::AbiContext& cx, std::span<const uint64_t> flat_results) {
-  if (state == State::Resolved) throw_trap("task.return called more than once (the task already returned)");
-  if (auto* abi = callee_abi.get()) abi->handles.check_borrows_dropped();
-  caller->lift_results(cx, flat_results);
-  state = State::Resolved;
-  caller = nullptr;
-  caller_owner.reset();
-}
+void Task::returned_twice() { throw_trap("task.return called more than once (the task already returned)"); }
+
+void Task::check_callee_borrows() { callee_abi->handles.check_borrows_dropped(); }
 
 void Task::cancel() {
   if (state != State::CancelDelivered) throw_trap("task.cancel called when no cancellation was delivered");

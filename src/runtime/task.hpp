@@ -79,7 +79,14 @@ class Task : public std::enable_shared_from_this<Task> {
   bool deliver_pending_cancel(bool cancellable);
   // start / return_ / cancel: on_start, on_resolve with a result or none.
   void start(abi::AbiContext& cx, std::vector<uint64_t>& flat_args);
-  void return_(abi::AbiContext& cx, std::span<const uint64_t> flat_results);
+  void return_(abi::AbiContext& cx, std::span<const uint64_t> flat_results) {
+    if (state == State::Resolved) returned_twice();
+    if (callee_abi) check_callee_borrows();
+    caller->lift_results(cx, flat_results);
+    state = State::Resolved;
+    caller = nullptr;
+    if (caller_owner) caller_owner.reset();
+  }
   void cancel();
 
   // Starts an async-typed lifted function: runs its implicit thread until it
@@ -89,16 +96,45 @@ class Task : public std::enable_shared_from_this<Task> {
                                            ComponentInstance* caller);
 
   // The reference's may_enter_from / enter_from / leave_to over the
-  // instances a call from `caller` (null: the host) enters.
-  static bool may_enter_from(const ComponentInstance& inst, const ComponentInstance* caller);
-  static void set_may_enter(ComponentInstance& inst, const ComponentInstance* caller, bool value);
-  static void check_may_enter(const ComponentInstance& inst, const ComponentInstance* caller);
+  // instances a call from `caller` (null: the host) enters: `inst` and its
+  // ancestors, less the caller and its ancestors.
+  static bool may_enter_from(const ComponentInstance& inst, const ComponentInstance* caller) {
+    for (const ComponentInstance* i = &inst; i; i = i->parent_)
+      if (!i->may_enter_ && !in_chain(i, caller)) return false;
+    return true;
+  }
+  static void set_may_enter(ComponentInstance& inst, const ComponentInstance* caller, bool value) {
+    for (ComponentInstance* i = &inst; i; i = i->parent_)
+      if (!in_chain(i, caller)) i->may_enter_ = value;
+  }
+  // Traps when `inst` trapped earlier or may not be entered from `caller`.
+  static void check_may_enter(const ComponentInstance& inst, const ComponentInstance* caller) {
+    if (inst.poisoned_ || !may_enter_from(inst, caller)) cannot_enter(inst);
+  }
 
-  // Back to the state of a new task, for reuse.
-  void reset();
+  // Back to the state of a new task, for reuse. A synchronous call only
+  // touches a few fields; anything async is cleared by reset_fully.
+  void reset() {
+    if (caller_owner || callee_abi || !threads.empty() || state == State::PendingCancel) return reset_fully();
+    inst = nullptr;
+    func = nullptr;
+    caller = nullptr;
+    state = State::Initial;
+    implicit_thread = nullptr;
+    inline_thread.reset_inline();
+  }
+  void reset_fully();
 
  private:
+  static bool in_chain(const ComponentInstance* inst, const ComponentInstance* chain) {
+    for (; chain; chain = chain->parent_)
+      if (chain == inst) return true;
+    return false;
+  }
+  [[noreturn]] static void cannot_enter(const ComponentInstance& inst);
   [[noreturn]] static void exited_unresolved();
+  [[noreturn]] static void returned_twice();
+  void check_callee_borrows();
   void run_implicit_thread(Store& store);
   void run_callback_loop(Store& store, Thread& thread, uint64_t packed);
 
