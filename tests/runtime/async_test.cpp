@@ -2,7 +2,8 @@
 // synchronous lowers of async functions, waitable sets, context slots,
 // may_leave, deadlocks, and the store unwinding suspended fibers
 // (tests/components/async-tasks.wat); streams and futures between two
-// components (tests/components/async-streams.wat).
+// components (tests/components/async-streams.wat); cancellation,
+// backpressure, error-contexts and threads (tests/components/async-control.wat).
 #include <gtest/gtest.h>
 
 #include "cmhost/cmhost.hpp"
@@ -110,6 +111,29 @@ TEST_F(StreamsTest, AnEmptyStreamEndsWithTheWritersDrop) {
 TEST_F(StreamsTest, AFutureCarriesOneValue) {
   EXPECT_EQ(call_u32("read-triple", {Val::u32(14)}), 42u);
   EXPECT_EQ(call_u32("read-triple", {Val::u32(0)}), 0u);
+}
+
+class ControlTest : public AsyncTest {
+ protected:
+  ControlTest() : AsyncTest("async-control") {}
+};
+
+TEST_F(ControlTest, CancellingAWaitingSubtaskDeliversTaskCancelledToItsCallback) {
+  // The callee's callback acknowledges with task.cancel.
+  EXPECT_EQ(call_u32("cancel-a-subtask", {Val::u32(0)}), 4u) << "CANCELLED_BEFORE_RETURNED";
+}
+
+TEST_F(ControlTest, BackpressureHoldsATaskInStartingUntilLifted) {
+  // STARTING (0) while held, then RETURNED (2) with the echoed 7.
+  EXPECT_EQ(call_u32("backpressure", {Val::u32(0)}), 0u * 1000 + 2 * 100 + 7);
+}
+
+TEST_F(ControlTest, AnErrorContextKeepsItsDebugMessageAcrossComponents) {
+  EXPECT_EQ(call_u32("error-message-length", {}), 4u) << "\"boom\"";
+}
+
+TEST_F(ControlTest, AThreadOfASynchronousTaskRunsWhenSwitchedTo) {
+  EXPECT_EQ(call_u32("run-a-thread", {}), 42u);
 }
 
 }  // namespace
