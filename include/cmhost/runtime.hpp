@@ -201,6 +201,7 @@ class Store {
   friend class Func;
   friend class CallHandles;
   friend class Task;
+  friend class Lowering;
   engine::Engine& engine_;
   std::unique_ptr<engine::Store> core_;
   std::vector<std::shared_ptr<ComponentInstance>> instances_;

@@ -175,10 +175,7 @@ uint32_t Builtins::cancel_copy(const Site& site, uint32_t index) {
     throw_trap("waitable cannot be used synchronously while added to a waitable set");
   end.state = CopyEnd::State::CancellingCopy;
   if (!end.has_pending_event()) {
-    if (end.is_stream())
-      end.stream().cancel();
-    else
-      end.future().cancel();
+    end.channel().cancel();
     if (!end.has_pending_event()) {
       if (site.async) return kBlocked;
       end.wait_for_pending_event(site.scheduler(), site.thread());

@@ -325,71 +325,8 @@ class Instantiator {
     if (s.options.memory) memory = at(inst.core_memories_, *s.options.memory, "core memory");
     if (s.options.realloc) realloc = at(inst.core_funcs_, *s.options.realloc, "core func");
     const engine::FuncType core_type = core_func_type(abi->core_signature(abi::AbiSide::Lower));
-    if (!s.options.async && can_fuse(inst, *target, memory)) {
-      inst.core_funcs_.push_back(store_.core().host_func(core_type, fused_call(inst, target, abi, memory, realloc)));
-      return;
-    }
     LowerSite site{&store_, &inst, abi, memory, realloc, s.options.async};
     inst.core_funcs_.push_back(store_.core().host_func(core_type, Lowering::make(std::move(site), target)));
-  }
-
-  // The caller's side of a lowered call: its memory, its handle moves and
-  // the ABI context over both.
-  struct CallerSide {
-    CallerSide(Store& store, ComponentInstance& caller, const abi::FunctionAbi& abi,
-               const std::optional<engine::Extern>& memory, const std::optional<engine::Extern>& realloc)
-        : guest(memory ? std::optional<CoreGuestMemory>(std::in_place, store.core(), *memory, realloc, &caller.may_leave_)
-                       : std::nullopt),
-          handles(store, caller, store.next_call_id_++),
-          cx(guest ? &*guest : nullptr, abi.options(), &handles) {}
-    std::optional<CoreGuestMemory> guest;
-    CallHandles handles;
-    abi::AbiContext cx;
-  };
-
-  // A lowered function whose target is another instance's lifted function
-  // copies memory to memory with no Val in between. The copy needs the two
-  // memories to be distinct (the source must not move while the
-  // destination's realloc runs).
-  static bool can_fuse(const ComponentInstance& caller, const Func& target,
-                       const std::optional<engine::Extern>& caller_memory) {
-    if (target.is_host() || target.instance_ == &caller) return false;
-    if (target.type_->async || !target.abi_) return false;
-    return !(caller_memory && target.memory_ && *caller_memory == *target.memory_);
-  }
-
-  engine::HostFunc fused_call(ComponentInstance& inst, FuncRef target, std::shared_ptr<abi::FunctionAbi> abi,
-                              std::optional<engine::Extern> memory, std::optional<engine::Extern> realloc) {
-    // Copies between the caller's core values and memory and the callee's.
-    class CopySteps final : public LiftedCallSteps {
-     public:
-      CopySteps(const abi::CallCopy& copy, abi::AbiContext& caller, std::span<const uint64_t> caller_args)
-          : copy_(copy), caller_(caller), caller_args_(caller_args) {}
-      void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
-        copy_.copy_args(caller_, caller_args_, callee, flat);
-      }
-      void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
-        caller_.refresh();
-        copy_.copy_results(callee, flat, caller_, caller_args_, results);
-      }
-      std::vector<uint64_t> results;
-
-     private:
-      const abi::CallCopy& copy_;
-      abi::AbiContext& caller_;
-      std::span<const uint64_t> caller_args_;
-    };
-    auto copy = std::make_shared<const abi::CallCopy>(*abi, *target->abi_);
-    Store* store = &store_;
-    ComponentInstance* caller = &inst;
-    return [store, caller, target, abi, copy, memory, realloc](engine::Caller&, std::span<const uint64_t> params,
-                                                               std::span<uint64_t> results) {
-      Lowering::check_may_leave(*caller);
-      CallerSide side(*store, *caller, *abi, memory, realloc);
-      CopySteps steps(*copy, side.cx, params);
-      target->call_lifted(*store, steps, caller);
-      std::copy(steps.results.begin(), steps.results.end(), results.begin());
-    };
   }
 
   void execute(ComponentInstance& inst, const step::ResourceDefinition& s, const ImportMap&) {

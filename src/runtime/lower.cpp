@@ -16,6 +16,39 @@ std::optional<CoreGuestMemory> caller_memory(const LowerSite& site, bool* may_le
   return std::optional<CoreGuestMemory>(std::in_place, site.store->core(), *site.memory, site.realloc, may_leave);
 }
 
+// The caller's side of a call made on this stack: its memory (with the
+// caller's may_leave flag), its handle moves (borrows scoped by `call_id`)
+// and the ABI context over both.
+struct CallerSide {
+  CallerSide(const LowerSite& site, bool* may_leave, uint64_t call_id)
+      : memory(caller_memory(site, may_leave)),
+        handles(*site.store, *site.inst, call_id),
+        cx(memory ? &*memory : nullptr, site.abi->options(), &handles) {}
+  std::optional<CoreGuestMemory> memory;
+  CallHandles handles;
+  abi::AbiContext cx;
+};
+
+// Copies between the caller's core values and memory and the callee's.
+class CopySteps final : public LiftedCallSteps {
+ public:
+  CopySteps(const abi::CallCopy& copy, abi::AbiContext& caller, std::span<const uint64_t> caller_args)
+      : copy_(copy), caller_(caller), caller_args_(caller_args) {}
+  void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
+    copy_.copy_args(caller_, caller_args_, callee, flat);
+  }
+  void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
+    caller_.refresh();
+    copy_.copy_results(callee, flat, caller_, caller_args_, results);
+  }
+  std::vector<uint64_t> results;
+
+ private:
+  const abi::CallCopy& copy_;
+  abi::AbiContext& caller_;
+  std::span<const uint64_t> caller_args_;
+};
+
 // Arguments lifted from the caller into Vals and lowered into the callee;
 // results the other way. For callees whose task lives on after the lowered
 // call returns (async), the caller's side is its subtask, which this only
@@ -99,7 +132,29 @@ void Lowering::check_may_leave(const ComponentInstance& caller) {
     throw_trap("cannot leave component instance `" + caller.name_ + "` here (may_leave is false)");
 }
 
+// A synchronous call into another instance's synchronous lifted function
+// copies memory to memory with no Val in between. The copy needs the two
+// memories to be distinct (the source must not move while the
+// destination's realloc runs).
+bool Lowering::can_fuse(const LowerSite& site, const Func& target) {
+  if (site.async || target.is_host() || target.instance_ == site.inst) return false;
+  if (target.type_->async || !target.abi_) return false;
+  return !(site.memory && target.memory_ && *site.memory == *target.memory_);
+}
+
+engine::HostFunc Lowering::fused(const LowerSite& site, FuncRef target) {
+  auto copy = std::make_shared<const abi::CallCopy>(*site.abi, *target->abi_);
+  return [site, target, copy](engine::Caller&, std::span<const uint64_t> params, std::span<uint64_t> results) {
+    check_may_leave(*site.inst);
+    CallerSide caller(site, &site.inst->may_leave_, site.store->next_call_id_++);
+    CopySteps steps(*copy, caller.cx, params);
+    target->call_lifted(*site.store, steps, site.inst);
+    std::copy(steps.results.begin(), steps.results.end(), results.begin());
+  };
+}
+
 engine::HostFunc Lowering::make(LowerSite site, FuncRef target) {
+  if (can_fuse(site, *target)) return fused(site, std::move(target));
   return [site, target](engine::Caller&, std::span<const uint64_t> params, std::span<uint64_t> results) {
     check_may_leave(*site.inst);
     if (target->is_host()) return call_host(site, *target, params, results);
@@ -112,9 +167,8 @@ engine::HostFunc Lowering::make(LowerSite site, FuncRef target) {
 void Lowering::call_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                          std::span<uint64_t> results) {
   Store& store = *site.store;
-  std::optional<CoreGuestMemory> memory = caller_memory(site, &site.inst->may_leave_);
-  CallHandles handles(store, *site.inst, 0);
-  abi::AbiContext cx(memory ? &*memory : nullptr, site.abi->options(), &handles);
+  CallerSide caller(site, &site.inst->may_leave_, 0);
+  abi::AbiContext& cx = caller.cx;
   const std::vector<abi::Val> args = site.abi->lift_args(cx, params);
   const std::vector<abi::Val> values = target.call(store, args);
   cx.refresh();
@@ -130,10 +184,8 @@ void Lowering::call_host(const LowerSite& site, const Func& target, std::span<co
 void Lowering::call_sync(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                          std::span<uint64_t> results) {
   Store& store = *site.store;
-  std::optional<CoreGuestMemory> memory = caller_memory(site, &site.inst->may_leave_);
-  CallHandles handles(store, *site.inst, 0);
-  abi::AbiContext cx(memory ? &*memory : nullptr, site.abi->options(), &handles);
-  SyncSteps steps(*site.abi, cx, *target.abi_, params);
+  CallerSide caller(site, &site.inst->may_leave_, 0);
+  SyncSteps steps(*site.abi, caller.cx, *target.abi_, params);
   target.call_lifted(store, steps, site.inst);
   if (site.async) {
     results[0] = pack_subtask(Subtask::State::Returned, 0);

@@ -1,7 +1,6 @@
-// `canon lower` of a function that is not a synchronous call into another
-// component's synchronous lifted export (those are fused copies, made by the
-// instantiator): host functions, calls within one memory, async lowers and
-// async-typed callees (CanonicalABI.md "canon lower").
+// `canon lower` (CanonicalABI.md): host functions, synchronous calls into
+// another component's synchronous lifted export (fused copies, memory to
+// memory), calls within one memory, async lowers and async-typed callees.
 #pragma once
 
 #include <memory>
@@ -25,11 +24,14 @@ struct LowerSite {
 
 class Lowering {
  public:
+  // The core function of the lowered `target`, picking how values cross.
   static engine::HostFunc make(LowerSite site, FuncRef target);
   // Traps unless `caller` may call out (the spec's may_leave).
   static void check_may_leave(const ComponentInstance& caller);
 
  private:
+  static bool can_fuse(const LowerSite& site, const Func& target);
+  static engine::HostFunc fused(const LowerSite& site, FuncRef target);
   static void call_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                         std::span<uint64_t> results);
   static void call_sync(const LowerSite& site, const Func& target, std::span<const uint64_t> params,

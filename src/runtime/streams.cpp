@@ -101,7 +101,8 @@ HandleKind CopyEnd::handle_kind() const {
 
 SharedStream& CopyEnd::stream() const { return static_cast<SharedStream&>(*shared_); }
 SharedFuture& CopyEnd::future() const { return static_cast<SharedFuture&>(*shared_); }
-const abi::TypeRef& CopyEnd::element_type() const { return is_stream() ? stream().elem : future().elem; }
+SharedChannel& CopyEnd::channel() const { return static_cast<SharedChannel&>(*shared_); }
+const abi::TypeRef& CopyEnd::element_type() const { return channel().elem; }
 
 void CopyEnd::start_copy(uint32_t index, std::unique_ptr<GuestBuffer> buffer) {
   index_ = index;
@@ -148,34 +149,41 @@ void CopyEnd::drop() {
   if (copying()) throw_trap(std::string("cannot drop busy ") + (is_stream() ? "stream" : "future"));
   if (kind_ == Kind::FutureWritable && state != State::Done)
     throw_trap("cannot drop future write end without first writing a value");
-  if (is_stream())
-    stream().drop();
-  else
-    future().drop();
+  channel().drop();
   drop_waitable();
 }
 
-// ---- streams ----
+// ---- the state a stream's or future's two ends share ----
 
-void SharedStream::reset_and_notify_pending(CopyResult result) {
+void SharedChannel::reset_and_notify_pending(CopyResult result) {
   CopyEnd* end = pending.end;
   reset_pending();
   end->on_copy_done(result);
 }
 
-void SharedStream::drop() {
+void SharedChannel::drop() {
   if (dropped) return;
   dropped = true;
   if (pending) reset_and_notify_pending(CopyResult::Dropped);
 }
 
-void SharedStream::read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end) {
-  if (dropped) return end.on_copy_done(CopyResult::Dropped);
-  if (!pending) {
-    pending = {&inst, &dst, &end};
-    return;
+bool SharedChannel::finish_or_park(ComponentInstance& inst, GuestBuffer& buffer, CopyEnd& end, const char* what) {
+  if (dropped) {
+    end.on_copy_done(CopyResult::Dropped);
+    return true;
   }
-  check_not_intra_component(inst, pending, elem, "stream");
+  if (!pending) {
+    pending = {&inst, &buffer, &end};
+    return true;
+  }
+  check_not_intra_component(inst, pending, elem, what);
+  return false;
+}
+
+// ---- streams ----
+
+void SharedStream::read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end) {
+  if (finish_or_park(inst, dst, end, "stream")) return;
   if (pending.buffer->remain() > 0) {
     if (dst.remain() > 0) {
       GuestBuffer::copy(*pending.buffer, dst, std::min(dst.remain(), pending.buffer->remain()));
@@ -189,12 +197,7 @@ void SharedStream::read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end)
 }
 
 void SharedStream::write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end) {
-  if (dropped) return end.on_copy_done(CopyResult::Dropped);
-  if (!pending) {
-    pending = {&inst, &src, &end};
-    return;
-  }
-  check_not_intra_component(inst, pending, elem, "stream");
+  if (finish_or_park(inst, src, end, "stream")) return;
   if (pending.buffer->remain() > 0) {
     if (src.remain() > 0) {
       GuestBuffer::copy(src, *pending.buffer, std::min(src.remain(), pending.buffer->remain()));
@@ -211,37 +214,15 @@ void SharedStream::write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end
 
 // ---- futures ----
 
-void SharedFuture::reset_and_notify_pending(CopyResult result) {
-  CopyEnd* end = pending.end;
-  reset_pending();
-  end->on_copy_done(result);
-}
-
-void SharedFuture::drop() {
-  if (dropped) return;
-  dropped = true;
-  if (pending) reset_and_notify_pending(CopyResult::Dropped);
-}
-
 void SharedFuture::read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end) {
-  if (dropped) return end.on_copy_done(CopyResult::Dropped);
-  if (!pending) {
-    pending = {&inst, &dst, &end};
-    return;
-  }
-  check_not_intra_component(inst, pending, elem, "future");
+  if (finish_or_park(inst, dst, end, "future")) return;
   GuestBuffer::copy(*pending.buffer, dst, 1);
   reset_and_notify_pending(CopyResult::Completed);
   end.on_copy_done(CopyResult::Completed);
 }
 
 void SharedFuture::write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end) {
-  if (dropped) return end.on_copy_done(CopyResult::Dropped);
-  if (!pending) {
-    pending = {&inst, &src, &end};
-    return;
-  }
-  check_not_intra_component(inst, pending, elem, "future");
+  if (finish_or_park(inst, src, end, "future")) return;
   GuestBuffer::copy(src, *pending.buffer, 1);
   reset_and_notify_pending(CopyResult::Completed);
   end.on_copy_done(CopyResult::Completed);

@@ -60,6 +60,7 @@ class GuestBuffer {
   uint64_t progress_ = 0;
 };
 
+class SharedChannel;
 class SharedStream;
 class SharedFuture;
 
@@ -76,6 +77,7 @@ class CopyEnd final : public Waitable {
   bool readable() const { return kind_ == Kind::StreamReadable || kind_ == Kind::FutureReadable; }
   HandleKind handle_kind() const;
   const std::shared_ptr<HandleObject>& shared() const { return shared_; }
+  SharedChannel& channel() const;
   SharedStream& stream() const;
   SharedFuture& future() const;
   const abi::TypeRef& element_type() const;
@@ -113,10 +115,12 @@ struct PendingCopy {
   explicit operator bool() const { return buffer != nullptr; }
 };
 
-class SharedStream final : public HandleObject {
+// What a stream and a future share: the element type, whether the other
+// end is gone, and the copy parked while waiting for its partner.
+class SharedChannel : public HandleObject {
  public:
-  explicit SharedStream(abi::TypeRef elem) : elem(std::move(elem)) {}
-  abi::TypeRef elem;  // as its stream.new saw it; null for `stream`
+  explicit SharedChannel(abi::TypeRef elem) : elem(std::move(elem)) {}
+  abi::TypeRef elem;  // as its stream.new / future.new saw it; null without one
   bool dropped = false;
   PendingCopy pending;
 
@@ -124,21 +128,24 @@ class SharedStream final : public HandleObject {
   void reset_and_notify_pending(CopyResult result);
   void cancel() { reset_and_notify_pending(CopyResult::Cancelled); }
   void drop();
+
+ protected:
+  // The start of every read and write: reports Dropped when the other end
+  // is gone, or parks this copy when nothing waits (both: true, done);
+  // otherwise checks that the parked copy may meet this one.
+  bool finish_or_park(ComponentInstance& inst, GuestBuffer& buffer, CopyEnd& end, const char* what);
+};
+
+class SharedStream final : public SharedChannel {
+ public:
+  using SharedChannel::SharedChannel;
   void read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end);
   void write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end);
 };
 
-class SharedFuture final : public HandleObject {
+class SharedFuture final : public SharedChannel {
  public:
-  explicit SharedFuture(abi::TypeRef elem) : elem(std::move(elem)) {}
-  abi::TypeRef elem;
-  bool dropped = false;
-  PendingCopy pending;
-
-  void reset_pending() { pending = {}; }
-  void reset_and_notify_pending(CopyResult result);
-  void cancel() { reset_and_notify_pending(CopyResult::Cancelled); }
-  void drop();
+  using SharedChannel::SharedChannel;
   void read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end);
   void write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end);
 };

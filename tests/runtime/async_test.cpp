@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "cmhost/cmhost.hpp"
+#include "test_support.hpp"
 
 namespace cmhost {
 namespace {
@@ -23,14 +24,7 @@ class AsyncTest : public ::testing::Test {
     return r.empty() ? 0 : r[0].as_u32();
   }
   std::string trap(const char* name, std::vector<Val> args) {
-    try {
-      instance.func(name).call(store, args);
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::Trap) << e.what();
-      return e.what();
-    }
-    ADD_FAILURE() << name << " did not trap";
-    return "";
+    return test::trap_message(store, instance.func(name), std::move(args));
   }
 
   Engine engine;

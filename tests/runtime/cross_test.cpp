@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cmhost/cmhost.hpp"
+#include "test_support.hpp"
 
 namespace cmhost {
 namespace {
@@ -21,14 +22,7 @@ class Cross : public ::testing::Test {
     return r.empty() ? Val() : r[0];
   }
   std::string trap(const char* name, std::vector<Val> args) {
-    try {
-      instance.func(name).call(store, args);
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::Trap) << e.what();
-      return e.what();
-    }
-    ADD_FAILURE() << name << " did not trap";
-    return "";
+    return test::trap_message(store, instance.func(name), std::move(args));
   }
   uint32_t heap_top() { return call1("heap-top", {}).as_u32(); }
 };

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "cmhost/cmhost.hpp"
 
 namespace cmhost::test {
@@ -18,6 +20,18 @@ inline FuncType func_type(std::vector<std::pair<std::string, abi::TypeRef>> para
   }
   t.result = std::move(result);
   return t;
+}
+
+// Calls `func` expecting a trap; returns the trap's message.
+inline std::string trap_message(Store& store, const Func& func, std::vector<Val> args) {
+  try {
+    func.call(store, args);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Trap) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << func.name() << " did not trap";
+  return "";
 }
 
 }  // namespace cmhost::test
