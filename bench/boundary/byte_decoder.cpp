@@ -61,33 +61,29 @@ class FrameDecoder {
     return s;
   }
 
-  // A template node and its subtree, numbered in pre-order.
-  uint32_t node(std::vector<TemplateNode>& nodes) {
-    const auto index = static_cast<uint32_t>(nodes.size());
-    nodes.emplace_back();
+  // A template node and its subtree, numbered in pre-order. A node's
+  // children are known only after their subtrees, so they wait on a stack.
+  uint32_t node() {
     const uint8_t kind = u8();
-    if (kind == 0) {
-      TemplateNode n{};
-      n.kind = TemplateNode::Element;
-      n.tag = u16();
-      n.ns = ns();
-      const uint16_t attrs = u16();
-      for (uint16_t i = 0; i < attrs; ++i) {
-        const uint16_t name = u16();
-        const auto attr_ns = ns();
-        n.attrs.push_back({name, attr_ns, text()});
-      }
-      const uint16_t children = u16();
-      for (uint16_t i = 0; i < children; ++i) n.children.push_back(node(nodes));
-      nodes[index] = std::move(n);
-    } else if (kind == 1) {
-      nodes[index].kind = TemplateNode::Text;
-      nodes[index].text = text();
-    } else if (kind == 2) {
-      nodes[index].kind = TemplateNode::Dynamic;
-    } else {
-      fail("unknown template node kind");
+    if (kind == 1) return builder_.text(text());
+    if (kind == 2) return builder_.dynamic();
+    if (kind != 0) fail("unknown template node kind");
+    const uint16_t tag = u16();
+    const uint32_t index = builder_.element(tag, ns());
+    const uint16_t attrs = u16();
+    for (uint16_t i = 0; i < attrs; ++i) {
+      const uint16_t name = u16();
+      const auto attr_ns = ns();
+      builder_.attr(name, attr_ns, text());
     }
+    const uint16_t children = u16();
+    const size_t base = pending_.size();
+    for (uint16_t i = 0; i < children; ++i) {
+      const uint32_t child = node();
+      pending_.push_back(child);
+    }
+    for (size_t i = base; i < pending_.size(); ++i) builder_.child(index, pending_[i]);
+    pending_.resize(base);
     return index;
   }
 
@@ -101,10 +97,9 @@ class FrameDecoder {
       case 2: {
         const uint16_t id = u16();
         const uint16_t root_count = u16();
-        std::vector<TemplateNode> nodes;
-        std::vector<uint32_t> roots;
-        for (uint16_t i = 0; i < root_count; ++i) roots.push_back(node(nodes));
-        sink.register_template(id, nodes, roots);
+        builder_.start();
+        for (uint16_t i = 0; i < root_count; ++i) builder_.root(node());
+        builder_.deliver(id, sink);
         return;
       }
       case 3: { const uint32_t id = u32(); sink.append_children(id, u32()); return; }
@@ -165,7 +160,13 @@ class FrameDecoder {
   const uint8_t* end_;
   const uint8_t* text_;
   const uint8_t* text_end_;
+  // Kept from one batch to the next: decoding a template allocates nothing.
+  static thread_local TemplateBuilder builder_;
+  static thread_local std::vector<uint32_t> pending_;
 };
+
+thread_local TemplateBuilder FrameDecoder::builder_;
+thread_local std::vector<uint32_t> FrameDecoder::pending_;
 
 }  // namespace
 

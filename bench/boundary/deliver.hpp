@@ -2,6 +2,7 @@
 // becomes the sink method's arguments.
 #pragma once
 
+#include <array>
 #include <span>
 
 #include "operations.hpp"
@@ -36,30 +37,25 @@ AttrValue attr_value(const V& v) {
 }
 
 // The template in the sink's shared form.
-template <class F>
-void deliver_template(const wit::RegisterTemplate<F>& t, Sink& sink) {
-  std::vector<TemplateNode> nodes;
-  nodes.reserve(t.nodes.size());
+template <class T>
+void deliver_template(const T& t, Sink& sink) {
+  thread_local TemplateBuilder builder;
+  builder.start();
   for (const auto& n : t.nodes) {
-    TemplateNode out{};
     switch (n.index()) {
       case 0: {
         const auto& e = std::get<0>(n);
-        out.kind = TemplateNode::Element;
-        out.tag = e.tag;
-        out.ns = e.ns;
-        for (const auto& a : e.attrs) out.attrs.push_back({a.name, a.ns, text_of(a.value)});
-        for (uint32_t c : e.children) out.children.push_back(c);
+        const uint32_t node = builder.element(e.tag, e.ns);
+        for (const auto& a : e.attrs) builder.attr(a.name, a.ns, text_of(a.value));
+        for (uint32_t c : e.children) builder.child(node, c);
         break;
       }
-      case 1: out.kind = TemplateNode::Text, out.text = text_of(std::get<1>(n)); break;
-      default: out.kind = TemplateNode::Dynamic; break;
+      case 1: builder.text(text_of(std::get<1>(n))); break;
+      default: builder.dynamic(); break;
     }
-    nodes.push_back(std::move(out));
   }
-  std::vector<uint32_t> roots;
-  for (uint32_t r : t.roots) roots.push_back(r);
-  sink.register_template(t.id, nodes, roots);
+  for (uint32_t r : t.roots) builder.root(r);
+  builder.deliver(t.id, sink);
 }
 
 template <size_t I, class P>
@@ -83,12 +79,16 @@ void deliver(const P& p, Sink& sink) {
   else sink.push_root(p);
 }
 
-// An owning operation (typed and floor lanes).
+// An owning operation (typed and floor lanes), dispatched by a table on
+// its index as the visitor lane's cases are.
 template <class F>
 void deliver(const wit::Operation<F>& op, Sink& sink) {
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    ((op.index() == I ? (deliver<I>(std::get<I>(op), sink), true) : false) || ...);
-  }(std::make_index_sequence<17>{});
+  using Op = wit::Operation<F>;
+  static constexpr auto cases = []<size_t... I>(std::index_sequence<I...>) {
+    return std::array<void (*)(const Op&, Sink&), sizeof...(I)>{
+        [](const Op& op, Sink& sink) { deliver<I>(*std::get_if<I>(&op), sink); }...};
+  }(std::make_index_sequence<std::variant_size_v<Op>>{});
+  cases[op.index()](op, sink);
 }
 
 }  // namespace cmhost::bench::boundary

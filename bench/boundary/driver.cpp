@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "arena.hpp"
 #include "byte_decoder.hpp"
 #include "cmhost/cmhost.hpp"
 #include "deliver.hpp"
@@ -32,6 +34,7 @@ namespace {
 using abi::Val;
 using Clock = std::chrono::steady_clock;
 using OwnedOps = std::vector<wit::Operation<wit::Owning>>;
+using ArenaOps = std::pmr::vector<wit::Operation<wit::Arena>>;
 using OperationView = wit::Operation<wit::Viewing>;
 
 std::string component(const char* name) { return std::string(CMHOST_BENCH_COMPONENTS) + "/" + name + ".wasm"; }
@@ -61,7 +64,7 @@ class Boundary {
     // The floor lane's objects: what the typed lane builds, made once here.
     take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
       abi::typed::Reader reader(r.cx);
-      floor_source_ = abi::typed::load_result<OwnedOps>(reader, r);
+      floor_source_ = abi::typed::load_result<ArenaOps>(reader, r);
     });
   }
 
@@ -83,6 +86,17 @@ class Boundary {
          }},
         {"typed",
          [this](Sink& sink) {
+           arena_.run([&](std::pmr::memory_resource* mem) {
+             ArenaOps ops(mem);
+             take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
+               abi::typed::Reader reader(r.cx, mem);
+               ops = abi::typed::load_result<ArenaOps>(reader, r);
+             });
+             for (const auto& op : ops) deliver(op, sink);
+           });
+         }},
+        {"typed-heap",  // the typed lane with std::string and std::vector on the heap
+         [this](Sink& sink) {
            OwnedOps ops;
            take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
              abi::typed::Reader reader(r.cx);
@@ -103,8 +117,10 @@ class Boundary {
          }},
         {"floor",
          [this](Sink& sink) {
-           const OwnedOps ops = floor_source_;  // the allocations the typed lane makes
-           for (const auto& op : ops) deliver(op, sink);
+           arena_.run([&](std::pmr::memory_resource* mem) {
+             const ArenaOps ops = clone_batch(floor_source_, mem);  // the objects the typed lane builds
+             for (const auto& op : ops) deliver(op, sink);
+           });
          }},
     };
   }
@@ -115,7 +131,8 @@ class Boundary {
   Store store_{engine_};
   std::optional<Instance> instance_;
   std::optional<Func> take_typed_, take_bytes_;
-  OwnedOps floor_source_;
+  ArenaOps floor_source_;
+  BatchArena arena_;
 };
 
 struct RowResult {
@@ -145,25 +162,45 @@ Checksum check_lanes(std::vector<Lane>& lanes, uint64_t elements) {
   return *reference;
 }
 
-RowResult run_rows(Boundary& b, uint32_t rows, int rounds) {
-  b.prepare(rows);
-  auto lanes = b.lanes();
-  RowResult out;
-  out.elements = 7 + uint64_t{8} * rows;
-  check_lanes(lanes, out.elements);
-  // Enough repetitions per measurement to run for a few milliseconds.
-  const uint64_t reps = std::max<uint64_t>(3, 300000 / out.elements);
-  std::map<std::string, std::vector<double>> samples;
-  ChecksumSink sink;
-  for (int round = -1; round < rounds; ++round) {  // round -1 warms up
-    for (Lane& lane : lanes) {
-      const auto t0 = Clock::now();
-      for (uint64_t i = 0; i < reps; ++i) lane.run(sink);
-      const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-      if (round >= 0) samples[lane.name].push_back(ns / double(reps * out.elements));
-    }
+// Times every lane at every batch size, interleaved: each round runs each
+// size's lanes in turn, so a change in machine speed during the run falls
+// on all of them alike (lanes and sizes are compared with one another).
+std::map<uint32_t, RowResult> run_sweep(const std::vector<uint32_t>& sweep, int rounds,
+                                        const std::vector<std::string>& only, std::map<uint32_t, Checksum>& checksums) {
+  struct Size {
+    uint32_t rows;
+    uint64_t elements, reps;
+    std::unique_ptr<Boundary> boundary;
+    std::vector<Lane> lanes;
+    std::map<std::string, std::vector<double>> samples;
+  };
+  std::vector<Size> sizes;
+  for (uint32_t rows : sweep) {
+    Size& s = sizes.emplace_back(Size{rows, 7 + uint64_t{8} * rows, 0, std::make_unique<Boundary>(), {}, {}});
+    s.boundary->prepare(rows);
+    s.lanes = s.boundary->lanes();
+    if (!only.empty())  // bytes always runs: it is what the others are measured against
+      std::erase_if(s.lanes, [&](const Lane& l) {
+        return l.name != "bytes" && std::find(only.begin(), only.end(), l.name) == only.end();
+      });
+    checksums[rows] = check_lanes(s.lanes, s.elements);
+    s.reps = std::max<uint64_t>(3, 300000 / s.elements);  // a few milliseconds per measurement
   }
-  for (auto& [name, v] : samples) out.ns_per_element[name] = median(v);
+  ChecksumSink sink;
+  for (int round = -1; round < rounds; ++round)  // round -1 warms up
+    for (Size& s : sizes)
+      for (Lane& lane : s.lanes) {
+        const auto t0 = Clock::now();
+        for (uint64_t i = 0; i < s.reps; ++i) lane.run(sink);
+        const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+        if (round >= 0) s.samples[lane.name].push_back(ns / double(s.reps * s.elements));
+      }
+  std::map<uint32_t, RowResult> out;
+  for (Size& s : sizes) {
+    RowResult& r = out[s.rows];
+    r.elements = s.elements;
+    for (auto& [name, v] : s.samples) r.ns_per_element[name] = median(v);
+  }
   return out;
 }
 
@@ -247,17 +284,10 @@ nlohmann::json run_flat(int rounds) {
           {"u32_round_trip_ns_per_call", median(call_ns)}};
 }
 
-int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco) {
-  Boundary b;
+int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco, const std::vector<std::string>& only) {
   nlohmann::json out = {{"rows", nlohmann::json::object()}};
-  std::map<uint32_t, RowResult> results;
   std::map<uint32_t, Checksum> checksums;
-  for (uint32_t rows : sweep) {
-    results[rows] = run_rows(b, rows, rounds);
-    b.prepare(rows);
-    auto lanes = b.lanes();
-    checksums[rows] = check_lanes(lanes, results[rows].elements);
-  }
+  std::map<uint32_t, RowResult> results = run_sweep(sweep, rounds, only, checksums);
   std::string jco_why = "not requested (--no-jco)";
   std::optional<nlohmann::json> jco;
   if (with_jco) jco = run_jco(sweep, rounds, jco_why);
@@ -273,9 +303,10 @@ int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco
     }
   }
   if (!jco) fmt::print(stderr, "jco lane omitted: {}\n", jco_why);
-  const nlohmann::json flat = run_flat(rounds);
+  const bool with_flat = only.empty() || std::find(only.begin(), only.end(), "flat") != only.end();
+  const nlohmann::json flat = with_flat ? run_flat(rounds) : nlohmann::json::object();
 
-  const std::vector<std::string> order = {"bytes", "dynamic", "typed", "visitor", "floor", "jco"};
+  const std::vector<std::string> order = {"bytes", "dynamic", "typed", "visitor", "floor", "jco", "typed-heap"};
   for (uint32_t rows : sweep) {
     const RowResult& r = results[rows];
     nlohmann::json lanes = nlohmann::json::object();
@@ -285,7 +316,20 @@ int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco
         lanes[name] = {{"ns_per_element", r.ns_per_element.at(name)}, {"ratio", r.ns_per_element.at(name) / bytes_ns}};
     out["rows"][std::to_string(rows)] = {{"elements", r.elements}, {"lanes", lanes}};
   }
-  out["flat"] = flat;
+  // Flatness: each lane's largest deviation from its mean across the sweep.
+  nlohmann::json flatness = nlohmann::json::object();
+  for (const auto& name : order) {
+    std::vector<double> v;
+    for (uint32_t rows : sweep)
+      if (results[rows].ns_per_element.count(name)) v.push_back(results[rows].ns_per_element.at(name));
+    if (v.size() < 2) continue;
+    double mean = 0, worst = 0;
+    for (double x : v) mean += x / double(v.size());
+    for (double x : v) worst = std::max(worst, std::abs(x - mean) / mean);
+    flatness[name] = {{"mean_ns_per_element", mean}, {"largest_deviation", worst}};
+  }
+  out["sweep_flatness"] = flatness;
+  if (with_flat) out["flat"] = flat;
   if (json) {
     fmt::print("{}\n", out.dump(2));
     return 0;
@@ -308,6 +352,13 @@ int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco
     }
     fmt::print("\n");
   }
+  fmt::print("{:>14}", "flatness ±");
+  for (const auto& name : order)
+    fmt::print(" {:>17}", flatness.contains(name)
+                              ? fmt::format("{:.0f}%", 100 * flatness[name]["largest_deviation"].get<double>())
+                              : "-");
+  fmt::print("\n");
+  if (!with_flat) return 0;
   fmt::print("\nflat lanes:\n");
   fmt::print("  1 MiB list<u8> guest->host: {:.0f} ns = {:.2f}x memcpy into a new buffer ({:.0f} ns)\n",
              flat["list_u8_1mib_guest_to_host_ns"].get<double>(), flat["list_u8_1mib_guest_to_host_vs_memcpy"].get<double>(),
@@ -325,15 +376,17 @@ int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco
 int main(int argc, char** argv) {
   CLI::App app{"cmhost boundary benchmark"};
   bool json = false, no_jco = false;
+  std::vector<std::string> only;
   int rounds = 11;
   std::vector<uint32_t> rows = {100, 500, 1000, 4000};
   app.add_flag("--json", json, "Print the results as one JSON object");
   app.add_option("--rounds", rounds, "Measured rounds per lane (median reported)")->check(CLI::Range(1, 1000));
   app.add_option("--rows", rows, "The sweep of batch sizes");
   app.add_flag("--no-jco", no_jco, "Skip the jco lane");
+  app.add_option("--lanes", only, "Run only these lanes (and bytes; \"flat\" for the flat lanes), e.g. for profiling");
   CLI11_PARSE(app, argc, argv);
   try {
-    return cmhost::bench::boundary::run(json, rounds, rows, !no_jco);
+    return cmhost::bench::boundary::run(json, rounds, rows, !no_jco && (only.empty() || std::find(only.begin(), only.end(), "jco") != only.end()), only);
   } catch (const std::exception& e) {
     fmt::print(stderr, "boundary: {}\n", e.what());
     return 1;

@@ -1,10 +1,12 @@
-// The `operation` variant as C++ types, in two families: owning
-// (std::string, std::vector: the typed lane, a bindings generator's
-// output) and viewing (std::string_view, ListView: the visitor lane, read
+// The `operation` variant as C++ types, in three families: owning
+// (std::string, std::vector: a bindings generator's output), the same with
+// std::pmr containers (the typed lane: a batch's objects come from one
+// arena) and viewing (std::string_view, ListView: the visitor lane, read
 // in place). Record<> tells the typed lifts each record's fields.
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +21,11 @@ struct Owning {
   using Str = std::string;
   template <class T>
   using List = std::vector<T>;
+};
+struct Arena {
+  using Str = std::pmr::string;
+  template <class T>
+  using List = std::pmr::vector<T>;
 };
 struct Viewing {
   using Str = std::string_view;

@@ -8,6 +8,14 @@ std::string Checksum::to_string() const {
   return out + "], numbers " + std::to_string(numbers) + ", text bytes " + std::to_string(text_bytes);
 }
 
+void TemplateBuilder::deliver(uint16_t id, Sink& sink) {
+  out_.clear();
+  for (const Pending& n : nodes_)
+    out_.push_back({n.kind, n.tag, n.ns, std::span(attrs_).subspan(n.first_attr, n.attr_count),
+                    std::span(children_).subspan(n.first_child, n.child_count), n.text});
+  sink.register_template(id, out_, roots_);
+}
+
 void ChecksumSink::cache_string(uint16_t id, std::string_view str) {
   ++sum.calls[0];
   sum.numbers += id;

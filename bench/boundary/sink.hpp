@@ -24,8 +24,8 @@ struct TemplateNode {
   enum Kind : uint8_t { Element, Text, Dynamic } kind;
   uint16_t tag = 0;
   std::optional<uint16_t> ns;
-  std::vector<TemplateAttr> attrs;
-  std::vector<uint32_t> children;
+  std::span<const TemplateAttr> attrs;
+  std::span<const uint32_t> children;
   std::string_view text;
 };
 
@@ -36,6 +36,50 @@ struct AttrValue {
   double number = 0;
   int64_t integer = 0;
   bool boolean = false;
+};
+
+class Sink;
+
+// Assembles a template's nodes in the sink's form. Its buffers are kept from
+// one batch to the next, so delivering a template allocates nothing.
+class TemplateBuilder {
+ public:
+  void start() { nodes_.clear(), attrs_.clear(), children_.clear(), roots_.clear(); }
+  // A new node; an element's attributes follow with attr().
+  uint32_t element(uint16_t tag, std::optional<uint16_t> ns) {
+    return add({TemplateNode::Element, tag, ns, attrs_.size(), 0, 0, 0, {}});
+  }
+  uint32_t text(std::string_view text) { return add({TemplateNode::Text, 0, std::nullopt, 0, 0, 0, 0, text}); }
+  uint32_t dynamic() { return add({TemplateNode::Dynamic, 0, std::nullopt, 0, 0, 0, 0, {}}); }
+  void attr(uint16_t name, std::optional<uint16_t> ns, std::string_view value) {
+    attrs_.push_back({name, ns, value});
+    ++nodes_.back().attr_count;
+  }
+  void child(uint32_t node, uint32_t child) {  // a node's children come one after another
+    Pending& n = nodes_[node];
+    if (n.child_count == 0) n.first_child = children_.size();
+    children_.push_back(child);
+    ++n.child_count;
+  }
+  void root(uint32_t node) { roots_.push_back(node); }
+  void deliver(uint16_t id, Sink& sink);
+
+ private:
+  struct Pending {
+    TemplateNode::Kind kind;
+    uint16_t tag;
+    std::optional<uint16_t> ns;
+    size_t first_attr, attr_count, first_child, child_count;
+    std::string_view text;
+  };
+  uint32_t add(const Pending& n) {
+    nodes_.push_back(n);
+    return static_cast<uint32_t>(nodes_.size() - 1);
+  }
+  std::vector<Pending> nodes_;
+  std::vector<TemplateAttr> attrs_;
+  std::vector<uint32_t> children_, roots_;
+  std::vector<TemplateNode> out_;
 };
 
 class Sink {

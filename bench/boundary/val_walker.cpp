@@ -16,31 +16,27 @@ std::span<const uint8_t> path_of(const Val& list) {
 }
 
 void deliver_template(const Val& t, Sink& sink) {
+  thread_local TemplateBuilder builder;
+  builder.start();
   const auto f = t.items();
-  std::vector<TemplateNode> nodes;
   for (const Val& n : f[1].items()) {
-    TemplateNode out{};
     switch (n.case_index()) {
       case 0: {
         const auto e = n.payload()->items();
-        out.kind = TemplateNode::Element;
-        out.tag = e[0].as_u16();
-        out.ns = ns_of(e[1]);
+        const uint32_t node = builder.element(e[0].as_u16(), ns_of(e[1]));
         for (const Val& a : e[2].items()) {
           const auto af = a.items();
-          out.attrs.push_back({af[0].as_u16(), ns_of(af[1]), af[2].as_string()});
+          builder.attr(af[0].as_u16(), ns_of(af[1]), af[2].as_string());
         }
-        for (size_t i = 0; i < e[3].list_size(); ++i) out.children.push_back(e[3].list_element(i).as_u32());
+        for (size_t i = 0; i < e[3].list_size(); ++i) builder.child(node, e[3].list_element(i).as_u32());
         break;
       }
-      case 1: out.kind = TemplateNode::Text, out.text = n.payload()->as_string(); break;
-      default: out.kind = TemplateNode::Dynamic; break;
+      case 1: builder.text(n.payload()->as_string()); break;
+      default: builder.dynamic(); break;
     }
-    nodes.push_back(std::move(out));
   }
-  std::vector<uint32_t> roots;
-  for (size_t i = 0; i < f[2].list_size(); ++i) roots.push_back(f[2].list_element(i).as_u32());
-  sink.register_template(f[0].as_u16(), nodes, roots);
+  for (size_t i = 0; i < f[2].list_size(); ++i) builder.root(f[2].list_element(i).as_u32());
+  builder.deliver(f[0].as_u16(), sink);
 }
 
 AttrValue attr_value(const Val& v) {

@@ -15,6 +15,18 @@ struct Entry {
   double weight;
 };
 
+// The same record with std::pmr members, loaded into an arena.
+struct ArenaEntry {
+  std::pmr::string name;
+  std::optional<uint16_t> port;
+  std::pmr::vector<std::pmr::string> tags;
+  double weight;
+};
+struct ArenaLabel {
+  uint32_t id;
+  std::pmr::string text;
+};
+
 struct EntryView {
   std::string_view name;
   std::optional<uint16_t> port;
@@ -30,6 +42,17 @@ struct Record<test_types::Entry> {
   using E = test_types::Entry;
   static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
                                                  field("tags", &E::tags), field("weight", &E::weight));
+};
+template <>
+struct Record<test_types::ArenaEntry> {
+  using E = test_types::ArenaEntry;
+  static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
+                                                 field("tags", &E::tags), field("weight", &E::weight));
+};
+template <>
+struct Record<test_types::ArenaLabel> {
+  using E = test_types::ArenaLabel;
+  static constexpr auto fields = std::make_tuple(field("id", &E::id), field("text", &E::text));
 };
 template <>
 struct Record<test_types::EntryView> {
@@ -150,6 +173,70 @@ TEST(Typed, VisitVariantCallsTheCaseWithoutBuildingIt) {
   EXPECT_EQ(log, "4x;09;5;");
 }
 
+// Counts what a memory resource hands out, to prove where values live.
+class CountingResource final : public std::pmr::memory_resource {
+ public:
+  size_t allocations = 0;
+
+ private:
+  void* do_allocate(size_t n, size_t align) override {
+    ++allocations;
+    return std::pmr::new_delete_resource()->allocate(n, align);
+  }
+  void do_deallocate(void* p, size_t n, size_t align) override {
+    std::pmr::new_delete_resource()->deallocate(p, n, align);
+  }
+  bool do_is_equal(const memory_resource& o) const noexcept override { return this == &o; }
+};
+
+TEST(Typed, PmrContainersComeFromTheReadersResource) {
+  const std::string long_name(40, 'n');  // past any inline string buffer
+  const Val v = Val::list({entry_val(long_name, 7, {std::string(30, 't'), "u"}, 1.5), entry_val("b", std::nullopt, {}, 0)});
+  Stored s(Type::list(entry_type()), v);
+  AbiContext cx = s.cx();
+  CountingResource arena;
+  typed::Reader r(cx, &arena);
+  const auto entries = typed::load<std::pmr::vector<test_types::ArenaEntry>>(r, s.ptr);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(std::string_view(entries[0].name), long_name);
+  EXPECT_EQ(entries[0].port, std::optional<uint16_t>(7));
+  ASSERT_EQ(entries[0].tags.size(), 2u);
+  EXPECT_EQ(std::string_view(entries[0].tags[0]), std::string(30, 't'));
+  EXPECT_EQ(entries[0].tags[1], "u");
+  EXPECT_EQ(entries[1].name, "b");
+  EXPECT_FALSE(entries[1].port);
+  EXPECT_TRUE(entries[1].tags.empty());
+  // Every container, however deep, took the reader's resource.
+  EXPECT_EQ(entries.get_allocator().resource(), &arena);
+  EXPECT_EQ(entries[0].name.get_allocator().resource(), &arena);
+  EXPECT_EQ(entries[0].tags.get_allocator().resource(), &arena);
+  EXPECT_EQ(entries[0].tags[0].get_allocator().resource(), &arena);
+  // The outer list, the long name, the tag list and the long tag.
+  EXPECT_EQ(arena.allocations, 4u);
+}
+
+TEST(Typed, PmrVariantsOfRecordsAreBuiltInTheirSlots) {
+  using Op = std::variant<test_types::ArenaLabel, uint32_t, std::pmr::string, std::monostate>;
+  const TypeRef label = Type::record({{"id", Type::u32()}, {"text", Type::string()}});
+  const TypeRef op = Type::variant({{"label", label}, {"n", Type::u32()}, {"s", Type::string()}, {"none", nullptr}});
+  const std::string text(20, 'x');
+  Stored s(Type::list(op), Val::list({Val::variant(0, Val::record({Val::u32(3), Val::string(text)})),
+                                      Val::variant(1, Val::u32(9)), Val::variant(2, Val::string(text + "y")),
+                                      Val::variant(3)}));
+  AbiContext cx = s.cx();
+  std::pmr::monotonic_buffer_resource arena;
+  typed::Reader r(cx, &arena);
+  const auto ops = typed::load<std::pmr::vector<Op>>(r, s.ptr);
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(std::get<0>(ops[0]).id, 3u);
+  EXPECT_EQ(std::string_view(std::get<0>(ops[0]).text), text);
+  EXPECT_EQ(std::get<0>(ops[0]).text.get_allocator().resource(), &arena);
+  EXPECT_EQ(std::get<1>(ops[1]), 9u);
+  EXPECT_EQ(std::string_view(std::get<2>(ops[2])), text + "y");
+  EXPECT_EQ(std::get<2>(ops[2]).get_allocator().resource(), &arena);
+  EXPECT_EQ(ops[3].index(), 3u);
+}
+
 TEST(Typed, Latin1AndUtf16StringsAreTranscoded) {
   for (StringEncoding e : {StringEncoding::Utf16, StringEncoding::Latin1Utf16}) {
     CanonOptions o;
@@ -159,6 +246,13 @@ TEST(Typed, Latin1AndUtf16StringsAreTranscoded) {
     typed::Reader r(cx);
     EXPECT_EQ(typed::load<std::vector<std::string>>(r, s.ptr),
               (std::vector<std::string>{"caf\xC3\xA9", "\xF0\x9F\x98\x80"}));
+    std::pmr::monotonic_buffer_resource arena;
+    typed::Reader in_arena(cx, &arena);
+    const auto pmr = typed::load<std::pmr::vector<std::pmr::string>>(in_arena, s.ptr);
+    ASSERT_EQ(pmr.size(), 2u);
+    EXPECT_EQ(pmr[0], "caf\xC3\xA9");
+    EXPECT_EQ(pmr[1], "\xF0\x9F\x98\x80");
+    EXPECT_EQ(pmr[1].get_allocator().resource(), &arena);
     EXPECT_THROW(typed::load<std::vector<std::string_view>>(r, s.ptr), Error) << "views need UTF-8";
   }
 }

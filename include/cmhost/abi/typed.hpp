@@ -5,6 +5,8 @@
 //   bool, (u)int8..64_t, float, double, char32_t   the primitives
 //   std::string / std::string_view                  string (a view reads in place)
 //   std::vector<T> / ListView<T>                    list<T> (a view loads on access)
+//   std::pmr::string / std::pmr::vector<T>          string, list<T> allocated from the
+//                                                   reader's memory resource (an arena)
 //   std::optional<T>                                option<T>
 //   std::variant<Cs...>                             variant (std::monostate: no payload;
 //                                                   also result<T, E> and enum shapes)
@@ -15,7 +17,13 @@
 // instantiated templates; loading reads guest memory directly with the
 // spec's checks (bounds, alignment, UTF-8, discriminants, chars) and builds
 // no Val. Views (string_view, ListView) point into guest memory: they are
-// valid until the guest runs again, and need UTF-8 strings.
+// valid until the guest runs again, and need UTF-8 strings. std::pmr
+// containers take the Reader's memory resource, so a batch of values can
+// come from one arena and be dropped at once:
+//
+//   std::pmr::monotonic_buffer_resource arena(buffer, sizeof buffer);
+//   typed::Reader reader(cx, &arena);
+//   auto ops = typed::load<std::pmr::vector<Op>>(reader, ptr);
 //
 //   struct Point { uint32_t x; std::string label; };
 //   template <> struct cmhost::abi::typed::Record<Point> {
@@ -28,6 +36,8 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <memory_resource>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,31 +50,42 @@
 
 #include "cmhost/abi/canon.hpp"
 
+// The loads are small and run once per value: inlining them into the
+// caller's loop is most of their speed, so it is not left to heuristics.
+#if defined(__GNUC__)
+#define CMHOST_TYPED_INLINE [[gnu::always_inline]] inline
+#else
+#define CMHOST_TYPED_INLINE inline
+#endif
+
 namespace cmhost::abi::typed {
 
 // Guest memory for one read: the base stays put because nothing calls into
 // the guest while reading.
 class Reader {
  public:
-  explicit Reader(const AbiContext& cx)
+  // `resource` serves the std::pmr containers loaded through this reader.
+  explicit Reader(const AbiContext& cx, std::pmr::memory_resource* resource = std::pmr::get_default_resource())
       : cx_(cx),
+        resource_(resource),
         base_(cx.base()),
         size_(cx.size()),
         canon_nan_(cx.options().canonicalize_nan),
         utf8_(cx.options().encoding == StringEncoding::Utf8) {}
 
   const AbiContext& context() const { return cx_; }
+  std::pmr::memory_resource* resource() const { return resource_; }
   const uint8_t* at(uint64_t ptr) const { return base_ + ptr; }
   bool canonicalize_nan() const { return canon_nan_; }
 
   template <class T>
-  T read(uint64_t ptr) const {
+  CMHOST_TYPED_INLINE T read(uint64_t ptr) const {
     T v;
     std::memcpy(&v, base_ + ptr, sizeof(T));
     return v;
   }
   // Traps unless [ptr, ptr + bytes) is in memory and ptr is aligned.
-  void check(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const {
+  CMHOST_TYPED_INLINE void check(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const {
     if ((ptr & (align - 1)) != 0 || ptr > size_ || bytes > size_ - ptr) fail_range(ptr, bytes, align, what);
   }
   // Strings: the common case (UTF-8 options, ASCII text) is checked inline;
@@ -73,14 +94,32 @@ class Reader {
     if (const char* s = ascii_utf8(ptr, tagged_units)) return std::string(s, tagged_units);
     return string_general(ptr, tagged_units);
   }
-  std::string_view string_view(uint64_t ptr, uint64_t tagged_units) const {
+  std::pmr::string pmr_string(uint64_t ptr, uint64_t tagged_units) const {
+    if (const char* s = ascii_utf8(ptr, tagged_units)) return std::pmr::string(s, tagged_units, resource_);
+    return std::pmr::string(string_general(ptr, tagged_units), resource_);
+  }
+  // Replaces `out` with the string, built in place.
+  CMHOST_TYPED_INLINE void string_into(uint64_t ptr, uint64_t tagged_units, std::string& out) const {
+    if (const char* s = ascii_utf8(ptr, tagged_units))
+      out.assign(s, tagged_units);
+    else
+      out = string_general(ptr, tagged_units);
+  }
+  CMHOST_TYPED_INLINE void string_into(uint64_t ptr, uint64_t tagged_units, std::pmr::string& out) const {
+    std::destroy_at(&out);
+    if (const char* s = ascii_utf8(ptr, tagged_units))
+      std::construct_at(&out, s, tagged_units, resource_);
+    else
+      std::construct_at(&out, string_general(ptr, tagged_units), resource_);
+  }
+  CMHOST_TYPED_INLINE std::string_view string_view(uint64_t ptr, uint64_t tagged_units) const {
     if (const char* s = ascii_utf8(ptr, tagged_units)) return std::string_view(s, tagged_units);
     return string_view_general(ptr, tagged_units);
   }
   [[noreturn]] void fail(const std::string& reason) const;
 
  private:
-  const char* ascii_utf8(uint64_t ptr, uint64_t length) const {
+  CMHOST_TYPED_INLINE const char* ascii_utf8(uint64_t ptr, uint64_t length) const {
     if (!utf8_ || ptr > size_ || length > size_ - ptr || length > kMaxStringByteLength) return nullptr;
     const uint8_t* s = base_ + ptr;
     uint64_t i = 0;
@@ -97,6 +136,7 @@ class Reader {
   std::string_view string_view_general(uint64_t ptr, uint64_t tagged_units) const;
   [[noreturn]] void fail_range(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const;
   const AbiContext& cx_;
+  std::pmr::memory_resource* resource_;
   const uint8_t* base_;
   uint64_t size_;
   bool canon_nan_;
@@ -183,8 +223,23 @@ using Addr = std::conditional_t<W == AddrWidth::I32, uint32_t, uint64_t>;
 
 // A (ptr, length) pair at p.
 template <AddrWidth W>
-std::pair<uint64_t, uint64_t> pointer_pair(const Reader& r, uint64_t p) {
+CMHOST_TYPED_INLINE std::pair<uint64_t, uint64_t> pointer_pair(const Reader& r, uint64_t p) {
   return {r.read<Addr<W>>(p), r.read<Addr<W>>(p + sizeof(Addr<W>))};
+}
+
+// Loads the value at p into an existing object, building what it can in
+// place (records field by field, strings from guest bytes): no temporary
+// is built and moved.
+template <class T, AddrWidth W>
+CMHOST_TYPED_INLINE void load_into(const Reader& r, uint64_t p, T& out) {
+  if constexpr (requires { Canon<T, W>::load_into(r, p, out); })
+    Canon<T, W>::load_into(r, p, out);
+  else if constexpr (std::is_trivially_copyable_v<T>)
+    out = Canon<T, W>::load(r, p);
+  else {
+    std::destroy_at(&out);
+    std::construct_at(&out, Canon<T, W>::load(r, p));
+  }
 }
 
 }  // namespace detail
@@ -194,7 +249,7 @@ std::pair<uint64_t, uint64_t> pointer_pair(const Reader& r, uint64_t p) {
 template <class T, TypeKind K, AddrWidth W>
 struct ScalarCanon {
   static constexpr uint32_t size = sizeof(T), align = sizeof(T);
-  static T load(const Reader& r, uint64_t p) { return r.read<T>(p); }
+  CMHOST_TYPED_INLINE static T load(const Reader& r, uint64_t p) { return r.read<T>(p); }
   static bool matches(const Type& t) { return detail::kind_is(t, K); }
 };
 
@@ -257,22 +312,31 @@ struct Canon<std::monostate, W> {  // a case without payload
 template <class S, AddrWidth W>
 struct StringCanon {
   static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
-  static S load(const Reader& r, uint64_t p) {
+  CMHOST_TYPED_INLINE static void load_into(const Reader& r, uint64_t p, S& out)
+    requires(!std::is_same_v<S, std::string_view>)
+  {
+    const auto [ptr, units] = detail::pointer_pair<W>(r, p);
+    r.string_into(ptr, units, out);
+  }
+  CMHOST_TYPED_INLINE static S load(const Reader& r, uint64_t p) {
     const auto [ptr, units] = detail::pointer_pair<W>(r, p);
     if constexpr (std::is_same_v<S, std::string>)
       return r.string(ptr, units);
+    else if constexpr (std::is_same_v<S, std::pmr::string>)
+      return r.pmr_string(ptr, units);
     else
       return r.string_view(ptr, units);
   }
   static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::String); }
 };
 template <AddrWidth W> struct Canon<std::string, W> : StringCanon<std::string, W> {};
+template <AddrWidth W> struct Canon<std::pmr::string, W> : StringCanon<std::pmr::string, W> {};
 template <AddrWidth W> struct Canon<std::string_view, W> : StringCanon<std::string_view, W> {};
 
 namespace detail {
 // Checks a list's (ptr, length) as lifting does; returns the element range.
 template <class T, AddrWidth W>
-std::pair<uint64_t, uint64_t> checked_list(const Reader& r, uint64_t p) {
+CMHOST_TYPED_INLINE std::pair<uint64_t, uint64_t> checked_list(const Reader& r, uint64_t p) {
   const auto [ptr, length] = pointer_pair<W>(r, p);
   constexpr uint32_t es = Canon<T, W>::size;
   if (length > kMaxListByteLength / es) r.fail("list of " + std::to_string(length) + " elements is too long");
@@ -290,17 +354,45 @@ struct ListCanon {
   }
 };
 
-template <class T, AddrWidth W>
-struct Canon<std::vector<T>, W> : ListCanon<T, W> {
-  static std::vector<T> load(const Reader& r, uint64_t p) {
+namespace detail {
+// An empty container of type C using the reader's memory resource if C
+// takes one.
+template <class C>
+C empty_container(const Reader& r) {
+  if constexpr (std::is_same_v<typename C::allocator_type, std::pmr::polymorphic_allocator<typename C::value_type>>)
+    return C(r.resource());
+  else
+    return C();
+}
+}  // namespace detail
+
+// std::vector and std::pmr::vector. Elements are built in place where the
+// element type can do so (variants: the case's payload is constructed in
+// the vector's slot), so a list of records moves nothing.
+template <class T, class A, AddrWidth W>
+struct Canon<std::vector<T, A>, W> : ListCanon<T, W> {
+  CMHOST_TYPED_INLINE static std::vector<T, A> load(const Reader& r, uint64_t p) {
     const auto [ptr, length] = detail::checked_list<T, W>(r, p);
-    std::vector<T> out;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    auto out = detail::empty_container<std::vector<T, A>>(r);
+    if constexpr (sizeof(T) == 1 && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const auto* bytes = reinterpret_cast<const T*>(r.at(ptr));
+      out.assign(bytes, bytes + length);  // bytes cross as one block copy
+    } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       out.resize(length);  // numbers cross as one block copy
       if (length) std::memcpy(out.data(), r.at(ptr), length * sizeof(T));
     } else {
       out.reserve(length);
-      for (uint64_t i = 0; i < length; ++i) out.push_back(Canon<T, W>::load(r, ptr + i * Canon<T, W>::size));
+      for (uint64_t i = 0; i < length; ++i) {
+        const uint64_t at = ptr + i * Canon<T, W>::size;
+        if constexpr (requires { Canon<T, W>::emplace_back(r, at, out); }) {
+          Canon<T, W>::emplace_back(r, at, out);
+        } else if constexpr (std::is_default_constructible_v<T> && requires { Canon<T, W>::load_into(r, at, out.back()); }) {
+          out.emplace_back();
+          Canon<T, W>::load_into(r, at, out.back());
+        } else {
+          out.push_back(Canon<T, W>::load(r, at));
+        }
+      }
     }
     return out;
   }
@@ -308,7 +400,7 @@ struct Canon<std::vector<T>, W> : ListCanon<T, W> {
 
 template <class T, AddrWidth W>
 struct Canon<ListView<T, W>, W> : ListCanon<T, W> {
-  static ListView<T, W> load(const Reader& r, uint64_t p) {
+  CMHOST_TYPED_INLINE static ListView<T, W> load(const Reader& r, uint64_t p) {
     const auto [ptr, length] = detail::checked_list<T, W>(r, p);
     return ListView<T, W>(&r, ptr, length);
   }
@@ -327,7 +419,7 @@ struct CaseLayout {
   static constexpr uint32_t payload_offset = align_to(disc, payload_align);
   static constexpr uint32_t size = align_to(payload_offset + payload_size, align);
 
-  static uint32_t discriminant(const Reader& r, uint64_t p) {
+  CMHOST_TYPED_INLINE static uint32_t discriminant(const Reader& r, uint64_t p) {
     uint32_t d;
     if constexpr (disc == 1)
       d = *r.at(p);
@@ -361,6 +453,27 @@ struct Canon<std::variant<Cs...>, W> {
     static constexpr auto loaders = make_loaders(std::index_sequence_for<Cs...>{});
     return loaders[L::discriminant(r, p)](r, p + L::payload_offset);
   }
+  static void load_into(const Reader& r, uint64_t p, V& out) {
+    static constexpr auto cases = []<size_t... I>(std::index_sequence<I...>) {
+      return std::array<void (*)(const Reader&, uint64_t, V&), sizeof...(Cs)>{[](const Reader& r, uint64_t p, V& out) {
+        using C = std::variant_alternative_t<I, V>;
+        if constexpr (std::is_default_constructible_v<C>) {
+          if (out.index() != I) out.template emplace<I>();
+          detail::load_into<C, W>(r, p, *std::get_if<I>(&out));
+        } else {
+          out.template emplace<I>(Canon<C, W>::load(r, p));
+        }
+      }...};
+    }(std::index_sequence_for<Cs...>{});
+    cases[L::discriminant(r, p)](r, p + L::payload_offset, out);
+  }
+  // Loads the variant at p as a new last element of `out`, constructing the
+  // case in place.
+  template <class Vec>
+  static void emplace_back(const Reader& r, uint64_t p, Vec& out) {
+    static constexpr auto appenders = make_appenders<Vec>(std::index_sequence_for<Cs...>{});
+    appenders[L::discriminant(r, p)](r, p + L::payload_offset, out);
+  }
   static bool matches(const Type& t) {
     if (detail::case_count(t) != sizeof...(Cs)) return false;
     return matches_cases(t, std::index_sequence_for<Cs...>{});
@@ -373,6 +486,19 @@ struct Canon<std::variant<Cs...>, W> {
       return V(std::in_place_index<I>, Canon<std::variant_alternative_t<I, V>, W>::load(r, p));
     }...};
   }
+  template <class Vec, size_t... I>
+  static constexpr auto make_appenders(std::index_sequence<I...>) {
+    return std::array<void (*)(const Reader&, uint64_t, Vec&), sizeof...(Cs)>{
+        [](const Reader& r, uint64_t p, Vec& out) {
+          using C = std::variant_alternative_t<I, V>;
+          if constexpr (std::is_default_constructible_v<C>) {
+            out.emplace_back(std::in_place_index<I>);
+            detail::load_into<C, W>(r, p, *std::get_if<I>(&out.back()));
+          } else {
+            out.emplace_back(std::in_place_index<I>, Canon<C, W>::load(r, p));
+          }
+        }...};
+  }
   template <size_t... I>
   static bool matches_cases(const Type& t, std::index_sequence<I...>) {
     return (detail::case_matches<std::variant_alternative_t<I, V>, W>(detail::case_type(t, I)) && ...);
@@ -383,9 +509,19 @@ template <class T, AddrWidth W>
 struct Canon<std::optional<T>, W> {
   using L = detail::CaseLayout<W, std::monostate, T>;
   static constexpr uint32_t size = L::size, align = L::align;
-  static std::optional<T> load(const Reader& r, uint64_t p) {
+  CMHOST_TYPED_INLINE static std::optional<T> load(const Reader& r, uint64_t p) {
     if (L::discriminant(r, p) == 0) return std::nullopt;
     return Canon<T, W>::load(r, p + L::payload_offset);
+  }
+  CMHOST_TYPED_INLINE static void load_into(const Reader& r, uint64_t p, std::optional<T>& out) {
+    if (L::discriminant(r, p) == 0) {
+      out.reset();
+    } else if constexpr (std::is_default_constructible_v<T>) {
+      if (!out) out.emplace();
+      detail::load_into<T, W>(r, p + L::payload_offset, *out);
+    } else {
+      out.emplace(Canon<T, W>::load(r, p + L::payload_offset));
+    }
   }
   static bool matches(const Type& t) {
     return detail::kind_is(t, TypeKind::Option) && Canon<T, W>::matches(*detail::case_type(t, 1));
@@ -439,8 +575,11 @@ struct Canon<T, W, std::void_t<decltype(Record<T>::fields)>> {
 
   static T load(const Reader& r, uint64_t p) {
     T out{};
-    load_fields(r, p, out, std::make_index_sequence<L::count>{});
+    load_into(r, p, out);
     return out;
+  }
+  CMHOST_TYPED_INLINE static void load_into(const Reader& r, uint64_t p, T& out) {
+    load_fields(r, p, out, std::make_index_sequence<L::count>{});
   }
   static bool matches(const Type& t) {
     return detail::kind_is(t, TypeKind::Record) && detail::field_count(t) == L::count &&
@@ -448,11 +587,13 @@ struct Canon<T, W, std::void_t<decltype(Record<T>::fields)>> {
   }
 
  private:
+  // Fields are loaded in place, never assigned: assigning would copy a
+  // std::pmr member into the default resource.
   template <size_t... I>
   static void load_fields(const Reader& r, uint64_t p, T& out, std::index_sequence<I...>) {
     constexpr auto& fs = Record<T>::fields;
-    ((out.*(std::get<I>(fs).member) =
-          Canon<typename std::tuple_element_t<I, detail::FieldsOf<T>>::type, W>::load(r, p + L::offsets[I])),
+    (detail::load_into<typename std::tuple_element_t<I, detail::FieldsOf<T>>::type, W>(r, p + L::offsets[I],
+                                                                                       out.*(std::get<I>(fs).member)),
      ...);
   }
   template <size_t... I>
@@ -500,13 +641,15 @@ T load(const Reader& r, uint64_t ptr) {
 template <class V, AddrWidth W = AddrWidth::I32, class F>
 void visit_variant(const Reader& r, uint64_t ptr, F&& f) {
   using C = Canon<V, W>;
-  const uint32_t d = C::L::discriminant(r, ptr);
-  const uint64_t payload = ptr + C::L::payload_offset;
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    ((d == I ? (f(std::in_place_index<I>, Canon<std::variant_alternative_t<I, V>, W>::load(r, payload)), true)
-             : false) ||
-     ...);
+  using Visitor = std::remove_reference_t<F>;
+  // One entry per case, indexed by the discriminant: a jump, not a search.
+  static constexpr auto cases = []<size_t... I>(std::index_sequence<I...>) {
+    return std::array<void (*)(const Reader&, uint64_t, Visitor&), sizeof...(I)>{
+        [](const Reader& r, uint64_t payload, Visitor& f) {
+          f(std::in_place_index<I>, Canon<std::variant_alternative_t<I, V>, W>::load(r, payload));
+        }...};
   }(std::make_index_sequence<std::variant_size_v<V>>{});
+  cases[C::L::discriminant(r, ptr)](r, ptr + C::L::payload_offset, f);
 }
 
 // Whether C++ type T can stand for `type` (shapes compared; names are not).
