@@ -14,6 +14,10 @@ static_assert(std::endian::native == std::endian::little,
 namespace cmhost::abi::detail {
 namespace {
 
+// Values are built in place: a compound's items are constructed in its
+// item array (from the lift's ValArena), never moved. Each item slot holds
+// an empty Val before it is loaded, so a trap part way leaves a tree that
+// drops cleanly.
 template <AddrWidth W>
 class Lifter {
   using Addr = std::conditional_t<W == AddrWidth::I32, uint32_t, uint64_t>;
@@ -22,32 +26,45 @@ class Lifter {
  public:
   Lifter(AbiContext& cx, const Program& p)
       : cx_(cx), p_(p), canon_nan_(cx.options().canonicalize_nan) {}
+  ~Lifter() {
+    if (arena_) arena_->release();
+  }
+  Lifter(const Lifter&) = delete;
+  Lifter& operator=(const Lifter&) = delete;
 
-  Val load(uint32_t oi, uint64_t ptr) {
+  // Builds the value stored at `ptr` over the empty Val at `dst`.
+  void load(uint32_t oi, uint64_t ptr, Val* dst) {
     const Op& op = p_.ops[oi];
     const uint8_t* m = cx_.base() + ptr;
     switch (op.code) {
-      case OpCode::Bool: return Val::from_bits(ValKind::Bool, m[0] != 0);
-      case OpCode::S8: return Val::from_bits(ValKind::S8, sext(read<int8_t>(m)));
-      case OpCode::U8: return Val::from_bits(ValKind::U8, m[0]);
-      case OpCode::S16: return Val::from_bits(ValKind::S16, sext(read<int16_t>(m)));
-      case OpCode::U16: return Val::from_bits(ValKind::U16, read<uint16_t>(m));
-      case OpCode::S32: return Val::from_bits(ValKind::S32, sext(read<int32_t>(m)));
-      case OpCode::U32: return Val::from_bits(ValKind::U32, read<uint32_t>(m));
-      case OpCode::S64: return Val::from_bits(ValKind::S64, read<uint64_t>(m));
-      case OpCode::U64: return Val::from_bits(ValKind::U64, read<uint64_t>(m));
-      case OpCode::F32: return f32(read<uint32_t>(m));
-      case OpCode::F64: return f64(read<uint64_t>(m));
-      case OpCode::Char: return char_(op, read<uint32_t>(m));
-      case OpCode::String: return string(op, read<Addr>(m), read<Addr>(m + kPtr));
-      case OpCode::List: return list(op, read<Addr>(m), read<Addr>(m + kPtr));
-      case OpCode::FixedList: return elements(op, ptr, op.count);
+      case OpCode::Bool: new (dst) Val(Val::from_bits(ValKind::Bool, m[0] != 0)); return;
+      case OpCode::S8: new (dst) Val(Val::from_bits(ValKind::S8, sext(read<int8_t>(m)))); return;
+      case OpCode::U8: new (dst) Val(Val::from_bits(ValKind::U8, m[0])); return;
+      case OpCode::S16: new (dst) Val(Val::from_bits(ValKind::S16, sext(read<int16_t>(m)))); return;
+      case OpCode::U16: new (dst) Val(Val::from_bits(ValKind::U16, read<uint16_t>(m))); return;
+      case OpCode::S32: new (dst) Val(Val::from_bits(ValKind::S32, sext(read<int32_t>(m)))); return;
+      case OpCode::U32: new (dst) Val(Val::from_bits(ValKind::U32, read<uint32_t>(m))); return;
+      case OpCode::S64: new (dst) Val(Val::from_bits(ValKind::S64, read<uint64_t>(m))); return;
+      case OpCode::U64: new (dst) Val(Val::from_bits(ValKind::U64, read<uint64_t>(m))); return;
+      case OpCode::F32: new (dst) Val(f32(read<uint32_t>(m))); return;
+      case OpCode::F64: new (dst) Val(f64(read<uint64_t>(m))); return;
+      case OpCode::Char: new (dst) Val(char_(op, read<uint32_t>(m))); return;
+      case OpCode::String: string(op, read<Addr>(m), read<Addr>(m + kPtr), dst); return;
+      case OpCode::List: list(op, read<Addr>(m), read<Addr>(m + kPtr), dst); return;
+      case OpCode::FixedList: elements(op, ptr, op.count, dst); return;
       case OpCode::Record: {
-        Val out = Val::compound_with_capacity(op.val_kind, 0, op.count);
+        Val* out = compound(op.val_kind, 0, op.count, dst);
         const Child* c = &p_.children[op.children];
-        for (uint32_t i = 0; i < op.count; ++i)
-          out.emplace_item([&] { return load(c[i].op, ptr + c[i].offset); });
-        return out;
+        bool droppable = true;
+        for (uint32_t i = 0; i < op.count; ++i) {
+          if (load_integer(p_.ops[c[i].op], m + c[i].offset, out->next_item())) {
+            out->item_added();
+            continue;
+          }
+          droppable &= item(out, [&](Val* slot) { load(c[i].op, ptr + c[i].offset, slot); });
+        }
+        if (droppable) out->mark_droppable();
+        return;
       }
       case OpCode::Variant: {
         uint32_t disc;
@@ -57,10 +74,13 @@ class Lifter {
           default: disc = read<uint32_t>(m); break;
         }
         const uint32_t payload_op = case_op(op, disc);
-        if (payload_op == kNoOp) return Val::compound_with_capacity(op.val_kind, disc, 0);
-        Val out = Val::compound_with_capacity(op.val_kind, disc, 1);
-        out.emplace_item([&] { return load(payload_op, ptr + op.payload_offset); });
-        return out;
+        if (payload_op == kNoOp) {
+          compound(op.val_kind, disc, 0, dst);
+          return;
+        }
+        Val* out = compound(op.val_kind, disc, 1, dst);
+        if (item(out, [&](Val* slot) { load(payload_op, ptr + op.payload_offset, slot); })) out->mark_droppable();
+        return;
       }
       case OpCode::Flags: {
         uint32_t bits;
@@ -69,64 +89,107 @@ class Lifter {
           case 2: bits = read<uint16_t>(m); break;
           default: bits = read<uint32_t>(m); break;
         }
-        return Val::from_bits(ValKind::Flags, bits & op.flags_mask);
+        new (dst) Val(Val::from_bits(ValKind::Flags, bits & op.flags_mask));
+        return;
       }
-      case OpCode::Handle: return handle(op, read<uint32_t>(m));
+      case OpCode::Handle: new (dst) Val(handle(op, read<uint32_t>(m))); return;
     }
-    return {};
   }
 
-  Val lift_flat(uint32_t oi, const uint64_t* in) {
+  // Builds the value of core values `in` over the empty Val at `dst`.
+  void lift_flat(uint32_t oi, const uint64_t* in, Val* dst) {
     const Op& op = p_.ops[oi];
     // Slots joined by a variant may be wider than this value's own core type:
     // 32-bit values are the low half (the spec's wrap_i64_to_i32).
     const auto lo = static_cast<uint32_t>(in[0]);
     switch (op.code) {
-      case OpCode::Bool: return Val::from_bits(ValKind::Bool, lo != 0);
-      case OpCode::S8: return Val::from_bits(ValKind::S8, sext(static_cast<int8_t>(lo)));
-      case OpCode::U8: return Val::from_bits(ValKind::U8, static_cast<uint8_t>(lo));
-      case OpCode::S16: return Val::from_bits(ValKind::S16, sext(static_cast<int16_t>(lo)));
-      case OpCode::U16: return Val::from_bits(ValKind::U16, static_cast<uint16_t>(lo));
-      case OpCode::S32: return Val::from_bits(ValKind::S32, sext(static_cast<int32_t>(lo)));
-      case OpCode::U32: return Val::from_bits(ValKind::U32, lo);
-      case OpCode::S64: return Val::from_bits(ValKind::S64, in[0]);
-      case OpCode::U64: return Val::from_bits(ValKind::U64, in[0]);
-      case OpCode::F32: return f32(lo);
-      case OpCode::F64: return f64(in[0]);
-      case OpCode::Char: return char_(op, lo);
-      case OpCode::String: return string(op, addr(in[0]), addr(in[1]));
-      case OpCode::List: return list(op, addr(in[0]), addr(in[1]));
+      case OpCode::Bool: new (dst) Val(Val::from_bits(ValKind::Bool, lo != 0)); return;
+      case OpCode::S8: new (dst) Val(Val::from_bits(ValKind::S8, sext(static_cast<int8_t>(lo)))); return;
+      case OpCode::U8: new (dst) Val(Val::from_bits(ValKind::U8, static_cast<uint8_t>(lo))); return;
+      case OpCode::S16: new (dst) Val(Val::from_bits(ValKind::S16, sext(static_cast<int16_t>(lo)))); return;
+      case OpCode::U16: new (dst) Val(Val::from_bits(ValKind::U16, static_cast<uint16_t>(lo))); return;
+      case OpCode::S32: new (dst) Val(Val::from_bits(ValKind::S32, sext(static_cast<int32_t>(lo)))); return;
+      case OpCode::U32: new (dst) Val(Val::from_bits(ValKind::U32, lo)); return;
+      case OpCode::S64: new (dst) Val(Val::from_bits(ValKind::S64, in[0])); return;
+      case OpCode::U64: new (dst) Val(Val::from_bits(ValKind::U64, in[0])); return;
+      case OpCode::F32: new (dst) Val(f32(lo)); return;
+      case OpCode::F64: new (dst) Val(f64(in[0])); return;
+      case OpCode::Char: new (dst) Val(char_(op, lo)); return;
+      case OpCode::String: string(op, addr(in[0]), addr(in[1]), dst); return;
+      case OpCode::List: list(op, addr(in[0]), addr(in[1]), dst); return;
       case OpCode::FixedList: {
         const uint32_t step = p_.ops[op.elem].flat_count;
-        Val out = Val::compound_with_capacity(op.val_kind, 0, op.count);
+        Val* out = compound(op.val_kind, 0, op.count, dst);
+        bool droppable = true;
         for (uint32_t i = 0; i < op.count; ++i)
-          out.emplace_item([&] { return lift_flat(op.elem, in + i * step); });
-        return out;
+          droppable &= item(out, [&](Val* slot) { lift_flat(op.elem, in + i * step, slot); });
+        if (droppable) out->mark_droppable();
+        return;
       }
       case OpCode::Record: {
-        Val out = Val::compound_with_capacity(op.val_kind, 0, op.count);
+        Val* out = compound(op.val_kind, 0, op.count, dst);
         const Child* c = &p_.children[op.children];
+        bool droppable = true;
         for (uint32_t i = 0; i < op.count; ++i) {
-          out.emplace_item([&] { return lift_flat(c[i].op, in); });
+          droppable &= item(out, [&](Val* slot) { lift_flat(c[i].op, in, slot); });
           in += p_.ops[c[i].op].flat_count;
         }
-        return out;
+        if (droppable) out->mark_droppable();
+        return;
       }
       case OpCode::Variant: {
         const uint32_t payload_op = case_op(op, lo);
-        if (payload_op == kNoOp) return Val::compound_with_capacity(op.val_kind, lo, 0);
-        Val out = Val::compound_with_capacity(op.val_kind, lo, 1);
-        out.emplace_item([&] { return lift_flat(payload_op, in + 1); });
-        return out;
+        if (payload_op == kNoOp) {
+          compound(op.val_kind, lo, 0, dst);
+          return;
+        }
+        Val* out = compound(op.val_kind, lo, 1, dst);
+        if (item(out, [&](Val* slot) { lift_flat(payload_op, in + 1, slot); })) out->mark_droppable();
+        return;
       }
-      case OpCode::Flags: return Val::from_bits(ValKind::Flags, lo & op.flags_mask);
-      case OpCode::Handle: return handle(op, lo);
+      case OpCode::Flags: new (dst) Val(Val::from_bits(ValKind::Flags, lo & op.flags_mask)); return;
+      case OpCode::Handle: new (dst) Val(handle(op, lo)); return;
     }
-    return {};
   }
 
  private:
   static uint64_t sext(int64_t v) { return static_cast<uint64_t>(v); }
+
+  // Integers and bools, the most common fields, built without a call.
+  static bool load_integer(const Op& op, const uint8_t* m, Val* dst) {
+    uint64_t bits;
+    switch (op.code) {
+      case OpCode::Bool: bits = m[0] != 0; break;
+      case OpCode::U8: bits = m[0]; break;
+      case OpCode::S8: bits = sext(read<int8_t>(m)); break;
+      case OpCode::U16: bits = read<uint16_t>(m); break;
+      case OpCode::S16: bits = sext(read<int16_t>(m)); break;
+      case OpCode::U32: bits = read<uint32_t>(m); break;
+      case OpCode::S32: bits = sext(read<int32_t>(m)); break;
+      case OpCode::U64:
+      case OpCode::S64: bits = read<uint64_t>(m); break;
+      default: return false;
+    }
+    new (dst) Val(Val::from_bits(op.val_kind, bits));
+    return true;
+  }
+
+  // A compound value over the empty Val at `dst`, its items in the arena.
+  Val* compound(ValKind kind, uint32_t case_index, uint64_t capacity, Val* dst) {
+    if (capacity > UINT32_MAX) throw std::length_error("too many items in one value");
+    if (capacity == 0) return new (dst) Val(Val::compound_with_capacity(kind, case_index, 0));
+    if (!arena_) arena_ = ValArena::create();
+    return new (dst) Val(Val::compound_in(*arena_, kind, case_index, capacity));
+  }
+  // Adds an empty item to `out` and builds it with fill(slot); returns
+  // whether the item is arena_droppable.
+  template <class Fill>
+  static bool item(Val* out, Fill&& fill) {
+    Val* slot = new (out->next_item()) Val();
+    out->item_added();
+    fill(slot);
+    return slot->arena_droppable();
+  }
   static uint64_t addr(uint64_t core) { return static_cast<Addr>(core); }
 
   Val f32(uint32_t bits) {
@@ -158,45 +221,49 @@ class Lifter {
     return p_.children[op.children + disc].op;
   }
 
-  Val string(const Op& op, uint64_t ptr, uint64_t tagged) {
+  void string(const Op& op, uint64_t ptr, uint64_t tagged, Val* dst) {
     const StringSource s = read_string(cx_, ptr, tagged, *op.type);
     switch (s.form) {
       case TextForm::Utf8:
-        return Val::string_unchecked({reinterpret_cast<const char*>(s.data), s.code_units});
+        new (dst) Val(Val::string_unchecked({reinterpret_cast<const char*>(s.data), s.code_units}));
+        return;
       case TextForm::Utf16: utf16le_to_utf8(s.data, s.code_units, transcoded_); break;
       case TextForm::Latin1: latin1_to_utf8(s.data, s.code_units, transcoded_); break;
     }
-    return Val::string_unchecked(transcoded_);
+    new (dst) Val(Val::string_unchecked(transcoded_));
   }
 
-  Val list(const Op& op, uint64_t ptr, uint64_t length) {
+  void list(const Op& op, uint64_t ptr, uint64_t length, Val* dst) {
     cx_.require_memory("lists");
     const Op& e = p_.ops[op.elem];
     if (length > kMaxListByteLength / e.size)
       trap_in(*op.type, "list of " + std::to_string(length) + " elements of " +
                             std::to_string(e.size) + " bytes is longer than 2^28-1 bytes");
     check_range(cx_, ptr, length * e.size, e.align, "list", *op.type);
-    return elements(op, ptr, length);
+    elements(op, ptr, length, dst);
   }
 
-  Val elements(const Op& op, uint64_t ptr, uint64_t length) {
+  void elements(const Op& op, uint64_t ptr, uint64_t length, Val* dst) {
     const Op& e = p_.ops[op.elem];
     if (op.bulk) {
-      uint8_t* dst = nullptr;
-      Val out = Val::packed_uninitialized(op.bulk_kind, length, &dst);
+      uint8_t* bytes_out = nullptr;
+      new (dst) Val(Val::packed_uninitialized(op.bulk_kind, length, &bytes_out));
       const size_t bytes = length * e.size;
-      if (bytes) std::memcpy(dst, cx_.base() + ptr, bytes);
-      if (canon_nan_) canonicalize_floats(op.bulk_kind, dst, length);
-      return out;
+      if (bytes) std::memcpy(bytes_out, cx_.base() + ptr, bytes);
+      if (canon_nan_) canonicalize_floats(op.bulk_kind, bytes_out, length);
+      return;
     }
-    Val out = Val::compound_with_capacity(op.val_kind, 0, length);
-    for (uint64_t i = 0; i < length; ++i) out.emplace_item([&] { return load(op.elem, ptr + i * e.size); });
-    return out;
+    Val* out = compound(op.val_kind, 0, length, dst);
+    bool droppable = true;
+    for (uint64_t i = 0; i < length; ++i)
+      droppable &= item(out, [&](Val* slot) { load(op.elem, ptr + i * e.size, slot); });
+    if (droppable) out->mark_droppable();
   }
 
   AbiContext& cx_;
   const Program& p_;
   const bool canon_nan_;
+  ValArena* arena_ = nullptr;  // created by the first compound with items; one reference
   std::string transcoded_;  // scratch for UTF-16 and Latin-1 text, reused per string
 };
 
@@ -212,14 +279,28 @@ void canonicalize_floats(ValKind kind, uint8_t* p, uint64_t n) {
   }
 }
 
+namespace {
+// The root holds the tree's arena; the lifter's own reference goes with it.
+template <AddrWidth W, class Build>
+Val lift_root(AbiContext& cx, const Program& p, Build&& build) {
+  Lifter<W> lifter(cx, p);
+  Val root;
+  build(lifter, &root);
+  root.hold_arena();
+  return root;
+}
+}  // namespace
+
 Val load(AbiContext& cx, const Program& p, uint32_t op, uint64_t ptr) {
-  if (p.width == AddrWidth::I32) return Lifter<AddrWidth::I32>(cx, p).load(op, ptr);
-  return Lifter<AddrWidth::I64>(cx, p).load(op, ptr);
+  auto build = [&](auto& lifter, Val* root) { lifter.load(op, ptr, root); };
+  if (p.width == AddrWidth::I32) return lift_root<AddrWidth::I32>(cx, p, build);
+  return lift_root<AddrWidth::I64>(cx, p, build);
 }
 
 Val lift_flat(AbiContext& cx, const Program& p, uint32_t op, const uint64_t* in) {
-  if (p.width == AddrWidth::I32) return Lifter<AddrWidth::I32>(cx, p).lift_flat(op, in);
-  return Lifter<AddrWidth::I64>(cx, p).lift_flat(op, in);
+  auto build = [&](auto& lifter, Val* root) { lifter.lift_flat(op, in, root); };
+  if (p.width == AddrWidth::I32) return lift_root<AddrWidth::I32>(cx, p, build);
+  return lift_root<AddrWidth::I64>(cx, p, build);
 }
 
 }  // namespace cmhost::abi::detail

@@ -1,5 +1,6 @@
 #include "cmhost/abi/val.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -33,6 +34,60 @@ struct ItemPool {
 
 thread_local ItemPool item_pool;
 
+// Arena chunks are powers of two from 4 KiB; freed ones wait in per-thread
+// lists (at most kMaxCachedChunkBytes in all) so the next lifted tree of the
+// same size reuses warm memory instead of asking malloc, or the kernel, for
+// fresh pages.
+constexpr unsigned kMinChunkShift = 12, kMaxChunkShift = 40;
+constexpr size_t kMaxCachedChunkBytes = size_t{32} << 20;
+
+struct CachedChunk {
+  CachedChunk* next;
+};
+
+struct ChunkCache {
+  CachedChunk* heads[kMaxChunkShift + 1] = {};
+  size_t cached_bytes = 0;
+  ~ChunkCache() {
+    for (CachedChunk*& head : heads)
+      while (head) {
+        CachedChunk* next = head->next;
+        ::operator delete(head);
+        head = next;
+      }
+  }
+};
+
+thread_local ChunkCache chunk_cache;
+
+unsigned chunk_shift_for(size_t bytes) {
+  unsigned shift = kMinChunkShift;
+  while ((size_t{1} << shift) < bytes) ++shift;
+  return shift;
+}
+
+void* take_chunk(unsigned shift) {
+  if (shift > kMaxChunkShift) throw std::bad_alloc();
+  if (CachedChunk* c = chunk_cache.heads[shift]) {
+    chunk_cache.heads[shift] = c->next;
+    chunk_cache.cached_bytes -= size_t{1} << shift;
+    return c;
+  }
+  return ::operator new(size_t{1} << shift);
+}
+
+void give_chunk(void* chunk, unsigned shift) noexcept {
+  const size_t bytes = size_t{1} << shift;
+  if (chunk_cache.cached_bytes + bytes <= kMaxCachedChunkBytes) {
+    auto* c = static_cast<CachedChunk*>(chunk);
+    c->next = chunk_cache.heads[shift];
+    chunk_cache.heads[shift] = c;
+    chunk_cache.cached_bytes += bytes;
+    return;
+  }
+  ::operator delete(chunk);
+}
+
 Val* allocate_items(size_t count) {
   if (count <= kPooledMax) {
     if (void* block = item_pool.heads[count]) {
@@ -56,6 +111,49 @@ void free_items(Val* data, size_t count) noexcept {
 }
 
 }  // namespace
+
+static_assert(sizeof(Val) == 48, "ValArena::kItemBytes is sizeof(Val)");
+
+struct ValArena::Chunk {
+  Chunk* next;  // older chunk
+  unsigned shift;
+};
+static_assert(sizeof(void*) + sizeof(unsigned) <= 16);
+
+namespace {
+constexpr size_t kChunkHeader = 16;  // a Chunk, rounded up
+}
+
+ValArena* ValArena::create() {
+  void* memory = take_chunk(kMinChunkShift);
+  auto* chunk = new (memory) Chunk{nullptr, kMinChunkShift};
+  auto* arena = new (static_cast<unsigned char*>(memory) + kChunkHeader) ValArena();
+  arena->chunks_ = chunk;
+  arena->next_ = static_cast<unsigned char*>(memory) + kChunkHeader + (sizeof(ValArena) + 15) / 16 * 16;
+  arena->end_ = static_cast<unsigned char*>(memory) + (size_t{1} << kMinChunkShift);
+  return arena;
+}
+
+Val* ValArena::grow(size_t bytes) {
+  // Each chunk at least doubles the last, up to 1 MiB, or fits the request.
+  const unsigned doubled = std::min(chunks_->shift + 1, 20u);
+  const unsigned shift = std::max(doubled, chunk_shift_for(bytes + kChunkHeader));
+  void* memory = take_chunk(shift);
+  chunks_ = new (memory) Chunk{chunks_, shift};
+  next_ = static_cast<unsigned char*>(memory) + kChunkHeader + bytes;
+  end_ = static_cast<unsigned char*>(memory) + (size_t{1} << shift);
+  return reinterpret_cast<Val*>(static_cast<unsigned char*>(memory) + kChunkHeader);
+}
+
+void ValArena::destroy() noexcept {
+  Chunk* c = chunks_;
+  this->~ValArena();  // lives in the oldest chunk, given back last
+  while (c) {
+    Chunk* next = c->next;
+    give_chunk(c, c->shift);
+    c = next;
+  }
+}
 
 uint32_t scalar_size(ValKind kind) {
   switch (kind) {
@@ -93,10 +191,18 @@ void Val::destroy_storage() noexcept {
         delete[] data;
       }
       break;
-    case Repr::Items:
-      for (size_t i = 0; i < storage_.items.size; ++i) storage_.items.data[i].~Val();
-      if (storage_.items.capacity) free_items(storage_.items.data, storage_.items.capacity);
+    case Repr::Items: {
+      const Items& it = storage_.items;
+      if (!it.arena) {
+        for (size_t i = 0; i < it.size; ++i) it.data[i].~Val();
+        if (it.capacity) free_items(it.data, it.capacity);
+        break;
+      }
+      if (!(arena_flags_ & kArenaFlagDroppable))
+        for (size_t i = 0; i < it.size; ++i) it.data[i].~Val();
+      if (arena_flags_ & kArenaFlagRef) it.arena->release();
       break;
+    }
     case Repr::Packed: delete[] storage_.packed.heap; break;
   }
   repr_ = Repr::Scalar;
@@ -170,8 +276,9 @@ Val Val::string(std::string_view v) {
 void Val::init_items(size_t capacity) {
   if (capacity > UINT32_MAX) throw std::length_error("too many items in one value");
   Val* data = capacity ? allocate_items(capacity) : nullptr;
-  storage_.items = Items{data, 0, static_cast<uint32_t>(capacity)};
+  storage_.items = Items{data, 0, static_cast<uint32_t>(capacity), nullptr};
   repr_ = Repr::Items;
+  arena_flags_ = 0;
 }
 
 Val Val::compound_with_capacity(ValKind kind, uint32_t case_index, size_t capacity) {
@@ -237,27 +344,6 @@ void Val::wrong_kind(const char* wanted) const {
   throw_invalid_value(std::string("expected a ") + wanted + " value, got " + to_string(kind_));
 }
 
-#define CMHOST_SCALAR_GETTER(NAME, KIND, TYPE, TEXT) \
-  TYPE Val::NAME() const {                          \
-    if (kind_ != ValKind::KIND) wrong_kind(TEXT);   \
-    return static_cast<TYPE>(scalar_.u);            \
-  }
-CMHOST_SCALAR_GETTER(as_s8, S8, int8_t, "s8")
-CMHOST_SCALAR_GETTER(as_u8, U8, uint8_t, "u8")
-CMHOST_SCALAR_GETTER(as_s16, S16, int16_t, "s16")
-CMHOST_SCALAR_GETTER(as_u16, U16, uint16_t, "u16")
-CMHOST_SCALAR_GETTER(as_s32, S32, int32_t, "s32")
-CMHOST_SCALAR_GETTER(as_u32, U32, uint32_t, "u32")
-CMHOST_SCALAR_GETTER(as_s64, S64, int64_t, "s64")
-CMHOST_SCALAR_GETTER(as_u64, U64, uint64_t, "u64")
-CMHOST_SCALAR_GETTER(as_char, Char, char32_t, "char")
-CMHOST_SCALAR_GETTER(as_flags, Flags, uint32_t, "flags")
-#undef CMHOST_SCALAR_GETTER
-
-bool Val::as_bool() const {
-  if (kind_ != ValKind::Bool) wrong_kind("bool");
-  return scalar_.u != 0;
-}
 float Val::as_f32() const {
   if (kind_ != ValKind::F32) wrong_kind("f32");
   return std::bit_cast<float>(static_cast<uint32_t>(scalar_.u));
@@ -266,10 +352,8 @@ double Val::as_f64() const {
   if (kind_ != ValKind::F64) wrong_kind("f64");
   return scalar_.d;
 }
-std::string_view Val::as_string() const {
-  if (repr_ != Repr::Text) wrong_kind("string");
+std::string_view Val::heap_text() const {
   const Text& t = storage_.text;
-  if (t.inline_size != kHeapText) return {t.bytes, t.inline_size};
   const char* data;
   size_t size;
   std::memcpy(&data, t.bytes, sizeof data);
@@ -333,24 +417,10 @@ Val Val::list_element(size_t i) const {
   return Val(ek, read_packed_element(storage_.packed.data() + i * scalar_size(ek), ek));
 }
 
-std::span<const uint8_t> Val::packed_bytes() const {
-  if (repr_ != Repr::Packed) return {};
-  return {storage_.packed.data(), storage_.packed.byte_size};
-}
-
-std::span<const Val> Val::items() const {
-  if (repr_ != Repr::Items) return {};
-  return {storage_.items.data, storage_.items.size};
-}
-
 std::span<Val> Val::items_mut() {
   if (repr_ != Repr::Items) return {};
+  arena_flags_ &= static_cast<uint8_t>(~kArenaFlagDroppable);  // items may change to ones that need dropping
   return {storage_.items.data, storage_.items.size};
-}
-
-const Val* Val::payload() const {
-  if (repr_ != Repr::Items || storage_.items.size == 0) return nullptr;
-  return storage_.items.data;
 }
 
 static bool same_items(std::span<const Val> a, std::span<const Val> b) {

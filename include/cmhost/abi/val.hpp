@@ -3,9 +3,12 @@
 // A Val is small (48 bytes) and cheap to move: variants keep a case index, not
 // a name; records keep fields by position (names live in the Type); strings
 // use std::string's inline buffer; lists of numbers can be packed into one
-// byte block so they cross the boundary with a single copy.
+// byte block so they cross the boundary with a single copy. Lifting builds a
+// value's item arrays in one arena (ValArena), so a lifted tree of thousands
+// of records is laid out in order and dropped at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -22,6 +25,41 @@ namespace cmhost::abi {
 // The kind of a value is the kind of its type, except that values of
 // fixed-length lists are Lists.
 using ValKind = TypeKind;
+
+class Val;
+
+// Where a lifted tree's item arrays come from: bump allocation in chunks
+// reused by the thread, freed together when the last Val holding a
+// reference to the arena goes. Vals inside the tree hold no reference; a Val
+// moved out of it takes one, and a copy is a deep copy out of the arena.
+class ValArena {
+ public:
+  static ValArena* create();  // one reference, the caller's
+  void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy();
+  }
+  Val* allocate_items(size_t count) {
+    const size_t bytes = count * kItemBytes;
+    if (bytes <= static_cast<size_t>(end_ - next_)) {
+      Val* out = reinterpret_cast<Val*>(next_);
+      next_ += bytes;
+      return out;
+    }
+    return grow(bytes);
+  }
+
+ private:
+  static constexpr size_t kItemBytes = 48;  // sizeof(Val), checked in val.cpp
+  struct Chunk;
+  ValArena() = default;
+  Val* grow(size_t bytes);
+  void destroy() noexcept;
+  std::atomic<uint32_t> refs_{1};
+  unsigned char* next_ = nullptr;
+  unsigned char* end_ = nullptr;
+  Chunk* chunks_ = nullptr;  // newest first; the last holds this object
+};
 
 class Val {
  public:
@@ -83,21 +121,26 @@ class Val {
 
   ValKind kind() const { return kind_; }
 
-  // Scalar accessors throw InvalidValue when the kind differs.
-  bool as_bool() const;
-  int8_t as_s8() const;
-  uint8_t as_u8() const;
-  int16_t as_s16() const;
-  uint16_t as_u16() const;
-  int32_t as_s32() const;
-  uint32_t as_u32() const;
-  int64_t as_s64() const;
-  uint64_t as_u64() const;
+  // Scalar accessors throw InvalidValue when the kind differs. They are
+  // inline: walking a lifted tree is mostly these.
+  bool as_bool() const { return checked(ValKind::Bool, "bool") != 0; }
+  int8_t as_s8() const { return static_cast<int8_t>(checked(ValKind::S8, "s8")); }
+  uint8_t as_u8() const { return static_cast<uint8_t>(checked(ValKind::U8, "u8")); }
+  int16_t as_s16() const { return static_cast<int16_t>(checked(ValKind::S16, "s16")); }
+  uint16_t as_u16() const { return static_cast<uint16_t>(checked(ValKind::U16, "u16")); }
+  int32_t as_s32() const { return static_cast<int32_t>(checked(ValKind::S32, "s32")); }
+  uint32_t as_u32() const { return static_cast<uint32_t>(checked(ValKind::U32, "u32")); }
+  int64_t as_s64() const { return static_cast<int64_t>(checked(ValKind::S64, "s64")); }
+  uint64_t as_u64() const { return checked(ValKind::U64, "u64"); }
   float as_f32() const;
   double as_f64() const;
-  char32_t as_char() const;
-  std::string_view as_string() const;  // valid while the Val lives unchanged
-  uint32_t as_flags() const;
+  char32_t as_char() const { return static_cast<char32_t>(checked(ValKind::Char, "char")); }
+  std::string_view as_string() const {  // valid while the Val lives unchanged
+    if (repr_ != Repr::Text) wrong_kind("string");
+    if (storage_.text.inline_size != kHeapText) return {storage_.text.bytes, storage_.text.inline_size};
+    return heap_text();
+  }
+  uint32_t as_flags() const { return static_cast<uint32_t>(checked(ValKind::Flags, "flags")); }
   uint32_t as_handle() const;  // own, borrow, stream, future, error-context
 
   // Raw scalar bits: integers sign- or zero-extended to 64 bits, floats as
@@ -109,16 +152,25 @@ class Val {
   Val list_element(size_t i) const;  // works for packed and unpacked lists
   bool is_packed() const { return repr_ == Repr::Packed; }
   ValKind packed_element_kind() const { return static_cast<ValKind>(elem_); }
-  std::span<const uint8_t> packed_bytes() const;
+  std::span<const uint8_t> packed_bytes() const {
+    if (repr_ != Repr::Packed) return {};
+    return {storage_.packed.data(), storage_.packed.byte_size};
+  }
 
   // Lists (unpacked), records, tuples, maps: the elements; variants: the
   // payload if any.
-  std::span<const Val> items() const;
+  std::span<const Val> items() const {
+    if (repr_ != Repr::Items) return {};
+    return {storage_.items.data, storage_.items.size};
+  }
   std::span<Val> items_mut();
 
   // Variants, enums, options (0 none, 1 some), results (0 ok, 1 err).
   uint32_t case_index() const { return case_; }
-  const Val* payload() const;
+  const Val* payload() const {
+    if (repr_ != Repr::Items || storage_.items.size == 0) return nullptr;
+    return storage_.items.data;
+  }
 
   bool operator==(const Val& other) const;  // floats compare by bit pattern
 
@@ -134,6 +186,41 @@ class Val {
     ++storage_.items.size;
   }
   static Val packed_uninitialized(ValKind element, size_t count, uint8_t** data);
+
+  // For lifting into an arena: a compound whose items live in `arena`. Items
+  // are built in place: construct one at next_item(), then item_added().
+  // When every item is done and arena_droppable(), mark_droppable() lets
+  // dropping the tree skip walking it.
+  static Val compound_in(ValArena& arena, ValKind kind, uint32_t case_index, size_t capacity) {
+    Val out(kind, 0);
+    out.case_ = case_index;
+    out.repr_ = Repr::Items;
+    out.storage_.items = Items{capacity ? arena.allocate_items(capacity) : nullptr, 0,
+                               static_cast<uint32_t>(capacity), capacity ? &arena : nullptr};
+    return out;
+  }
+  Val* next_item() { return storage_.items.data + storage_.items.size; }
+  void item_added() { ++storage_.items.size; }
+  // Dropping this value needs no work: nothing on the heap, no reference held.
+  bool arena_droppable() const {
+    switch (repr_) {
+      case Repr::Scalar: return true;
+      case Repr::Text: return storage_.text.inline_size != kHeapText;
+      case Repr::Packed: return storage_.packed.heap == nullptr;
+      case Repr::Items:
+        return storage_.items.capacity == 0 || (storage_.items.arena && (arena_flags_ & kArenaFlagRef) == 0 &&
+                                                (arena_flags_ & kArenaFlagDroppable));
+    }
+    return false;
+  }
+  void mark_droppable() { arena_flags_ |= kArenaFlagDroppable; }
+  // Makes this value (the root of a lifted tree) keep its arena alive.
+  void hold_arena() {
+    if (repr_ == Repr::Items && storage_.items.arena && !(arena_flags_ & kArenaFlagRef)) {
+      storage_.items.arena->add_ref();
+      arena_flags_ |= kArenaFlagRef;
+    }
+  }
 
  private:
   enum class Repr : uint8_t { Scalar, Text, Items, Packed };
@@ -153,7 +240,11 @@ class Val {
     Val* data;
     uint32_t size;
     uint32_t capacity;
+    ValArena* arena;  // null: data is from the item pool
   };
+  // arena_flags_: this Val holds a reference to its items' arena; its
+  // subtree is arena_droppable.
+  static constexpr uint8_t kArenaFlagRef = 1, kArenaFlagDroppable = 2;
   // UTF-8 text: up to kInlineText bytes inline (most names, ids and labels),
   // longer on the heap. Moves are bitwise: nothing points into the Val.
   static constexpr size_t kInlineText = 31;
@@ -184,11 +275,16 @@ class Val {
     case_ = other.case_;
     scalar_ = other.scalar_;
     repr_ = other.repr_;
+    arena_flags_ = other.arena_flags_;
     switch (repr_) {
       case Repr::Scalar: return;
       case Repr::Items:
         storage_.items = other.storage_.items;
         other.repr_ = Repr::Scalar;
+        if (storage_.items.arena && !(arena_flags_ & kArenaFlagRef)) {  // leaving its tree: keep the arena alive
+          storage_.items.arena->add_ref();
+          arena_flags_ |= kArenaFlagRef;
+        }
         return;
       case Repr::Text:
         storage_.text = other.storage_.text;
@@ -201,10 +297,16 @@ class Val {
     }
   }
   [[noreturn]] void wrong_kind(const char* wanted) const;
+  uint64_t checked(ValKind kind, const char* name) const {
+    if (kind_ != kind) wrong_kind(name);
+    return scalar_.u;
+  }
+  std::string_view heap_text() const;
 
   ValKind kind_;
   Repr repr_ = Repr::Scalar;
   uint8_t elem_ = 0;  // packed element kind
+  uint8_t arena_flags_ = 0;
   uint32_t case_ = 0;
   union {
     uint64_t u;
