@@ -222,6 +222,12 @@ class Lifter {
   }
 
   void string(const Op& op, uint64_t ptr, uint64_t tagged, Val* dst) {
+    // Short ASCII text in UTF-8, the usual id or label, needs no more checks.
+    if (utf8_ && tagged <= kShortText && ptr <= cx_.size() && tagged <= cx_.size() - ptr &&
+        is_ascii(cx_.base() + ptr, tagged)) {
+      new (dst) Val(Val::string_unchecked({reinterpret_cast<const char*>(cx_.base() + ptr), tagged}));
+      return;
+    }
     const StringSource s = read_string(cx_, ptr, tagged, *op.type);
     switch (s.form) {
       case TextForm::Utf8:
@@ -260,9 +266,20 @@ class Lifter {
     if (droppable) out->mark_droppable();
   }
 
+  static constexpr uint64_t kShortText = 64;
+  static bool is_ascii(const uint8_t* s, uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      if (read<uint64_t>(s + i) & 0x8080808080808080ull) return false;
+    for (; i < n; ++i)
+      if (s[i] & 0x80) return false;
+    return true;
+  }
+
   AbiContext& cx_;
   const Program& p_;
   const bool canon_nan_;
+  const bool utf8_ = cx_.options().encoding == StringEncoding::Utf8 && cx_.base() != nullptr;
   ValArena* arena_ = nullptr;  // created by the first compound with items; one reference
   std::string transcoded_;  // scratch for UTF-16 and Latin-1 text, reused per string
 };

@@ -76,9 +76,17 @@ void* take_chunk(unsigned shift) {
   return ::operator new(size_t{1} << shift);
 }
 
+// Under AddressSanitizer chunks go straight back to the heap, so a Val
+// that outlives its arena is reported rather than reading a cached chunk.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kCacheChunks = false;
+#else
+constexpr bool kCacheChunks = true;
+#endif
+
 void give_chunk(void* chunk, unsigned shift) noexcept {
   const size_t bytes = size_t{1} << shift;
-  if (chunk_cache.cached_bytes + bytes <= kMaxCachedChunkBytes) {
+  if (kCacheChunks && chunk_cache.cached_bytes + bytes <= kMaxCachedChunkBytes) {
     auto* c = static_cast<CachedChunk*>(chunk);
     c->next = chunk_cache.heads[shift];
     chunk_cache.heads[shift] = c;
