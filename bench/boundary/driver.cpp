@@ -118,7 +118,7 @@ class Boundary {
         {"floor",
          [this](Sink& sink) {
            arena_.run([&](std::pmr::memory_resource* mem) {
-             const ArenaOps ops = clone_batch(floor_source_, mem);  // the objects the typed lane builds
+             const ArenaOps ops = copy_batch(floor_source_, mem);  // the objects the typed lane builds
              for (const auto& op : ops) deliver(op, sink);
            });
          }},
