@@ -15,9 +15,8 @@ namespace cmhost::abi::detail {
 namespace {
 
 // Values are built in place: a compound's items are constructed in its
-// item array (from the lift's ValArena), never moved. Each item slot holds
-// an empty Val before it is loaded, so a trap part way leaves a tree that
-// drops cleanly.
+// item array (from the lift's ValArena), never moved, and a trap part way
+// leaves a tree that drops cleanly (see item()).
 template <AddrWidth W>
 class Lifter {
   using Addr = std::conditional_t<W == AddrWidth::I32, uint32_t, uint64_t>;
@@ -32,7 +31,7 @@ class Lifter {
   Lifter(const Lifter&) = delete;
   Lifter& operator=(const Lifter&) = delete;
 
-  // Builds the value stored at `ptr` over the empty Val at `dst`.
+  // Builds the value stored at `ptr` at `dst` (raw storage, or an empty Val).
   void load(uint32_t oi, uint64_t ptr, Val* dst) {
     const Op& op = p_.ops[oi];
     const uint8_t* m = cx_.base() + ptr;
@@ -52,36 +51,8 @@ class Lifter {
       case OpCode::String: string(op, read<Addr>(m), read<Addr>(m + kPtr), dst); return;
       case OpCode::List: list(op, read<Addr>(m), read<Addr>(m + kPtr), dst); return;
       case OpCode::FixedList: elements(op, ptr, op.count, dst); return;
-      case OpCode::Record: {
-        Val* out = compound(op.val_kind, 0, op.count, dst);
-        const Child* c = &p_.children[op.children];
-        bool droppable = true;
-        for (uint32_t i = 0; i < op.count; ++i) {
-          if (load_integer(p_.ops[c[i].op], m + c[i].offset, out->next_item())) {
-            out->item_added();
-            continue;
-          }
-          droppable &= item(out, [&](Val* slot) { load(c[i].op, ptr + c[i].offset, slot); });
-        }
-        if (droppable) out->mark_droppable();
-        return;
-      }
-      case OpCode::Variant: {
-        uint32_t disc;
-        switch (op.discriminant_size) {
-          case 1: disc = m[0]; break;
-          case 2: disc = read<uint16_t>(m); break;
-          default: disc = read<uint32_t>(m); break;
-        }
-        const uint32_t payload_op = case_op(op, disc);
-        if (payload_op == kNoOp) {
-          compound(op.val_kind, disc, 0, dst);
-          return;
-        }
-        Val* out = compound(op.val_kind, disc, 1, dst);
-        if (item(out, [&](Val* slot) { load(payload_op, ptr + op.payload_offset, slot); })) out->mark_droppable();
-        return;
-      }
+      case OpCode::Record: record(op, ptr, dst); return;
+      case OpCode::Variant: variant(op, ptr, dst); return;
       case OpCode::Flags: {
         uint32_t bits;
         switch (op.size) {
@@ -96,7 +67,7 @@ class Lifter {
     }
   }
 
-  // Builds the value of core values `in` over the empty Val at `dst`.
+  // Builds the value of core values `in` at `dst` (raw storage, or an empty Val).
   void lift_flat(uint32_t oi, const uint64_t* in, Val* dst) {
     const Op& op = p_.ops[oi];
     // Slots joined by a variant may be wider than this value's own core type:
@@ -122,7 +93,7 @@ class Lifter {
         Val* out = compound(op.val_kind, 0, op.count, dst);
         bool droppable = true;
         for (uint32_t i = 0; i < op.count; ++i)
-          droppable &= item(out, [&](Val* slot) { lift_flat(op.elem, in + i * step, slot); });
+          droppable &= item(out, p_.ops[op.elem], [&](Val* slot) { lift_flat(op.elem, in + i * step, slot); });
         if (droppable) out->mark_droppable();
         return;
       }
@@ -131,7 +102,7 @@ class Lifter {
         const Child* c = &p_.children[op.children];
         bool droppable = true;
         for (uint32_t i = 0; i < op.count; ++i) {
-          droppable &= item(out, [&](Val* slot) { lift_flat(c[i].op, in, slot); });
+          droppable &= item(out, p_.ops[c[i].op], [&](Val* slot) { lift_flat(c[i].op, in, slot); });
           in += p_.ops[c[i].op].flat_count;
         }
         if (droppable) out->mark_droppable();
@@ -144,7 +115,7 @@ class Lifter {
           return;
         }
         Val* out = compound(op.val_kind, lo, 1, dst);
-        if (item(out, [&](Val* slot) { lift_flat(payload_op, in + 1, slot); })) out->mark_droppable();
+        if (item(out, p_.ops[payload_op], [&](Val* slot) { lift_flat(payload_op, in + 1, slot); })) out->mark_droppable();
         return;
       }
       case OpCode::Flags: new (dst) Val(Val::from_bits(ValKind::Flags, lo & op.flags_mask)); return;
@@ -154,6 +125,60 @@ class Lifter {
 
  private:
   static uint64_t sext(int64_t v) { return static_cast<uint64_t>(v); }
+
+  // Records and variants, the inner nodes of most trees: integer fields and
+  // record payloads are built here without another call through load().
+  void record(const Op& op, uint64_t ptr, Val* dst) {
+    const uint8_t* m = cx_.base() + ptr;
+    Val* out = compound(op.val_kind, 0, op.count, dst);
+    const Child* c = &p_.children[op.children];
+    bool droppable = true;
+    for (uint32_t i = 0; i < op.count; ++i) {
+      const Op& field = p_.ops[c[i].op];
+      if (load_integer(field, m + c[i].offset, out->next_item())) {
+        out->item_added();
+        continue;
+      }
+      droppable &= item(out, field, [&](Val* slot) {
+        if (field.code == OpCode::Variant)
+          variant(field, ptr + c[i].offset, slot);
+        else
+          load(c[i].op, ptr + c[i].offset, slot);
+      });
+    }
+    if (droppable) out->mark_droppable();
+  }
+
+  void variant(const Op& op, uint64_t ptr, Val* dst) {
+    const uint8_t* m = cx_.base() + ptr;
+    uint32_t disc;
+    switch (op.discriminant_size) {
+      case 1: disc = m[0]; break;
+      case 2: disc = read<uint16_t>(m); break;
+      default: disc = read<uint32_t>(m); break;
+    }
+    const uint32_t payload_op = case_op(op, disc);
+    if (payload_op == kNoOp) {
+      compound(op.val_kind, disc, 0, dst);
+      return;
+    }
+    Val* out = compound(op.val_kind, disc, 1, dst);
+    const Op& payload = p_.ops[payload_op];
+    const uint64_t at = ptr + op.payload_offset;
+    bool droppable;
+    if (load_integer(payload, m + op.payload_offset, out->next_item())) {
+      out->item_added();
+      droppable = true;
+    } else {
+      droppable = item(out, payload, [&](Val* slot) {
+        if (payload.code == OpCode::Record)
+          record(payload, at, slot);
+        else
+          load(payload_op, at, slot);
+      });
+    }
+    if (droppable) out->mark_droppable();
+  }
 
   // Integers and bools, the most common fields, built without a call.
   static bool load_integer(const Op& op, const uint8_t* m, Val* dst) {
@@ -181,13 +206,27 @@ class Lifter {
     if (!arena_) arena_ = ValArena::create();
     return new (dst) Val(Val::compound_in(*arena_, kind, case_index, capacity));
   }
-  // Adds an empty item to `out` and builds it with fill(slot); returns
-  // whether the item is arena_droppable.
+  // Adds an item of op's type to `out`, built by fill(slot); returns whether
+  // it is arena_droppable. A compound is counted as an empty value before
+  // its items are built, so a trap among them leaves it to be dropped; any
+  // other value is built whole or not at all.
   template <class Fill>
-  static bool item(Val* out, Fill&& fill) {
-    Val* slot = new (out->next_item()) Val();
-    out->item_added();
-    fill(slot);
+  static bool item(Val* out, const Op& op, Fill&& fill) {
+    Val* slot = out->next_item();
+    switch (op.code) {
+      case OpCode::List:
+      case OpCode::FixedList:
+      case OpCode::Record:
+      case OpCode::Variant:
+        new (slot) Val();
+        out->item_added();
+        fill(slot);
+        break;
+      default:
+        fill(slot);
+        out->item_added();
+        break;
+    }
     return slot->arena_droppable();
   }
   static uint64_t addr(uint64_t core) { return static_cast<Addr>(core); }
@@ -261,8 +300,16 @@ class Lifter {
     }
     Val* out = compound(op.val_kind, 0, length, dst);
     bool droppable = true;
-    for (uint64_t i = 0; i < length; ++i)
-      droppable &= item(out, [&](Val* slot) { load(op.elem, ptr + i * e.size, slot); });
+    if (e.code == OpCode::Variant) {
+      for (uint64_t i = 0; i < length; ++i)
+        droppable &= item(out, e, [&](Val* slot) { variant(e, ptr + i * e.size, slot); });
+    } else if (e.code == OpCode::Record) {
+      for (uint64_t i = 0; i < length; ++i)
+        droppable &= item(out, e, [&](Val* slot) { record(e, ptr + i * e.size, slot); });
+    } else {
+      for (uint64_t i = 0; i < length; ++i)
+        droppable &= item(out, e, [&](Val* slot) { load(op.elem, ptr + i * e.size, slot); });
+    }
     if (droppable) out->mark_droppable();
   }
 
