@@ -377,7 +377,7 @@ int main(int argc, char** argv) {
   CLI::App app{"cmhost boundary benchmark"};
   bool json = false, no_jco = false;
   std::vector<std::string> only;
-  int rounds = 11;
+  int rounds = 31;
   std::vector<uint32_t> rows = {100, 500, 1000, 4000};
   app.add_flag("--json", json, "Print the results as one JSON object");
   app.add_option("--rounds", rounds, "Measured rounds per lane (median reported)")->check(CLI::Range(1, 1000));
