@@ -10,55 +10,69 @@
 namespace cmhost::abi {
 namespace {
 
-// Per-thread free lists of item arrays of 1..kPooledMax values. A block may
-// be freed by another thread than the one that allocated it; it then joins
-// that thread's lists. The lists of a thread keep at most kMaxPooledBytes in
-// all, so a burst does not pin much memory, yet the Val tree of a lifted
-// batch of tens of thousands of records is served from the pool.
-constexpr size_t kPooledMax = 16;
-constexpr size_t kMaxPooledBytes = size_t{16} << 20;
-
-struct ItemPool {
-  void* heads[kPooledMax + 1] = {};
-  size_t pooled_bytes = 0;
-
-  ~ItemPool() {
-    for (void*& head : heads)
+// Per-thread free lists of memory blocks, one list per size class, holding
+// at most kBudget bytes in all so a burst does not pin much memory. A block
+// may be freed by another thread than the one that allocated it; it then
+// joins that thread's lists.
+template <size_t kClasses, size_t kBudget>
+class FreeLists {
+ public:
+  ~FreeLists() {
+    for (Block*& head : heads_)
       while (head) {
-        void* next = *static_cast<void**>(head);
+        Block* next = head->next;
         ::operator delete(head);
         head = next;
       }
   }
+  void* take(size_t size_class, size_t bytes) {
+    Block* b = heads_[size_class];
+    if (!b) return ::operator new(bytes);
+    heads_[size_class] = b->next;
+    kept_bytes_ -= bytes;
+    return b;
+  }
+  void give(void* block, size_t size_class, size_t bytes) noexcept {
+    if (kept_bytes_ + bytes > kBudget) {
+      ::operator delete(block);
+      return;
+    }
+    heads_[size_class] = new (block) Block{heads_[size_class]};
+    kept_bytes_ += bytes;
+  }
+
+ private:
+  struct Block {
+    Block* next;
+  };
+  Block* heads_[kClasses] = {};
+  size_t kept_bytes_ = 0;
 };
 
-thread_local ItemPool item_pool;
+// Item arrays of 1..kPooledMax values built one by one (not by lifting,
+// whose trees come from a ValArena).
+constexpr size_t kPooledMax = 16;
+thread_local FreeLists<kPooledMax + 1, size_t{16} << 20> item_pool;
+
+Val* allocate_items(size_t count) {
+  if (count <= kPooledMax) return static_cast<Val*>(item_pool.take(count, count * sizeof(Val)));
+  return static_cast<Val*>(::operator new(count * sizeof(Val)));
+}
+
+void free_items(Val* data, size_t count) noexcept {
+  if (count <= kPooledMax)
+    item_pool.give(data, count, count * sizeof(Val));
+  else
+    ::operator delete(data);
+}
 
 // Arena chunks are powers of two from 4 KiB; freed ones wait in per-thread
-// lists (at most kMaxCachedChunkBytes in all) so the next lifted tree of the
-// same size reuses warm memory instead of asking malloc, or the kernel, for
-// fresh pages.
+// lists so the next lifted tree of the same size reuses warm memory instead
+// of asking malloc, or the kernel, for fresh pages. Under AddressSanitizer
+// they go straight back to the heap, so a Val that outlives its arena is
+// reported rather than reading a cached chunk.
 constexpr unsigned kMinChunkShift = 12, kMaxChunkShift = 40;
-constexpr size_t kMaxCachedChunkBytes = size_t{32} << 20;
-
-struct CachedChunk {
-  CachedChunk* next;
-};
-
-struct ChunkCache {
-  CachedChunk* heads[kMaxChunkShift + 1] = {};
-  size_t cached_bytes = 0;
-  ~ChunkCache() {
-    for (CachedChunk*& head : heads)
-      while (head) {
-        CachedChunk* next = head->next;
-        ::operator delete(head);
-        head = next;
-      }
-  }
-};
-
-thread_local ChunkCache chunk_cache;
+thread_local FreeLists<kMaxChunkShift + 1, size_t{32} << 20> chunk_cache;
 
 unsigned chunk_shift_for(size_t bytes) {
   unsigned shift = kMinChunkShift;
@@ -68,16 +82,9 @@ unsigned chunk_shift_for(size_t bytes) {
 
 void* take_chunk(unsigned shift) {
   if (shift > kMaxChunkShift) throw std::bad_alloc();
-  if (CachedChunk* c = chunk_cache.heads[shift]) {
-    chunk_cache.heads[shift] = c->next;
-    chunk_cache.cached_bytes -= size_t{1} << shift;
-    return c;
-  }
-  return ::operator new(size_t{1} << shift);
+  return chunk_cache.take(shift, size_t{1} << shift);
 }
 
-// Under AddressSanitizer chunks go straight back to the heap, so a Val
-// that outlives its arena is reported rather than reading a cached chunk.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kCacheChunks = false;
 #else
@@ -85,37 +92,10 @@ constexpr bool kCacheChunks = true;
 #endif
 
 void give_chunk(void* chunk, unsigned shift) noexcept {
-  const size_t bytes = size_t{1} << shift;
-  if (kCacheChunks && chunk_cache.cached_bytes + bytes <= kMaxCachedChunkBytes) {
-    auto* c = static_cast<CachedChunk*>(chunk);
-    c->next = chunk_cache.heads[shift];
-    chunk_cache.heads[shift] = c;
-    chunk_cache.cached_bytes += bytes;
-    return;
-  }
-  ::operator delete(chunk);
-}
-
-Val* allocate_items(size_t count) {
-  if (count <= kPooledMax) {
-    if (void* block = item_pool.heads[count]) {
-      item_pool.heads[count] = *static_cast<void**>(block);
-      item_pool.pooled_bytes -= count * sizeof(Val);
-      return static_cast<Val*>(block);
-    }
-  }
-  return static_cast<Val*>(::operator new(count * sizeof(Val)));
-}
-
-void free_items(Val* data, size_t count) noexcept {
-  const size_t bytes = count * sizeof(Val);
-  if (count <= kPooledMax && item_pool.pooled_bytes + bytes <= kMaxPooledBytes) {
-    *reinterpret_cast<void**>(data) = item_pool.heads[count];
-    item_pool.heads[count] = data;
-    item_pool.pooled_bytes += bytes;
-    return;
-  }
-  ::operator delete(data);
+  if (kCacheChunks)
+    chunk_cache.give(chunk, shift, size_t{1} << shift);
+  else
+    ::operator delete(chunk);
 }
 
 }  // namespace
