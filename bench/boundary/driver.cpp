@@ -383,7 +383,8 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", rounds, "Measured rounds per lane (median reported)")->check(CLI::Range(1, 1000));
   app.add_option("--rows", rows, "The sweep of batch sizes");
   app.add_flag("--no-jco", no_jco, "Skip the jco lane");
-  app.add_option("--lanes", only, "Run only these lanes (and bytes; \"flat\" for the flat lanes), e.g. for profiling");
+  app.add_option("--lanes", only, "Run only these lanes (and bytes; \"flat\" for the flat lanes), e.g. for profiling")
+      ->check(CLI::IsMember({"bytes", "dynamic", "typed", "typed-heap", "visitor", "floor", "jco", "flat"}));
   CLI11_PARSE(app, argc, argv);
   try {
     return cmhost::bench::boundary::run(json, rounds, rows, !no_jco && (only.empty() || std::find(only.begin(), only.end(), "jco") != only.end()), only);

@@ -94,6 +94,28 @@ HandleTable& Builtins::handles(const Site& site) { return *site.inst->handles_; 
 
 bool* Builtins::may_leave_flag(const Site& site) { return &site.inst->may_leave_; }
 
+// The end a stream or future built-in names at `index`: a handle of the kind
+// the built-in works on, whose element type is the built-in's.
+CopyEnd& Builtins::copy_end(const Site& site, uint32_t index) {
+  HandleKind kind;
+  switch (site.kind) {
+    case CanonKind::StreamRead:
+    case CanonKind::StreamCancelRead:
+    case CanonKind::StreamDropReadable: kind = HandleKind::StreamReadable; break;
+    case CanonKind::StreamWrite:
+    case CanonKind::StreamCancelWrite:
+    case CanonKind::StreamDropWritable: kind = HandleKind::StreamWritable; break;
+    case CanonKind::FutureRead:
+    case CanonKind::FutureCancelRead:
+    case CanonKind::FutureDropReadable: kind = HandleKind::FutureReadable; break;
+    default: kind = HandleKind::FutureWritable; break;
+  }
+  auto& end = handles(site).get<CopyEnd>(index, kind);
+  if (!same_element_type(end.element_type(), site.element()))
+    throw_trap(fmt::format("{}: the {}'s element type is not {}", site.name(), end_name(kind), site.type->to_wit()));
+  return end;
+}
+
 void Builtins::check_may_leave(const Site& site) {
   if (!site.inst->may_leave_)
     throw_trap(fmt::format("cannot leave component instance `{}`: {} while may_leave is false", site.inst->name_,
@@ -119,11 +141,7 @@ uint32_t Builtins::copy(const Site& site, uint32_t index, uint64_t ptr, uint64_t
   check_may_leave(site);
   const bool stream = site.kind == CanonKind::StreamRead || site.kind == CanonKind::StreamWrite;
   const bool read = site.kind == CanonKind::StreamRead || site.kind == CanonKind::FutureRead;
-  const HandleKind kind = stream ? (read ? HandleKind::StreamReadable : HandleKind::StreamWritable)
-                                 : (read ? HandleKind::FutureReadable : HandleKind::FutureWritable);
-  auto& end = handles(site).get<CopyEnd>(index, kind);
-  if (!same_element_type(end.element_type(), site.element()))
-    throw_trap(fmt::format("{}: the {}'s element type is not {}", site.name(), end_name(kind), site.type->to_wit()));
+  auto& end = copy_end(site, index);
   if (end.state == CopyEnd::State::Done) {
     if (stream)
       throw_trap(read ? "cannot read from stream after being notified that the writable end dropped"
@@ -131,7 +149,7 @@ uint32_t Builtins::copy(const Site& site, uint32_t index, uint64_t ptr, uint64_t
     throw_trap(read ? "cannot read from future after previous read succeeded"
                     : "cannot write to future after previous write succeeded or readable end dropped");
   }
-  if (end.state != CopyEnd::State::Idle) throw_trap(fmt::format("{}: the {} end is busy", site.name(), end_name(kind)));
+  if (end.state != CopyEnd::State::Idle) throw_trap(fmt::format("{}: the {} end is busy", site.name(), end_name(end.handle_kind())));
   if (end.in_waitable_set() && !site.options.async)
     throw_trap("waitable cannot be used synchronously while added to a waitable set");
 
@@ -159,18 +177,9 @@ uint32_t Builtins::copy(const Site& site, uint32_t index, uint64_t ptr, uint64_t
 
 uint32_t Builtins::cancel_copy(const Site& site, uint32_t index) {
   check_may_leave(site);
-  HandleKind kind = HandleKind::StreamReadable;
-  switch (site.kind) {
-    case CanonKind::StreamCancelRead: kind = HandleKind::StreamReadable; break;
-    case CanonKind::StreamCancelWrite: kind = HandleKind::StreamWritable; break;
-    case CanonKind::FutureCancelRead: kind = HandleKind::FutureReadable; break;
-    default: kind = HandleKind::FutureWritable; break;
-  }
-  auto& end = handles(site).get<CopyEnd>(index, kind);
-  if (!same_element_type(end.element_type(), site.element()))
-    throw_trap(fmt::format("{}: the {}'s element type is not {}", site.name(), end_name(kind), site.type->to_wit()));
+  auto& end = copy_end(site, index);
   if (end.state != CopyEnd::State::Copying || end.has_sync_waiter())
-    throw_trap(fmt::format("{}: no {} in progress to cancel", site.name(), end_name(kind)));
+    throw_trap(fmt::format("{}: no {} in progress to cancel", site.name(), end_name(end.handle_kind())));
   if (end.in_waitable_set() && !site.async)
     throw_trap("waitable cannot be used synchronously while added to a waitable set");
   end.state = CopyEnd::State::CancellingCopy;
@@ -186,18 +195,9 @@ uint32_t Builtins::cancel_copy(const Site& site, uint32_t index) {
 
 void Builtins::drop_end(const Site& site, uint32_t index) {
   check_may_leave(site);
-  HandleKind kind = HandleKind::StreamReadable;
-  switch (site.kind) {
-    case CanonKind::StreamDropReadable: kind = HandleKind::StreamReadable; break;
-    case CanonKind::StreamDropWritable: kind = HandleKind::StreamWritable; break;
-    case CanonKind::FutureDropReadable: kind = HandleKind::FutureReadable; break;
-    default: kind = HandleKind::FutureWritable; break;
-  }
   // Checked before removing, so that a busy end stays usable to the trap's
   // message and the table keeps its shape.
-  auto& end = handles(site).get<CopyEnd>(index, kind);
-  if (!same_element_type(end.element_type(), site.element()))
-    throw_trap(fmt::format("{}: the {}'s element type is not {}", site.name(), end_name(kind), site.type->to_wit()));
+  auto& end = copy_end(site, index);
   end.drop();
   handles(site).remove_entry(index);
 }

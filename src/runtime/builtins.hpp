@@ -14,6 +14,7 @@
 
 namespace cmhost::runtime {
 
+class CopyEnd;
 class HandleTable;
 
 class Builtins {
@@ -33,6 +34,7 @@ class Builtins {
   struct Site;
   static engine::HostFunc make_func(const Site& site);
   static HandleTable& handles(const Site& site);
+  static CopyEnd& copy_end(const Site& site, uint32_t index);
   static void check_may_leave(const Site& site);
   static bool* may_leave_flag(const Site& site);
   static Thread& other_thread(const Site& site, uint32_t index);
