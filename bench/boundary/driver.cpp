@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "arena.hpp"
+#include "../common/components.hpp"
 #include "byte_decoder.hpp"
 #include "cmhost/cmhost.hpp"
 #include "deliver.hpp"
@@ -37,8 +38,6 @@ using OwnedOps = std::vector<wit::Operation<wit::Owning>>;
 using ArenaOps = std::pmr::vector<wit::Operation<wit::Arena>>;
 using OperationView = wit::Operation<wit::Viewing>;
 
-std::string component(const char* name) { return std::string(CMHOST_BENCH_COMPONENTS) + "/" + name + ".wasm"; }
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -52,7 +51,7 @@ struct Lane {
 
 class Boundary {
  public:
-  Boundary() : component_(Component::from_file(engine_, component("boundary"))) {
+  Boundary() : component_(Component::from_file(engine_, component_path("boundary"))) {
     instance_.emplace(Linker().instantiate(store_, component_));
     take_typed_.emplace(instance_->func("take-typed"));
     take_bytes_.emplace(instance_->func("take-bytes"));
@@ -242,7 +241,7 @@ Checksum checksum_from_json(const nlohmann::json& j) {
 // Flat lanes: 1 MiB list<u8> each way against memcpy, and a u32 round trip.
 nlohmann::json run_flat(int rounds) {
   Engine engine;
-  Component component = Component::from_file(engine, boundary::component("flat"));
+  Component component = Component::from_file(engine, component_path("flat"));
   Store store(engine);
   Instance instance = Linker().instantiate(store, component);
   const Func get = instance.func("get-bytes"), put = instance.func("put-bytes"), add = instance.func("add-one");

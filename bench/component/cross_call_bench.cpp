@@ -18,12 +18,13 @@
 
 #include "../common/summary_reporter.hpp"
 #include "cmhost/cmhost.hpp"
+#include "../common/components.hpp"
 
 namespace {
 
 using cmhost::Val;
 
-std::string component_path(const char* name) { return std::string(CMHOST_BENCH_COMPONENTS) + "/" + name + ".wasm"; }
+using cmhost::bench::component_path;
 
 struct Setup {
   cmhost::Engine engine;
