@@ -264,18 +264,34 @@ class Lifter {
     // Short ASCII text in UTF-8, the usual id or label, needs no more checks.
     if (utf8_ && tagged <= kShortText && ptr <= cx_.size() && tagged <= cx_.size() - ptr &&
         is_ascii(cx_.base() + ptr, tagged)) {
-      new (dst) Val(Val::string_unchecked({reinterpret_cast<const char*>(cx_.base() + ptr), tagged}));
+      new (dst) Val(text({reinterpret_cast<const char*>(cx_.base() + ptr), tagged}));
       return;
     }
     const StringSource s = read_string(cx_, ptr, tagged, *op.type);
     switch (s.form) {
       case TextForm::Utf8:
-        new (dst) Val(Val::string_unchecked({reinterpret_cast<const char*>(s.data), s.code_units}));
+        new (dst) Val(text({reinterpret_cast<const char*>(s.data), s.code_units}));
         return;
       case TextForm::Utf16: utf16le_to_utf8(s.data, s.code_units, transcoded_); break;
       case TextForm::Latin1: latin1_to_utf8(s.data, s.code_units, transcoded_); break;
     }
-    new (dst) Val(Val::string_unchecked(transcoded_));
+    new (dst) Val(text(transcoded_));
+  }
+  // A packed list in the tree's arena when it is small enough to share a
+  // chunk with the rest of the tree; big blocks get their own allocation.
+  Val packed(ValKind element, uint64_t count, size_t bytes, uint8_t** data) {
+    if (bytes > Val::kMaxInlinePacked && bytes <= kArenaPackedMax) {
+      if (!arena_) arena_ = ValArena::create();
+      return Val::packed_in(*arena_, element, count, data);
+    }
+    return Val::packed_uninitialized(element, count, data);
+  }
+  static constexpr size_t kArenaPackedMax = 4096;
+  // Well-formed UTF-8 text in the tree's arena (inline when short).
+  Val text(std::string_view utf8) {
+    if (utf8.size() <= Val::kMaxInlineText) return Val::string_unchecked(utf8);
+    if (!arena_) arena_ = ValArena::create();
+    return Val::string_in(*arena_, utf8);
   }
 
   void list(const Op& op, uint64_t ptr, uint64_t length, Val* dst) {
@@ -292,8 +308,8 @@ class Lifter {
     const Op& e = p_.ops[op.elem];
     if (op.bulk) {
       uint8_t* bytes_out = nullptr;
-      new (dst) Val(Val::packed_uninitialized(op.bulk_kind, length, &bytes_out));
       const size_t bytes = length * e.size;
+      new (dst) Val(packed(op.bulk_kind, length, bytes, &bytes_out));
       if (bytes) std::memcpy(bytes_out, cx_.base() + ptr, bytes);
       if (canon_nan_) canonicalize_floats(op.bulk_kind, bytes_out, length);
       return;

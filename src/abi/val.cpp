@@ -100,7 +100,7 @@ void give_chunk(void* chunk, unsigned shift) noexcept {
 
 }  // namespace
 
-static_assert(sizeof(Val) == 48, "ValArena::kItemBytes is sizeof(Val)");
+static_assert(sizeof(Val) == 32, "ValArena::kItemBytes is sizeof(Val)");
 
 struct ValArena::Chunk {
   Chunk* next;  // older chunk
@@ -173,10 +173,12 @@ void Val::destroy_storage() noexcept {
   switch (repr_) {
     case Repr::Scalar: break;
     case Repr::Text:
-      if (storage_.text.inline_size == kHeapText) {
+      if (storage_.text.form == kHeapText) {
         char* data;
         std::memcpy(&data, storage_.text.bytes, sizeof data);
         delete[] data;
+      } else if (storage_.text.form == kArenaText && (arena_flags_ & kArenaFlagRef)) {
+        arena_of()->release();
       }
       break;
     case Repr::Items: {
@@ -191,7 +193,12 @@ void Val::destroy_storage() noexcept {
       if (arena_flags_ & kArenaFlagRef) it.arena->release();
       break;
     }
-    case Repr::Packed: delete[] storage_.packed.heap; break;
+    case Repr::Packed:
+      if (!(arena_flags_ & kArenaFlagBytesInArena))
+        delete[] storage_.packed.heap;
+      else if (arena_flags_ & kArenaFlagRef)
+        arena_of()->release();
+      break;
   }
   repr_ = Repr::Scalar;
 }
@@ -199,9 +206,8 @@ void Val::destroy_storage() noexcept {
 void Val::copy_from(const Val& other) {
   elem_ = other.elem_;
   case_ = other.case_;
-  scalar_ = other.scalar_;
   switch (other.repr_) {
-    case Repr::Scalar: break;
+    case Repr::Scalar: storage_.u = other.storage_.u; break;
     case Repr::Text: init_text(other.as_string()); break;
     case Repr::Items: {
       init_items(other.storage_.items.size);
@@ -234,17 +240,12 @@ Val Val::char_(char32_t v) {
 }
 
 void Val::init_text(std::string_view v) {
-  Text& t = storage_.text;
   if (v.size() <= kInlineText) {
-    if (!v.empty()) std::memcpy(t.bytes, v.data(), v.size());
-    t.inline_size = static_cast<uint8_t>(v.size());
+    set_inline_text(v);
   } else {
     char* data = new char[v.size()];
     std::memcpy(data, v.data(), v.size());
-    const size_t size = v.size();
-    std::memcpy(t.bytes, &data, sizeof data);
-    std::memcpy(t.bytes + sizeof data, &size, sizeof size);
-    t.inline_size = kHeapText;
+    set_out_of_line_text(kHeapText, data, v.size(), nullptr);
   }
   repr_ = Repr::Text;
 }
@@ -297,6 +298,20 @@ Val Val::packed_uninitialized(ValKind element, size_t count, uint8_t** data) {
   return out;
 }
 
+Val Val::packed_in(ValArena& arena, ValKind element, size_t count, uint8_t** data) {
+  Val out = packed_uninitialized(element, 0, data);
+  const size_t bytes = count * scalar_size(element);
+  if (bytes > kInlinePacked) {
+    out.storage_.packed.heap = reinterpret_cast<uint8_t*>(arena.allocate_text(bytes));
+    ValArena* at = &arena;
+    std::memcpy(out.storage_.packed.inline_bytes, &at, sizeof at);
+    out.arena_flags_ |= kArenaFlagBytesInArena;
+    *data = out.storage_.packed.heap;
+  }
+  out.storage_.packed.byte_size = bytes;
+  return out;
+}
+
 Val Val::packed_list(ValKind element, const void* data, size_t count) {
   uint8_t* dst = nullptr;
   Val out = packed_uninitialized(element, count, &dst);
@@ -334,18 +349,23 @@ void Val::wrong_kind(const char* wanted) const {
 
 float Val::as_f32() const {
   if (kind_ != ValKind::F32) wrong_kind("f32");
-  return std::bit_cast<float>(static_cast<uint32_t>(scalar_.u));
+  return std::bit_cast<float>(static_cast<uint32_t>(storage_.u));
 }
 double Val::as_f64() const {
   if (kind_ != ValKind::F64) wrong_kind("f64");
-  return scalar_.d;
+  return storage_.d;
 }
-std::string_view Val::heap_text() const {
+std::string_view Val::out_of_line_text() const {
   const Text& t = storage_.text;
   const char* data;
-  size_t size;
   std::memcpy(&data, t.bytes, sizeof data);
-  std::memcpy(&size, t.bytes + sizeof data, sizeof size);
+  if (t.form == kArenaText) {
+    uint32_t size;
+    std::memcpy(&size, t.bytes + 16, sizeof size);
+    return {data, size};
+  }
+  uint64_t size;
+  std::memcpy(&size, t.bytes + 8, sizeof size);
   return {data, size};
 }
 uint32_t Val::as_handle() const {
@@ -354,7 +374,7 @@ uint32_t Val::as_handle() const {
     case ValKind::Borrow:
     case ValKind::Stream:
     case ValKind::Future:
-    case ValKind::ErrorContext: return static_cast<uint32_t>(scalar_.u);
+    case ValKind::ErrorContext: return static_cast<uint32_t>(storage_.u);
     default: wrong_kind("handle");
   }
 }
@@ -433,9 +453,9 @@ bool Val::operator==(const Val& other) const {
       if (!(list_element(i) == other.list_element(i))) return false;
     return true;
   }
-  if (repr_ != other.repr_ || case_ != other.case_ || scalar_.u != other.scalar_.u) return false;
+  if (repr_ != other.repr_ || case_ != other.case_) return false;
   switch (repr_) {
-    case Repr::Scalar: return true;
+    case Repr::Scalar: return storage_.u == other.storage_.u;
     case Repr::Text: return as_string() == other.as_string();
     case Repr::Items: return same_items(items(), other.items());
     case Repr::Packed: return false;  // only lists are packed

@@ -1,6 +1,8 @@
-// Lifted trees: a lifted value's item arrays live in one arena. Values moved
-// out of the tree keep it alive, copies leave it, mutation and traps part way
-// still drop every heap string (checked under ASan with leak detection).
+// Lifted trees: a lifted value's item arrays, long strings and small number
+// lists live in one arena. Values moved out of the tree keep it alive,
+// copies leave it, mutation and traps part way still drop every heap string
+// (checked under ASan, which gives arena chunks back to the heap at once,
+// with leak detection).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -22,7 +24,7 @@ Val row(uint32_t id, const std::string& label, std::vector<std::string> tags) {
   return Val::record({Val::u32(id), Val::string(label), Val::list(std::move(t))});
 }
 
-const std::string kLong(100, 'L');  // longer than a Val keeps inline: on the heap
+const std::string kLong(100, 'L');  // longer than a Val keeps inline: in the arena (lifted) or on the heap
 
 // Stores `v` and lifts it back.
 struct RoundTrip {
@@ -67,6 +69,52 @@ TEST(LiftedTree, ItemMovedOutOutlivesTheTree) {
   EXPECT_EQ(kept, row(3, kLong, {"a", kLong}));
   Val moved_again = std::move(kept);
   EXPECT_EQ(moved_again.items()[2].items()[1].as_string(), kLong);
+}
+
+TEST(LiftedTree, LongStringMovedOutOutlivesTheTree) {
+  RoundTrip rt(Type::list(row_type()));
+  Val label, tag;
+  {
+    Val tree = rt.lift(rows(30, true));
+    label = std::move(tree.items_mut()[3].items_mut()[1]);
+    tag = std::move(tree.items_mut()[4].items_mut()[2].items_mut()[1]);
+  }
+  EXPECT_EQ(label.as_string(), kLong);
+  tag = Val(tag);  // a copy leaves the arena
+  EXPECT_EQ(tag.as_string(), kLong);
+  label = Val();
+}
+
+TEST(LiftedTree, RootsInTheArenaKeepIt) {
+  RoundTrip strings(Type::string());
+  const Val text = strings.lift(Val::string(kLong));
+  EXPECT_EQ(text.as_string(), kLong);
+
+  RoundTrip numbers(Type::list(Type::u32()));
+  std::vector<uint32_t> ids(200);
+  for (uint32_t i = 0; i < ids.size(); ++i) ids[i] = i * 7;
+  const Val list = numbers.lift(Val::packed_list(ValKind::U32, ids.data(), ids.size()));
+  ASSERT_TRUE(list.is_packed());
+  EXPECT_EQ(list.list_size(), 200u);
+  EXPECT_EQ(list.list_element(199).as_u32(), 199u * 7);
+}
+
+TEST(LiftedTree, NumberListMovedOutOutlivesTheTree) {
+  const TypeRef t = Type::list(Type::record({{"id", Type::u32()}, {"children", Type::list(Type::u32())}}));
+  RoundTrip rt(t);
+  std::vector<Val> in;
+  for (uint32_t i = 0; i < 20; ++i) {
+    std::vector<uint32_t> children(i, i);  // 0..19 children: inline, then in the arena
+    in.push_back(Val::record({Val::u32(i), Val::packed_list(ValKind::U32, children.data(), children.size())}));
+  }
+  Val children;
+  {
+    Val tree = rt.lift(Val::list(in));
+    EXPECT_EQ(tree, Val::list(in));
+    children = std::move(tree.items_mut()[19].items_mut()[1]);
+  }
+  ASSERT_EQ(children.list_size(), 19u);
+  EXPECT_EQ(children.list_element(18).as_u32(), 19u);
 }
 
 TEST(LiftedTree, CopiesAreIndependent) {

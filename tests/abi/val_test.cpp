@@ -190,6 +190,19 @@ TEST(Val, MoveTransfersStorage) {
   EXPECT_EQ(q.kind(), ValKind::List);
 }
 
+TEST(Val, ShortStringsLiveInline) {
+  const std::string fits(Val::kMaxInlineText, 'i'), longer(Val::kMaxInlineText + 1, 'h');
+  const Val a = Val::string(fits), b = Val::string(longer);
+  const auto* inside = reinterpret_cast<const char*>(&a);
+  EXPECT_TRUE(a.as_string().data() >= inside && a.as_string().data() < inside + sizeof(Val));
+  EXPECT_EQ(a.as_string(), fits);
+  const auto* b_inside = reinterpret_cast<const char*>(&b);
+  EXPECT_FALSE(b.as_string().data() >= b_inside && b.as_string().data() < b_inside + sizeof(Val));
+  EXPECT_EQ(b.as_string(), longer);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(Val(b), b);
+}
+
 TEST(Val, SmallPackedListsLiveInline) {
   const uint16_t data[] = {1, 2, 3};
   Val p = Val::packed_list(ValKind::U16, data, 3);

@@ -1,15 +1,16 @@
 // Dynamic component values.
 //
-// A Val is small (48 bytes) and cheap to move: variants keep a case index, not
+// A Val is small (32 bytes) and cheap to move: variants keep a case index, not
 // a name; records keep fields by position (names live in the Type); strings
 // use std::string's inline buffer; lists of numbers can be packed into one
 // byte block so they cross the boundary with a single copy. Lifting builds a
-// value's item arrays in one arena (ValArena), so a lifted tree of thousands
-// of records is laid out in order and dropped at once.
+// value's item arrays and long strings in one arena (ValArena), so a lifted
+// tree of thousands of records is laid out in order and dropped at once.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
@@ -28,7 +29,7 @@ using ValKind = TypeKind;
 
 class Val;
 
-// Where a lifted tree's item arrays come from: bump allocation in chunks
+// Where a lifted tree's item arrays and long strings come from: bump allocation in chunks
 // reused by the thread, freed together when the last Val holding a
 // reference to the arena goes. Vals inside the tree hold no reference; a Val
 // moved out of it takes one, and a copy is a deep copy out of the arena.
@@ -48,9 +49,13 @@ class ValArena {
     }
     return grow(bytes);
   }
+  // Room for `size` bytes of text; keeps the next item array aligned.
+  char* allocate_text(size_t size) {
+    return reinterpret_cast<char*>(allocate_items((size + kItemBytes - 1) / kItemBytes));
+  }
 
  private:
-  static constexpr size_t kItemBytes = 48;  // sizeof(Val), checked in val.cpp
+  static constexpr size_t kItemBytes = 32;  // sizeof(Val), checked in val.cpp
   struct Chunk;
   ValArena() = default;
   Val* grow(size_t bytes);
@@ -63,7 +68,7 @@ class ValArena {
 
 class Val {
  public:
-  Val() noexcept : kind_(ValKind::Bool) { scalar_.u = 0; }
+  Val() noexcept : kind_(ValKind::Bool) { storage_.u = 0; }
   Val(const Val& other);
   Val(Val&& other) noexcept : kind_(other.kind_) { move_from(std::move(other)); }
   Val& operator=(const Val& other);
@@ -137,15 +142,15 @@ class Val {
   char32_t as_char() const { return static_cast<char32_t>(checked(ValKind::Char, "char")); }
   std::string_view as_string() const {  // valid while the Val lives unchanged
     if (repr_ != Repr::Text) wrong_kind("string");
-    if (storage_.text.inline_size != kHeapText) return {storage_.text.bytes, storage_.text.inline_size};
-    return heap_text();
+    if (storage_.text.form <= kInlineText) return {storage_.text.bytes, storage_.text.form};
+    return out_of_line_text();
   }
   uint32_t as_flags() const { return static_cast<uint32_t>(checked(ValKind::Flags, "flags")); }
   uint32_t as_handle() const;  // own, borrow, stream, future, error-context
 
   // Raw scalar bits: integers sign- or zero-extended to 64 bits, floats as
   // their IEEE bit pattern, bool 0/1, char its code point.
-  uint64_t scalar_bits() const { return scalar_.u; }
+  uint64_t scalar_bits() const { return storage_.u; }
 
   // Lists and maps.
   size_t list_size() const;
@@ -199,14 +204,38 @@ class Val {
                                static_cast<uint32_t>(capacity), capacity ? &arena : nullptr};
     return out;
   }
+  // For lifting: text in the arena when it does not fit inside the Val.
+  static constexpr size_t kMaxInlineText = 23, kMaxInlinePacked = 8;
+  static Val string_in(ValArena& arena, std::string_view text) {
+    Val out(ValKind::String, 0);
+    out.repr_ = Repr::Text;
+    if (text.size() <= kInlineText) {
+      out.set_inline_text(text);
+    } else if (text.size() > UINT32_MAX) {
+      out.init_text(text);
+    } else {
+      char* data = arena.allocate_text(text.size());
+      std::memcpy(data, text.data(), text.size());
+      out.set_out_of_line_text(kArenaText, data, text.size(), &arena);
+    }
+    return out;
+  }
+  // For lifting: a packed list of `count` numbers whose bytes (filled by
+  // the caller through *data) live in the arena when they do not fit inside
+  // the Val.
+  static Val packed_in(ValArena& arena, ValKind element, size_t count, uint8_t** data);
   Val* next_item() { return storage_.items.data + storage_.items.size; }
   void item_added() { ++storage_.items.size; }
   // Dropping this value needs no work: nothing on the heap, no reference held.
   bool arena_droppable() const {
     switch (repr_) {
       case Repr::Scalar: return true;
-      case Repr::Text: return storage_.text.inline_size != kHeapText;
-      case Repr::Packed: return storage_.packed.heap == nullptr;
+      case Repr::Text:
+        return storage_.text.form <= kInlineText ||
+               (storage_.text.form == kArenaText && (arena_flags_ & kArenaFlagRef) == 0);
+      case Repr::Packed:
+        return storage_.packed.heap == nullptr ||
+               (arena_flags_ & (kArenaFlagBytesInArena | kArenaFlagRef)) == kArenaFlagBytesInArena;
       case Repr::Items:
         return storage_.items.capacity == 0 || (storage_.items.arena && (arena_flags_ & kArenaFlagRef) == 0 &&
                                                 (arena_flags_ & kArenaFlagDroppable));
@@ -216,8 +245,8 @@ class Val {
   void mark_droppable() { arena_flags_ |= kArenaFlagDroppable; }
   // Makes this value (the root of a lifted tree) keep its arena alive.
   void hold_arena() {
-    if (repr_ == Repr::Items && storage_.items.arena && !(arena_flags_ & kArenaFlagRef)) {
-      storage_.items.arena->add_ref();
+    if (ValArena* arena = arena_of(); arena && !(arena_flags_ & kArenaFlagRef)) {
+      arena->add_ref();
       arena_flags_ |= kArenaFlagRef;
     }
   }
@@ -226,10 +255,10 @@ class Val {
   enum class Repr : uint8_t { Scalar, Text, Items, Packed };
   // Numbers of a packed list: up to kInlinePacked bytes inline (paths, small
   // id lists), longer on the heap. Moves are bitwise, as for text.
-  static constexpr size_t kInlinePacked = 16;
+  static constexpr size_t kInlinePacked = kMaxInlinePacked;
   struct Packed {
-    uint8_t* heap;  // null when inline
-    size_t byte_size;
+    uint8_t* heap;  // null when inline; in the arena (whose address replaces the inline bytes) if kArenaFlagBytesInArena
+    uint64_t byte_size;
     uint8_t inline_bytes[kInlinePacked];
     uint8_t* data() { return heap ? heap : inline_bytes; }
     const uint8_t* data() const { return heap ? heap : inline_bytes; }
@@ -242,26 +271,64 @@ class Val {
     uint32_t capacity;
     ValArena* arena;  // null: data is from the item pool
   };
-  // arena_flags_: this Val holds a reference to its items' arena; its
-  // subtree is arena_droppable.
-  static constexpr uint8_t kArenaFlagRef = 1, kArenaFlagDroppable = 2;
+  // arena_flags_: this Val holds a reference to the arena of its items,
+  // text or packed bytes; its subtree is arena_droppable; its packed bytes
+  // are in an arena.
+  static constexpr uint8_t kArenaFlagRef = 1, kArenaFlagDroppable = 2, kArenaFlagBytesInArena = 4;
   // UTF-8 text: up to kInlineText bytes inline (most names, ids and labels),
-  // longer on the heap. Moves are bitwise: nothing points into the Val.
-  static constexpr size_t kInlineText = 31;
-  static constexpr uint8_t kHeapText = 0xFF;
+  // longer on the heap, or in the arena of a lifted tree. Moves are bitwise:
+  // nothing points into the Val.
+  static constexpr size_t kInlineText = kMaxInlineText;
+  static constexpr uint8_t kHeapText = 0xFF, kArenaText = 0xFE;
   struct Text {
-    char bytes[kInlineText];  // inline text, or a heap pointer and a size
-    uint8_t inline_size;      // kHeapText when on the heap
+    // Inline text, or (kHeapText) data pointer and 64-bit size, or
+    // (kArenaText) data pointer, ValArena pointer and 32-bit size.
+    char bytes[kInlineText];
+    uint8_t form;  // the inline size, kHeapText or kArenaText
   };
+  // Scalars (integers, floats as bits, handles, flags) or what the repr says.
   union Storage {
     Storage() {}
     ~Storage() {}
+    uint64_t u;
+    double d;
     Text text;
     Items items;
     Packed packed;
   };
 
-  Val(ValKind kind, uint64_t bits) noexcept : kind_(kind) { scalar_.u = bits; }
+  Val(ValKind kind, uint64_t bits) noexcept : kind_(kind) { storage_.u = bits; }
+  void set_inline_text(std::string_view text) {
+    if (!text.empty()) std::memcpy(storage_.text.bytes, text.data(), text.size());
+    storage_.text.form = static_cast<uint8_t>(text.size());
+  }
+  void set_out_of_line_text(uint8_t form, const char* data, size_t size, ValArena* arena) {
+    std::memcpy(storage_.text.bytes, &data, sizeof data);
+    if (form == kArenaText) {
+      const auto size32 = static_cast<uint32_t>(size);
+      std::memcpy(storage_.text.bytes + 8, &arena, sizeof arena);
+      std::memcpy(storage_.text.bytes + 16, &size32, sizeof size32);
+    } else {
+      const uint64_t size64 = size;
+      std::memcpy(storage_.text.bytes + 8, &size64, sizeof size64);
+    }
+    storage_.text.form = form;
+  }
+  // The arena this Val's items or text live in, if any.
+  ValArena* arena_of() const {
+    if (repr_ == Repr::Items) return storage_.items.arena;
+    if (repr_ == Repr::Text && storage_.text.form == kArenaText) {
+      ValArena* arena;
+      std::memcpy(&arena, storage_.text.bytes + 8, sizeof arena);
+      return arena;
+    }
+    if (repr_ == Repr::Packed && (arena_flags_ & kArenaFlagBytesInArena)) {
+      ValArena* arena;
+      std::memcpy(&arena, storage_.packed.inline_bytes, sizeof arena);
+      return arena;
+    }
+    return nullptr;
+  }
   void destroy() noexcept {
     if (repr_ != Repr::Scalar) destroy_storage();
   }
@@ -273,45 +340,30 @@ class Val {
   void move_from(Val&& other) noexcept {
     elem_ = other.elem_;
     case_ = other.case_;
-    scalar_ = other.scalar_;
     repr_ = other.repr_;
     arena_flags_ = other.arena_flags_;
     switch (repr_) {
-      case Repr::Scalar: return;
-      case Repr::Items:
-        storage_.items = other.storage_.items;
-        other.repr_ = Repr::Scalar;
-        if (storage_.items.arena && !(arena_flags_ & kArenaFlagRef)) {  // leaving its tree: keep the arena alive
-          storage_.items.arena->add_ref();
-          arena_flags_ |= kArenaFlagRef;
-        }
-        return;
-      case Repr::Text:
-        storage_.text = other.storage_.text;
-        other.repr_ = Repr::Scalar;
-        return;
-      case Repr::Packed:
-        storage_.packed = other.storage_.packed;
-        other.repr_ = Repr::Scalar;
-        return;
+      case Repr::Scalar: storage_.u = other.storage_.u; return;
+      case Repr::Items: storage_.items = other.storage_.items; break;
+      case Repr::Text: storage_.text = other.storage_.text; break;
+      case Repr::Packed: storage_.packed = other.storage_.packed; break;
     }
+    other.repr_ = Repr::Scalar;
+    other.storage_.u = 0;
+    hold_arena();  // leaving its tree: keep the arena alive
   }
   [[noreturn]] void wrong_kind(const char* wanted) const;
   uint64_t checked(ValKind kind, const char* name) const {
     if (kind_ != kind) wrong_kind(name);
-    return scalar_.u;
+    return storage_.u;
   }
-  std::string_view heap_text() const;
+  std::string_view out_of_line_text() const;
 
   ValKind kind_;
   Repr repr_ = Repr::Scalar;
   uint8_t elem_ = 0;  // packed element kind
   uint8_t arena_flags_ = 0;
   uint32_t case_ = 0;
-  union {
-    uint64_t u;
-    double d;
-  } scalar_;
   Storage storage_;
 };
 
