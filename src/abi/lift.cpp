@@ -126,26 +126,13 @@ class Lifter {
  private:
   static uint64_t sext(int64_t v) { return static_cast<uint64_t>(v); }
 
-  // Records and variants, the inner nodes of most trees: integer fields and
-  // record payloads are built here without another call through load().
+  // Records and variants, the inner nodes of most trees: their fields and
+  // payloads are built by member(), one dispatch each.
   void record(const Op& op, uint64_t ptr, Val* dst) {
-    const uint8_t* m = cx_.base() + ptr;
     Val* out = compound(op.val_kind, 0, op.count, dst);
     const Child* c = &p_.children[op.children];
     bool droppable = true;
-    for (uint32_t i = 0; i < op.count; ++i) {
-      const Op& field = p_.ops[c[i].op];
-      if (load_integer(field, m + c[i].offset, out->next_item())) {
-        out->item_added();
-        continue;
-      }
-      droppable &= item(out, field, [&](Val* slot) {
-        if (field.code == OpCode::Variant)
-          variant(field, ptr + c[i].offset, slot);
-        else
-          load(c[i].op, ptr + c[i].offset, slot);
-      });
-    }
+    for (uint32_t i = 0; i < op.count; ++i) droppable &= member(out, c[i].op, ptr + c[i].offset);
     if (droppable) out->mark_droppable();
   }
 
@@ -163,25 +150,16 @@ class Lifter {
       return;
     }
     Val* out = compound(op.val_kind, disc, 1, dst);
-    const Op& payload = p_.ops[payload_op];
-    const uint64_t at = ptr + op.payload_offset;
-    bool droppable;
-    if (load_integer(payload, m + op.payload_offset, out->next_item())) {
-      out->item_added();
-      droppable = true;
-    } else {
-      droppable = item(out, payload, [&](Val* slot) {
-        if (payload.code == OpCode::Record)
-          record(payload, at, slot);
-        else
-          load(payload_op, at, slot);
-      });
-    }
-    if (droppable) out->mark_droppable();
+    if (member(out, payload_op, ptr + op.payload_offset)) out->mark_droppable();
   }
 
-  // Integers and bools, the most common fields, built without a call.
-  static bool load_integer(const Op& op, const uint8_t* m, Val* dst) {
+  // Adds the value of op `oi` stored at `ptr` to `out` as its next item;
+  // returns whether it is arena_droppable. The usual fields (integers,
+  // strings, records, variants) are built here after a single dispatch.
+  bool member(Val* out, uint32_t oi, uint64_t ptr) {
+    const Op& op = p_.ops[oi];
+    const uint8_t* m = cx_.base() + ptr;
+    Val* slot = out->next_item();
     uint64_t bits;
     switch (op.code) {
       case OpCode::Bool: bits = m[0] != 0; break;
@@ -193,9 +171,24 @@ class Lifter {
       case OpCode::S32: bits = sext(read<int32_t>(m)); break;
       case OpCode::U64:
       case OpCode::S64: bits = read<uint64_t>(m); break;
-      default: return false;
+      case OpCode::String:
+        string(op, read<Addr>(m), read<Addr>(m + kPtr), slot);
+        out->item_added();
+        return slot->arena_droppable();
+      case OpCode::Record:
+        new (slot) Val();
+        out->item_added();
+        record(op, ptr, slot);
+        return slot->arena_droppable();
+      case OpCode::Variant:
+        new (slot) Val();
+        out->item_added();
+        variant(op, ptr, slot);
+        return slot->arena_droppable();
+      default: return item(out, op, [&](Val* s) { load(oi, ptr, s); });
     }
-    new (dst) Val(Val::from_bits(op.val_kind, bits));
+    new (slot) Val(Val::from_bits(op.val_kind, bits));
+    out->item_added();
     return true;
   }
 
