@@ -2,10 +2,11 @@
 //
 // A Val is small (32 bytes) and cheap to move: variants keep a case index, not
 // a name; records keep fields by position (names live in the Type); strings
-// use std::string's inline buffer; lists of numbers can be packed into one
-// byte block so they cross the boundary with a single copy. Lifting builds a
-// value's item arrays and long strings in one arena (ValArena), so a lifted
-// tree of thousands of records is laid out in order and dropped at once.
+// of up to 23 bytes live inside the Val; lists of numbers can be packed into
+// one byte block so they cross the boundary with a single copy. Lifting
+// builds a value's item arrays, long strings and small number lists in one
+// arena (ValArena), so a lifted tree of thousands of records is laid out in
+// order and dropped at once.
 #pragma once
 
 #include <atomic>
