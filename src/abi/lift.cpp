@@ -270,19 +270,21 @@ class Lifter {
     }
     new (dst) Val(text(transcoded_));
   }
-  // A packed list in the tree's arena when it is small enough to share a
-  // chunk with the rest of the tree; big blocks get their own allocation.
+  // Number lists and strings go into the tree's arena when they are small
+  // enough to share its chunks; big blocks get their own allocation, so a
+  // value moved out of the tree does not keep a huge chunk alive.
+  static constexpr size_t kArenaBlockMax = 4096;
   Val packed(ValKind element, uint64_t count, size_t bytes, uint8_t** data) {
-    if (bytes > Val::kMaxInlinePacked && bytes <= kArenaPackedMax) {
+    if (bytes > Val::kMaxInlinePacked && bytes <= kArenaBlockMax) {
       if (!arena_) arena_ = ValArena::create();
       return Val::packed_in(*arena_, element, count, data);
     }
     return Val::packed_uninitialized(element, count, data);
   }
-  static constexpr size_t kArenaPackedMax = 4096;
-  // Well-formed UTF-8 text in the tree's arena (inline when short).
+  // Well-formed UTF-8 text: inline when short, in the tree's arena up to
+  // kArenaBlockMax bytes, on the heap beyond.
   Val text(std::string_view utf8) {
-    if (utf8.size() <= Val::kMaxInlineText) return Val::string_unchecked(utf8);
+    if (utf8.size() <= Val::kMaxInlineText || utf8.size() > kArenaBlockMax) return Val::string_unchecked(utf8);
     if (!arena_) arena_ = ValArena::create();
     return Val::string_in(*arena_, utf8);
   }

@@ -353,7 +353,7 @@ float Val::as_f32() const {
 }
 double Val::as_f64() const {
   if (kind_ != ValKind::F64) wrong_kind("f64");
-  return storage_.d;
+  return std::bit_cast<double>(storage_.u);
 }
 std::string_view Val::out_of_line_text() const {
   const Text& t = storage_.text;

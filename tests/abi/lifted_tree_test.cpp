@@ -25,6 +25,7 @@ Val row(uint32_t id, const std::string& label, std::vector<std::string> tags) {
 }
 
 const std::string kLong(100, 'L');  // longer than a Val keeps inline: in the arena (lifted) or on the heap
+const std::string kHuge(5000, 'H');  // too big to share the arena's chunks: on the heap even when lifted
 
 // Stores `v` and lifts it back.
 struct RoundTrip {
@@ -41,13 +42,17 @@ struct RoundTrip {
   HostMemory mem;
 };
 
-// With long_labels, some labels and every second tag are heap strings;
-// without, the lifted tree holds nothing that needs freeing.
+// With long_labels, some labels and every second tag are long strings (in
+// the arena when lifted) and some labels huge ones (on the heap); without,
+// the lifted tree holds nothing that needs freeing.
+std::string label_for(size_t i, bool long_labels) {
+  if (long_labels && i % 5 == 1) return kHuge;
+  if (long_labels && i % 3 == 0) return kLong;
+  return "r" + std::to_string(i);
+}
 Val rows(size_t n, bool long_labels) {
   std::vector<Val> out;
-  for (size_t i = 0; i < n; ++i)
-    out.push_back(row(uint32_t(i), long_labels && i % 3 == 0 ? kLong : "r" + std::to_string(i),
-                      {"a", long_labels ? kLong : "b"}));
+  for (size_t i = 0; i < n; ++i) out.push_back(row(uint32_t(i), label_for(i, long_labels), {"a", long_labels ? kLong : "b"}));
   return Val::list(std::move(out));
 }
 
@@ -152,7 +157,7 @@ TEST(LiftedTree, TrapPartWayDropsWhatWasBuilt) {
   const uint64_t ptr = rt.mem.realloc(0, 0, l.align, l.size);
   rt.abi.store(cx, v, ptr);
   // Corrupt the last row's label: the lift traps after building 49 rows,
-  // their heap strings included.
+  // their heap strings (the huge labels) included.
   uint32_t list_ptr;
   std::memcpy(&list_ptr, rt.mem.bytes().data() + ptr, 4);
   const uint32_t row_size = row_type()->layout(AddrWidth::I32).size;

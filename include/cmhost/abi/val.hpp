@@ -201,27 +201,22 @@ class Val {
   // When every item is done and arena_droppable(), mark_droppable() lets
   // dropping the tree skip walking it.
   static Val compound_in(ValArena& arena, ValKind kind, uint32_t case_index, size_t capacity) {
+    Val* items = capacity ? arena.allocate_items(capacity) : nullptr;  // may throw: nothing built yet
     Val out(kind, 0);
     out.case_ = case_index;
+    out.storage_.items = Items{items, 0, static_cast<uint32_t>(capacity), capacity ? &arena : nullptr};
     out.repr_ = Repr::Items;
-    out.storage_.items = Items{capacity ? arena.allocate_items(capacity) : nullptr, 0,
-                               static_cast<uint32_t>(capacity), capacity ? &arena : nullptr};
     return out;
   }
   // For lifting: text in the arena when it does not fit inside the Val.
   static constexpr size_t kMaxInlineText = 23, kMaxInlinePacked = 8;
   static Val string_in(ValArena& arena, std::string_view text) {
+    if (text.size() <= kInlineText || text.size() > UINT32_MAX) return string_unchecked(text);
+    char* data = arena.allocate_text(text.size());  // may throw: nothing built yet
+    std::memcpy(data, text.data(), text.size());
     Val out(ValKind::String, 0);
+    out.set_out_of_line_text(kArenaText, data, text.size(), &arena);
     out.repr_ = Repr::Text;
-    if (text.size() <= kInlineText) {
-      out.set_inline_text(text);
-    } else if (text.size() > UINT32_MAX) {
-      out.init_text(text);
-    } else {
-      char* data = arena.allocate_text(text.size());
-      std::memcpy(data, text.data(), text.size());
-      out.set_out_of_line_text(kArenaText, data, text.size(), &arena);
-    }
     return out;
   }
   // For lifting: a packed list of `count` numbers whose bytes (filled by
@@ -295,7 +290,6 @@ class Val {
     Storage() {}
     ~Storage() {}
     uint64_t u;
-    double d;
     Text text;
     Items items;
     Packed packed;
