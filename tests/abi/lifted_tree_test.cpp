@@ -64,6 +64,23 @@ TEST(LiftedTree, EqualsWhatWasStored) {
   }
 }
 
+TEST(LiftedTree, ArenaStringsAndListsNeedNoWalk) {
+  // Rows whose long labels, tags and number lists are all in the arena drop
+  // without a walk; a row with a huge (heap) label does not.
+  const TypeRef t = Type::list(Type::record({{"label", Type::string()}, {"ids", Type::list(Type::u32())}}));
+  RoundTrip rt(t);
+  std::vector<uint32_t> ids(100, 7);
+  std::vector<Val> in;
+  for (const std::string* s : {&kLong, &kHuge})
+    in.push_back(Val::record({Val::string(*s), Val::packed_list(ValKind::U32, ids.data(), ids.size())}));
+  const Val tree = rt.lift(Val::list(in));
+  ASSERT_EQ(tree, Val::list(in));
+  EXPECT_TRUE(tree.items()[0].arena_droppable());
+  EXPECT_TRUE(tree.items()[0].items()[0].arena_droppable());
+  EXPECT_TRUE(tree.items()[0].items()[1].arena_droppable());
+  EXPECT_FALSE(tree.items()[1].arena_droppable());
+}
+
 TEST(LiftedTree, ItemMovedOutOutlivesTheTree) {
   RoundTrip rt(Type::list(row_type()));
   Val kept;

@@ -210,13 +210,18 @@ class Val {
   }
   // For lifting: text in the arena when it does not fit inside the Val.
   static constexpr size_t kMaxInlineText = 23, kMaxInlinePacked = 8;
+  // One object returned on every path: a move would make the text take a
+  // reference to the arena, and the tree a walk when dropped.
   static Val string_in(ValArena& arena, std::string_view text) {
-    if (text.size() <= kInlineText || text.size() > UINT32_MAX) return string_unchecked(text);
-    char* data = arena.allocate_text(text.size());  // may throw: nothing built yet
-    std::memcpy(data, text.data(), text.size());
     Val out(ValKind::String, 0);
-    out.set_out_of_line_text(kArenaText, data, text.size(), &arena);
-    out.repr_ = Repr::Text;
+    if (text.size() <= kInlineText || text.size() > UINT32_MAX) {
+      out.init_text(text);
+    } else {
+      char* data = arena.allocate_text(text.size());  // may throw: `out` is still a scalar
+      std::memcpy(data, text.data(), text.size());
+      out.set_out_of_line_text(kArenaText, data, text.size(), &arena);
+      out.repr_ = Repr::Text;
+    }
     return out;
   }
   // For lifting: a packed list of `count` numbers whose bytes (filled by
