@@ -192,12 +192,16 @@ class Lifter {
     return true;
   }
 
+  // The tree's arena, created by the first value that needs it.
+  ValArena& arena() {
+    if (!arena_) arena_ = ValArena::create();
+    return *arena_;
+  }
   // A compound value over the empty Val at `dst`, its items in the arena.
   Val* compound(ValKind kind, uint32_t case_index, uint64_t capacity, Val* dst) {
     if (capacity > UINT32_MAX) throw std::length_error("too many items in one value");
     if (capacity == 0) return new (dst) Val(Val::compound_with_capacity(kind, case_index, 0));
-    if (!arena_) arena_ = ValArena::create();
-    return new (dst) Val(Val::compound_in(*arena_, kind, case_index, capacity));
+    return new (dst) Val(Val::compound_in(arena(), kind, case_index, capacity));
   }
   // Adds an item of op's type to `out`, built by fill(slot); returns whether
   // it is arena_droppable. A compound is counted as an empty value before
@@ -276,8 +280,7 @@ class Lifter {
   static constexpr size_t kArenaBlockMax = 4096;
   Val packed(ValKind element, uint64_t count, size_t bytes, uint8_t** data) {
     if (bytes > Val::kMaxInlinePacked && bytes <= kArenaBlockMax) {
-      if (!arena_) arena_ = ValArena::create();
-      return Val::packed_in(*arena_, element, count, data);
+      return Val::packed_in(arena(), element, count, data);
     }
     return Val::packed_uninitialized(element, count, data);
   }
@@ -285,8 +288,7 @@ class Lifter {
   // kArenaBlockMax bytes, on the heap beyond.
   Val text(std::string_view utf8) {
     if (utf8.size() <= Val::kMaxInlineText || utf8.size() > kArenaBlockMax) return Val::string_unchecked(utf8);
-    if (!arena_) arena_ = ValArena::create();
-    return Val::string_in(*arena_, utf8);
+    return Val::string_in(arena(), utf8);
   }
 
   void list(const Op& op, uint64_t ptr, uint64_t length, Val* dst) {

@@ -225,7 +225,7 @@ void Val::copy_from(const Val& other) {
 }
 
 void Val::init_packed(size_t byte_size) {
-  storage_.packed.heap = byte_size > kInlinePacked ? new uint8_t[byte_size] : nullptr;
+  storage_.packed.heap = byte_size > kMaxInlinePacked ? new uint8_t[byte_size] : nullptr;
   storage_.packed.byte_size = byte_size;
 }
 
@@ -240,7 +240,7 @@ Val Val::char_(char32_t v) {
 }
 
 void Val::init_text(std::string_view v) {
-  if (v.size() <= kInlineText) {
+  if (v.size() <= kMaxInlineText) {
     set_inline_text(v);
   } else {
     char* data = new char[v.size()];
@@ -301,7 +301,7 @@ Val Val::packed_uninitialized(ValKind element, size_t count, uint8_t** data) {
 Val Val::packed_in(ValArena& arena, ValKind element, size_t count, uint8_t** data) {
   Val out = packed_uninitialized(element, 0, data);
   const size_t bytes = count * scalar_size(element);
-  if (bytes > kInlinePacked) {
+  if (bytes > kMaxInlinePacked) {
     out.storage_.packed.heap = reinterpret_cast<uint8_t*>(arena.allocate_text(bytes));
     ValArena* at = &arena;
     std::memcpy(out.storage_.packed.inline_bytes, &at, sizeof at);

@@ -146,7 +146,7 @@ class Val {
   char32_t as_char() const { return static_cast<char32_t>(checked(ValKind::Char, "char")); }
   std::string_view as_string() const {  // valid while the Val lives unchanged
     if (repr_ != Repr::Text) wrong_kind("string");
-    if (storage_.text.form <= kInlineText) return {storage_.text.bytes, storage_.text.form};
+    if (storage_.text.form <= kMaxInlineText) return {storage_.text.bytes, storage_.text.form};
     return out_of_line_text();
   }
   uint32_t as_flags() const { return static_cast<uint32_t>(checked(ValKind::Flags, "flags")); }
@@ -214,7 +214,7 @@ class Val {
   // reference to the arena, and the tree a walk when dropped.
   static Val string_in(ValArena& arena, std::string_view text) {
     Val out(ValKind::String, 0);
-    if (text.size() <= kInlineText || text.size() > UINT32_MAX) {
+    if (text.size() <= kMaxInlineText || text.size() > UINT32_MAX) {
       out.init_text(text);
     } else {
       char* data = arena.allocate_text(text.size());  // may throw: `out` is still a scalar
@@ -235,7 +235,7 @@ class Val {
     switch (repr_) {
       case Repr::Scalar: return true;
       case Repr::Text:
-        return storage_.text.form <= kInlineText ||
+        return storage_.text.form <= kMaxInlineText ||
                (storage_.text.form == kArenaText && (arena_flags_ & kArenaFlagRef) == 0);
       case Repr::Packed:
         return storage_.packed.heap == nullptr ||
@@ -257,13 +257,12 @@ class Val {
 
  private:
   enum class Repr : uint8_t { Scalar, Text, Items, Packed };
-  // Numbers of a packed list: up to kInlinePacked bytes inline (paths, small
+  // Numbers of a packed list: up to kMaxInlinePacked bytes inline (paths, small
   // id lists), longer on the heap. Moves are bitwise, as for text.
-  static constexpr size_t kInlinePacked = kMaxInlinePacked;
   struct Packed {
     uint8_t* heap;  // null when inline; in the arena (whose address replaces the inline bytes) if kArenaFlagBytesInArena
     uint64_t byte_size;
-    uint8_t inline_bytes[kInlinePacked];
+    uint8_t inline_bytes[kMaxInlinePacked];
     uint8_t* data() { return heap ? heap : inline_bytes; }
     const uint8_t* data() const { return heap ? heap : inline_bytes; }
   };
@@ -279,15 +278,14 @@ class Val {
   // text or packed bytes; its subtree is arena_droppable; its packed bytes
   // are in an arena.
   static constexpr uint8_t kArenaFlagRef = 1, kArenaFlagDroppable = 2, kArenaFlagBytesInArena = 4;
-  // UTF-8 text: up to kInlineText bytes inline (most names, ids and labels),
+  // UTF-8 text: up to kMaxInlineText bytes inline (most names, ids and labels),
   // longer on the heap, or in the arena of a lifted tree. Moves are bitwise:
   // nothing points into the Val.
-  static constexpr size_t kInlineText = kMaxInlineText;
   static constexpr uint8_t kHeapText = 0xFF, kArenaText = 0xFE;
   struct Text {
     // Inline text, or (kHeapText) data pointer and 64-bit size, or
     // (kArenaText) data pointer, ValArena pointer and 32-bit size.
-    char bytes[kInlineText];
+    char bytes[kMaxInlineText];
     uint8_t form;  // the inline size, kHeapText or kArenaText
   };
   // Scalars (integers, floats as bits, handles, flags) or what the repr says.
