@@ -85,13 +85,12 @@ class Boundary {
          }},
         {"typed",
          [this](Sink& sink) {
-           arena_.run([&](std::pmr::memory_resource* mem) {
-             ArenaOps ops(mem);
+           arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
+             const ArenaOps* ops = nullptr;  // freed with the arena
              take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
-               abi::typed::Reader reader(r.cx, mem);
-               ops = abi::typed::load_result<ArenaOps>(reader, r);
+               ops = &abi::typed::load_result_into<ArenaOps>(arena, r);
              });
-             for (const auto& op : ops) deliver(op, sink);
+             for (const auto& op : *ops) deliver(op, sink);
            });
          }},
         {"typed-heap",  // the typed lane with std::string and std::vector on the heap
@@ -116,8 +115,9 @@ class Boundary {
          }},
         {"floor",
          [this](Sink& sink) {
-           arena_.run([&](std::pmr::memory_resource* mem) {
-             const ArenaOps ops = copy_batch(floor_source_, mem);  // the objects the typed lane builds
+           arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
+             // The objects the typed lane builds, freed with the arena as the typed lane frees them.
+             const ArenaOps& ops = abi::typed::emplace_in_arena<ArenaOps>(arena, copy_batch(floor_source_, &arena));
              for (const auto& op : ops) deliver(op, sink);
            });
          }},

@@ -25,6 +25,9 @@
 //   typed::Reader reader(cx, &arena);
 //   auto ops = typed::load<std::pmr::vector<Op>>(reader, ptr);
 //
+// load_result_into goes one step further for a call's result: the value is
+// left in the arena and freed with it, without a destructor walk.
+//
 //   struct Point { uint32_t x; std::string label; };
 //   template <> struct cmhost::abi::typed::Record<Point> {
 //     static constexpr auto fields = std::make_tuple(field("x", &Point::x), field("label", &Point::label));
@@ -674,6 +677,54 @@ T load_result(const Reader& r, const CallResult& result) {
   if (!result.spilled || result.core.size() != 1)
     r.fail("typed result loads need a result passed through memory");
   return load<T, W>(r, result.core[0]);
+}
+
+namespace detail {
+template <class T, class = void>
+struct ArenaReleasable : std::is_trivially_destructible<T> {};
+template <>
+struct ArenaReleasable<std::pmr::string> : std::true_type {};
+template <class T>
+struct ArenaReleasable<std::pmr::vector<T>> : ArenaReleasable<T> {};
+template <class T>
+struct ArenaReleasable<std::optional<T>> : ArenaReleasable<T> {};
+template <class... Ts>
+struct ArenaReleasable<std::variant<Ts...>> : std::conjunction<ArenaReleasable<Ts>...> {};
+template <class... Ts>
+struct ArenaReleasable<std::tuple<Ts...>> : std::conjunction<ArenaReleasable<Ts>...> {};
+template <class Fields>
+struct FieldsReleasable;
+template <class... Fs>
+struct FieldsReleasable<std::tuple<Fs...>> : std::conjunction<ArenaReleasable<typename Fs::type>...> {};
+template <class T>
+struct ArenaReleasable<T, std::enable_if_t<!std::is_trivially_destructible_v<T>, std::void_t<decltype(Record<T>::fields)>>>
+    : FieldsReleasable<FieldsOf<T>> {};
+}  // namespace detail
+
+// Whether a T whose containers all came from one monotonic arena is freed
+// whole by releasing the arena, so its destructors need not run: it holds
+// only trivially destructible values and std::pmr containers of such (a
+// record's members being its Record<> fields). A std::string or
+// std::vector anywhere inside would own heap memory and makes it false.
+template <class T>
+inline constexpr bool arena_releasable_v = detail::ArenaReleasable<T>::value;
+
+// Constructs a T in `arena` and leaves it there: it lives until the arena
+// is released, which frees it with no destructor run per element, as
+// protobuf's arenas free messages. Pass the arena to T's containers.
+template <class T, class... Args>
+  requires arena_releasable_v<T>
+T& emplace_in_arena(std::pmr::monotonic_buffer_resource& arena, Args&&... args) {
+  return *std::construct_at(static_cast<T*>(arena.allocate(sizeof(T), alignof(T))), std::forward<Args>(args)...);
+}
+
+// The result of type T loaded into `arena`, every container included, and
+// left there (see emplace_in_arena): a batch is dropped in one step.
+template <class T, AddrWidth W = AddrWidth::I32>
+  requires arena_releasable_v<T>
+T& load_result_into(std::pmr::monotonic_buffer_resource& arena, const CallResult& result) {
+  const Reader reader(result.cx, &arena);
+  return emplace_in_arena<T>(arena, load_result<T, W>(reader, result));
 }
 
 }  // namespace cmhost::abi::typed
