@@ -116,8 +116,10 @@ class Boundary {
         {"floor",
          [this](Sink& sink) {
            arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
-             // The objects the typed lane builds, freed with the arena as the typed lane frees them.
-             const ArenaOps& ops = abi::typed::emplace_in_arena<ArenaOps>(arena, copy_batch(floor_source_, &arena));
+             // The objects the typed lane builds, left in the arena as the
+             // typed lane leaves them, and freed with it.
+             void* slot = arena.allocate(sizeof(ArenaOps), alignof(ArenaOps));
+             const ArenaOps& ops = *std::construct_at(static_cast<ArenaOps*>(slot), copy_batch(floor_source_, &arena));
              for (const auto& op : ops) deliver(op, sink);
            });
          }},

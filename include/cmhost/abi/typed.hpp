@@ -680,8 +680,24 @@ T load_result(const Reader& r, const CallResult& result) {
 }
 
 namespace detail {
+// Stands for any member in an aggregate initialisation (unevaluated only):
+// how many initialisers T takes is how many members it has.
+struct AnyMember {
+  template <class U>
+  operator U&() const&&;
+};
+template <class T, size_t... I>
+constexpr bool takes_initialisers(std::index_sequence<I...>) {
+  return requires { T{(void(I), AnyMember{})...}; };
+}
+template <class T, size_t N>
+constexpr bool has_members = std::is_aggregate_v<T> && takes_initialisers<T>(std::make_index_sequence<N>{}) &&
+                             !takes_initialisers<T>(std::make_index_sequence<N + 1>{});
+
 template <class T, class = void>
-struct ArenaReleasable : std::is_trivially_destructible<T> {};
+struct ArenaReleasable : std::bool_constant<std::is_arithmetic_v<T> || std::is_enum_v<T>> {};
+template <>
+struct ArenaReleasable<std::monostate> : std::true_type {};
 template <>
 struct ArenaReleasable<std::pmr::string> : std::true_type {};
 template <class T>
@@ -692,39 +708,36 @@ template <class... Ts>
 struct ArenaReleasable<std::variant<Ts...>> : std::conjunction<ArenaReleasable<Ts>...> {};
 template <class... Ts>
 struct ArenaReleasable<std::tuple<Ts...>> : std::conjunction<ArenaReleasable<Ts>...> {};
-template <class Fields>
-struct FieldsReleasable;
-template <class... Fs>
-struct FieldsReleasable<std::tuple<Fs...>> : std::conjunction<ArenaReleasable<typename Fs::type>...> {};
+template <class T, class Fields>
+struct RecordReleasable;
+template <class T, class... Fs>
+struct RecordReleasable<T, std::tuple<Fs...>>
+    : std::bool_constant<std::conjunction_v<ArenaReleasable<typename Fs::type>...> &&
+                         (std::is_trivially_destructible_v<T> || has_members<T, sizeof...(Fs)>)> {};
 template <class T>
-struct ArenaReleasable<T, std::enable_if_t<!std::is_trivially_destructible_v<T>, std::void_t<decltype(Record<T>::fields)>>>
-    : FieldsReleasable<FieldsOf<T>> {};
+struct ArenaReleasable<T, std::void_t<decltype(Record<T>::fields)>> : RecordReleasable<T, FieldsOf<T>> {};
 }  // namespace detail
 
-// Whether a T whose containers all came from one monotonic arena is freed
-// whole by releasing the arena, so its destructors need not run: it holds
-// only trivially destructible values and std::pmr containers of such (a
-// record's members being its Record<> fields). A std::string or
-// std::vector anywhere inside would own heap memory and makes it false.
+// Whether a T loaded with every container in one monotonic arena is freed
+// whole by releasing the arena, so its destructors need not run. True for
+// numbers, enums, std::monostate, std::pmr::string, and std::pmr::vector,
+// std::optional, std::variant and std::tuple of such; and for a record
+// whose Record<> fields are such and are all its members (an aggregate
+// with no others; a trivially destructible record may have others). False
+// for std::string and std::vector, which own heap memory, and for views,
+// which point into guest memory and the reader.
 template <class T>
 inline constexpr bool arena_releasable_v = detail::ArenaReleasable<T>::value;
 
-// Constructs a T in `arena` and leaves it there: it lives until the arena
-// is released, which frees it with no destructor run per element, as
-// protobuf's arenas free messages. Pass the arena to T's containers.
-template <class T, class... Args>
-  requires arena_releasable_v<T>
-T& emplace_in_arena(std::pmr::monotonic_buffer_resource& arena, Args&&... args) {
-  return *std::construct_at(static_cast<T*>(arena.allocate(sizeof(T), alignof(T))), std::forward<Args>(args)...);
-}
-
-// The result of type T loaded into `arena`, every container included, and
-// left there (see emplace_in_arena): a batch is dropped in one step.
+// The result of type T loaded into `arena` and left there, every container
+// included: it lives until the arena is released, which frees it with no
+// destructor run per element, as protobuf's arenas free messages.
 template <class T, AddrWidth W = AddrWidth::I32>
   requires arena_releasable_v<T>
 T& load_result_into(std::pmr::monotonic_buffer_resource& arena, const CallResult& result) {
   const Reader reader(result.cx, &arena);
-  return emplace_in_arena<T>(arena, load_result<T, W>(reader, result));
+  void* slot = arena.allocate(sizeof(T), alignof(T));
+  return *std::construct_at(static_cast<T*>(slot), load_result<T, W>(reader, result));
 }
 
 }  // namespace cmhost::abi::typed
