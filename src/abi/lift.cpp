@@ -128,8 +128,8 @@ class Lifter {
 
   // Records and variants, the inner nodes of most trees: their fields and
   // payloads are built by member(), one dispatch each.
-  void record(const Op& op, uint64_t ptr, Val* dst) {
-    Val* out = compound(op.val_kind, 0, op.count, dst);
+  void record(const Op& op, uint64_t ptr, Val* dst) { fields(op, ptr, compound(op.val_kind, 0, op.count, dst)); }
+  void fields(const Op& op, uint64_t ptr, Val* out) {
     const Child* c = &p_.children[op.children];
     bool droppable = true;
     for (uint32_t i = 0; i < op.count; ++i) droppable &= member(out, c[i].op, ptr + c[i].offset);
@@ -147,6 +147,18 @@ class Lifter {
     const uint32_t payload_op = case_op(op, disc);
     if (payload_op == kNoOp) {
       compound(op.val_kind, disc, 0, dst);
+      return;
+    }
+    const Op& payload = p_.ops[payload_op];
+    if (payload.code == OpCode::Record && payload.count) {
+      // The case's slot and its record's fields in one block: one
+      // allocation, and the walk reads them together.
+      Val* items = arena().allocate_items(1 + size_t{payload.count});
+      Val* out = new (dst) Val(Val::compound_over(arena(), op.val_kind, disc, items, 1));
+      Val* record = new (out->next_item()) Val(Val::compound_over(arena(), payload.val_kind, 0, items + 1, payload.count));
+      out->item_added();
+      fields(payload, ptr + op.payload_offset, record);
+      if (record->arena_droppable()) out->mark_droppable();
       return;
     }
     Val* out = compound(op.val_kind, disc, 1, dst);

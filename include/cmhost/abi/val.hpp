@@ -202,6 +202,11 @@ class Val {
   // dropping the tree skip walking it.
   static Val compound_in(ValArena& arena, ValKind kind, uint32_t case_index, size_t capacity) {
     Val* items = capacity ? arena.allocate_items(capacity) : nullptr;  // may throw: nothing built yet
+    return compound_over(arena, kind, case_index, items, capacity);
+  }
+  // The same over `capacity` item slots the caller took from `arena`, so
+  // that nested compounds can share one allocation.
+  static Val compound_over(ValArena& arena, ValKind kind, uint32_t case_index, Val* items, size_t capacity) {
     Val out(kind, 0);
     out.case_ = case_index;
     out.storage_.items = Items{items, 0, static_cast<uint32_t>(capacity), capacity ? &arena : nullptr};
