@@ -35,7 +35,8 @@ namespace {
 using abi::Val;
 using Clock = std::chrono::steady_clock;
 using OwnedOps = std::vector<wit::Operation<wit::Owning>>;
-using ArenaOps = std::pmr::vector<wit::Operation<wit::Arena>>;
+using FrameOps = abi::typed::FrameVector<wit::Operation<wit::Frame>>;
+using PmrOps = std::pmr::vector<wit::Operation<wit::Pmr>>;
 using OperationView = wit::Operation<wit::Viewing>;
 
 double median(std::vector<double> v) {
@@ -61,9 +62,9 @@ class Boundary {
     const Val n = Val::u32(rows);
     instance_->func("prepare").call(store_, {&n, 1});
     // The floor lane's objects: what the typed lane builds, made once here.
+    source_arena_.emplace();
     take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
-      abi::typed::Reader reader(r.cx);
-      floor_source_ = abi::typed::load_result<ArenaOps>(reader, r);
+      floor_source_ = &abi::typed::load_result_into<FrameOps>(*source_arena_, r);
     });
   }
 
@@ -86,9 +87,19 @@ class Boundary {
         {"typed",
          [this](Sink& sink) {
            arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
-             const ArenaOps* ops = nullptr;  // freed with the arena
+             const FrameOps* ops = nullptr;  // freed with the arena
              take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
-               ops = &abi::typed::load_result_into<ArenaOps>(arena, r);
+               ops = &abi::typed::load_result_into<FrameOps>(arena, r);
+             });
+             for (const auto& op : *ops) deliver(op, sink);
+           });
+         }},
+        {"typed-pmr",  // the typed lane with std::pmr containers
+         [this](Sink& sink) {
+           arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
+             const PmrOps* ops = nullptr;
+             take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
+               ops = &abi::typed::load_result_into<PmrOps>(arena, r);
              });
              for (const auto& op : *ops) deliver(op, sink);
            });
@@ -116,10 +127,11 @@ class Boundary {
         {"floor",
          [this](Sink& sink) {
            arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
-             // The objects the typed lane builds, left in the arena as the
-             // typed lane leaves them, and freed with it.
-             void* slot = arena.allocate(sizeof(ArenaOps), alignof(ArenaOps));
-             const ArenaOps& ops = *std::construct_at(static_cast<ArenaOps*>(slot), copy_batch(floor_source_, &arena));
+             // The objects the typed lane builds, copied in place into the
+             // arena and left there as the typed lane leaves them.
+             const abi::typed::FrameScope frame(arena);
+             void* slot = arena.allocate(sizeof(FrameOps), alignof(FrameOps));
+             const FrameOps& ops = *std::construct_at(static_cast<FrameOps*>(slot), *floor_source_);
              for (const auto& op : ops) deliver(op, sink);
            });
          }},
@@ -132,7 +144,8 @@ class Boundary {
   Store store_{engine_};
   std::optional<Instance> instance_;
   std::optional<Func> take_typed_, take_bytes_;
-  ArenaOps floor_source_;
+  std::optional<std::pmr::monotonic_buffer_resource> source_arena_;
+  const FrameOps* floor_source_ = nullptr;
   BatchArena arena_;
 };
 
@@ -307,7 +320,7 @@ int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco
   const bool with_flat = only.empty() || std::find(only.begin(), only.end(), "flat") != only.end();
   const nlohmann::json flat = with_flat ? run_flat(rounds) : nlohmann::json::object();
 
-  const std::vector<std::string> order = {"bytes", "dynamic", "typed", "visitor", "floor", "jco", "typed-heap"};
+  const std::vector<std::string> order = {"bytes", "dynamic", "typed", "visitor", "floor", "jco", "typed-pmr", "typed-heap"};
   for (uint32_t rows : sweep) {
     const RowResult& r = results[rows];
     nlohmann::json lanes = nlohmann::json::object();
@@ -385,7 +398,7 @@ int main(int argc, char** argv) {
   app.add_option("--rows", rows, "The sweep of batch sizes");
   app.add_flag("--no-jco", no_jco, "Skip the jco lane");
   app.add_option("--lanes", only, "Run only these lanes (and bytes; \"flat\" for the flat lanes), e.g. for profiling")
-      ->check(CLI::IsMember({"bytes", "dynamic", "typed", "typed-heap", "visitor", "floor", "jco", "flat"}));
+      ->check(CLI::IsMember({"bytes", "dynamic", "typed", "typed-pmr", "typed-heap", "visitor", "floor", "jco", "flat"}));
   CLI11_PARSE(app, argc, argv);
   try {
     return cmhost::bench::boundary::run(json, rounds, rows, !no_jco && (only.empty() || std::find(only.begin(), only.end(), "jco") != only.end()), only);

@@ -1,8 +1,10 @@
-// The `operation` variant as C++ types, in three families: owning
-// (std::string, std::vector: a bindings generator's output), the same with
-// std::pmr containers (the typed lane: a batch's objects come from one
-// arena) and viewing (std::string_view, ListView: the visitor lane, read
-// in place). Record<> tells the typed lifts each record's fields.
+// The `operation` variant as C++ types, in four families: owning
+// (std::string, std::vector: a bindings generator's output), the same over
+// a frame allocator (the typed lane: a batch's objects come from one
+// arena), the same with std::pmr containers (the arena again, with an
+// allocator pointer in every container) and viewing (std::string_view,
+// ListView: the visitor lane, read in place). Record<> tells the typed
+// lifts each record's fields.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +24,12 @@ struct Owning {
   template <class T>
   using List = std::vector<T>;
 };
-struct Arena {
+struct Frame {
+  using Str = abi::typed::FrameString;
+  template <class T>
+  using List = abi::typed::FrameVector<T>;
+};
+struct Pmr {
   using Str = std::pmr::string;
   template <class T>
   using List = std::pmr::vector<T>;

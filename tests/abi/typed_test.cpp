@@ -27,6 +27,14 @@ struct ArenaLabel {
   std::pmr::string text;
 };
 
+// The same record with frame containers.
+struct FrameEntry {
+  cmhost::abi::typed::FrameString name;
+  std::optional<uint16_t> port;
+  cmhost::abi::typed::FrameVector<cmhost::abi::typed::FrameString> tags;
+  double weight;
+};
+
 // Records with a member their Record<> does not list.
 struct CachedId {
   uint32_t id;
@@ -64,6 +72,12 @@ template <>
 struct Record<test_types::ArenaLabel> {
   using E = test_types::ArenaLabel;
   static constexpr auto fields = std::make_tuple(field("id", &E::id), field("text", &E::text));
+};
+template <>
+struct Record<test_types::FrameEntry> {
+  using E = test_types::FrameEntry;
+  static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
+                                                 field("tags", &E::tags), field("weight", &E::weight));
 };
 template <>
 struct Record<test_types::CachedId> {
@@ -342,6 +356,72 @@ TEST(Typed, VariantsAndOptionsLoadedIntoAnArenaUseIt) {
   ASSERT_TRUE(note);
   EXPECT_EQ(std::string_view(*note), text + "z");
   EXPECT_EQ(note->get_allocator().resource(), &arena);
+}
+
+// Frame containers cost no more room than std ones: no allocator inside.
+static_assert(sizeof(typed::FrameString) == sizeof(std::string));
+static_assert(sizeof(typed::FrameVector<uint32_t>) == sizeof(std::vector<uint32_t>));
+static_assert(typed::arena_releasable_v<typed::FrameVector<test_types::FrameEntry>>);
+static_assert(typed::arena_releasable_v<std::variant<typed::FrameString, std::monostate>>);
+
+bool in_blocks(const CountingResource& r, const void* p, size_t n) {
+  const auto* b = static_cast<const std::byte*>(p);
+  return std::any_of(r.blocks.begin(), r.blocks.end(),
+                     [&](const auto& block) { return b >= block.first && b + n <= block.first + block.second; });
+}
+
+TEST(Typed, FrameContainersAllocateFromTheCurrentFrameArena) {
+  const std::string long_text(100, 'f');
+  CountingResource outer_upstream, inner_upstream;
+  std::pmr::monotonic_buffer_resource outer(&outer_upstream), inner(&inner_upstream);
+  EXPECT_EQ(typed::current_frame_arena(), nullptr);
+  EXPECT_THROW(typed::FrameString(long_text.data(), long_text.size()), typed::NoFrameArena);
+  {
+    const typed::FrameScope outer_scope(outer);
+    typed::FrameString a(long_text.data(), long_text.size());
+    EXPECT_TRUE(in_blocks(outer_upstream, a.data(), a.size()));
+    {
+      const typed::FrameScope inner_scope(inner);
+      EXPECT_EQ(typed::current_frame_arena(), &inner);
+      typed::FrameVector<uint32_t> v(1000, 7u);
+      EXPECT_TRUE(in_blocks(inner_upstream, v.data(), v.size() * sizeof(uint32_t)));
+    }
+    EXPECT_EQ(typed::current_frame_arena(), &outer);  // the outer scope is current again
+    typed::FrameString copy = a;
+    EXPECT_TRUE(in_blocks(outer_upstream, copy.data(), copy.size()));
+    EXPECT_EQ(std::string_view(copy), long_text);
+  }
+  EXPECT_EQ(typed::current_frame_arena(), nullptr);
+}
+
+TEST(Typed, FrameResultsLoadedIntoAnArenaUseIt) {
+  std::vector<Val> many;
+  for (int i = 0; i < 100; ++i)
+    many.push_back(entry_val(std::string(40 + i % 60, 'a' + i % 26), uint16_t(i), {std::string(50, 't'), "u"}, i * 0.25));
+  many.push_back(entry_val("caf\xC3\xA9", std::nullopt, {}, 0));  // not ASCII: the general path
+  Stored s(Type::list(entry_type()), Val::list(many));
+  AbiContext cx = s.cx();
+  const uint64_t core[] = {s.ptr};
+  CountingResource upstream;
+  std::pmr::monotonic_buffer_resource arena(1024, &upstream);
+  const NoDefaultResource no_default;
+  auto& entries =
+      typed::load_result_into<typed::FrameVector<test_types::FrameEntry>>(arena, typed::CallResult{cx, core, true});
+  EXPECT_EQ(typed::current_frame_arena(), nullptr);  // the load's scope is closed
+  ASSERT_EQ(entries.size(), 101u);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(std::string_view(entries[i].name), std::string(40 + i % 60, 'a' + i % 26));
+    EXPECT_TRUE(in_blocks(upstream, entries[i].name.data(), entries[i].name.size()));
+    EXPECT_EQ(entries[i].port, std::optional<uint16_t>(i));
+    ASSERT_EQ(entries[i].tags.size(), 2u);
+    EXPECT_EQ(std::string_view(entries[i].tags[0]), std::string(50, 't'));
+    EXPECT_EQ(entries[i].tags[1], "u");
+    EXPECT_EQ(entries[i].weight, i * 0.25);
+  }
+  EXPECT_EQ(entries[100].name, "caf\xC3\xA9");
+  EXPECT_FALSE(entries[100].port);
+  EXPECT_TRUE(in_blocks(upstream, entries.data(), entries.size() * sizeof entries[0]));
+  EXPECT_TRUE(in_blocks(upstream, &entries, sizeof entries));
 }
 
 TEST(Typed, Latin1AndUtf16StringsAreTranscoded) {

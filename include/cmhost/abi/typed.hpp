@@ -7,6 +7,8 @@
 //   std::vector<T> / ListView<T>                    list<T> (a view loads on access)
 //   std::pmr::string / std::pmr::vector<T>          string, list<T> allocated from the
 //                                                   reader's memory resource (an arena)
+//   FrameString / FrameVector<T>                    string, list<T> allocated from the
+//                                                   thread's frame arena (frame_arena.hpp)
 //   std::optional<T>                                option<T>
 //   std::variant<Cs...>                             variant (std::monostate: no payload;
 //                                                   also result<T, E> and enum shapes)
@@ -52,6 +54,7 @@
 #include <vector>
 
 #include "cmhost/abi/canon.hpp"
+#include "cmhost/abi/frame_arena.hpp"
 
 // The loads are small and run once per value: inlining them into the
 // caller's loop is most of their speed, so it is not left to heuristics.
@@ -114,6 +117,20 @@ class Reader {
       std::construct_at(&out, s, tagged_units, resource_);
     else
       std::construct_at(&out, string_general(ptr, tagged_units), resource_);
+  }
+  // Strings with another allocator (FrameString), built afresh with the
+  // allocator `out` has (cheaper than an assignment).
+  template <class A>
+  CMHOST_TYPED_INLINE void string_into(uint64_t ptr, uint64_t tagged_units,
+                                       std::basic_string<char, std::char_traits<char>, A>& out) const {
+    const A allocator = out.get_allocator();
+    std::destroy_at(&out);
+    if (const char* s = ascii_utf8(ptr, tagged_units)) {
+      std::construct_at(&out, s, tagged_units, allocator);
+    } else {
+      const std::string g = string_general(ptr, tagged_units);
+      std::construct_at(&out, g.data(), g.size(), allocator);
+    }
   }
   CMHOST_TYPED_INLINE std::string_view string_view(uint64_t ptr, uint64_t tagged_units) const {
     if (const char* s = ascii_utf8(ptr, tagged_units)) return std::string_view(s, tagged_units);
@@ -323,17 +340,24 @@ struct StringCanon {
   }
   CMHOST_TYPED_INLINE static S load(const Reader& r, uint64_t p) {
     const auto [ptr, units] = detail::pointer_pair<W>(r, p);
-    if constexpr (std::is_same_v<S, std::string>)
+    if constexpr (std::is_same_v<S, std::string>) {
       return r.string(ptr, units);
-    else if constexpr (std::is_same_v<S, std::pmr::string>)
+    } else if constexpr (std::is_same_v<S, std::pmr::string>) {
       return r.pmr_string(ptr, units);
-    else
+    } else if constexpr (std::is_same_v<S, std::string_view>) {
       return r.string_view(ptr, units);
+    } else {
+      S out;
+      r.string_into(ptr, units, out);
+      return out;
+    }
   }
   static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::String); }
 };
-template <AddrWidth W> struct Canon<std::string, W> : StringCanon<std::string, W> {};
-template <AddrWidth W> struct Canon<std::pmr::string, W> : StringCanon<std::pmr::string, W> {};
+// std::string, std::pmr::string, FrameString.
+template <class A, AddrWidth W>
+struct Canon<std::basic_string<char, std::char_traits<char>, A>, W>
+    : StringCanon<std::basic_string<char, std::char_traits<char>, A>, W> {};
 template <AddrWidth W> struct Canon<std::string_view, W> : StringCanon<std::string_view, W> {};
 
 namespace detail {
@@ -702,6 +726,10 @@ template <>
 struct ArenaReleasable<std::pmr::string> : std::true_type {};
 template <class T>
 struct ArenaReleasable<std::pmr::vector<T>> : ArenaReleasable<T> {};
+template <>
+struct ArenaReleasable<FrameString> : std::true_type {};
+template <class T>
+struct ArenaReleasable<FrameVector<T>> : ArenaReleasable<T> {};
 template <class T>
 struct ArenaReleasable<std::optional<T>> : ArenaReleasable<T> {};
 template <class... Ts>
@@ -720,8 +748,9 @@ struct ArenaReleasable<T, std::void_t<decltype(Record<T>::fields)>> : RecordRele
 
 // Whether a T loaded with every container in one monotonic arena is freed
 // whole by releasing the arena, so its destructors need not run. True for
-// numbers, enums, std::monostate, std::pmr::string, and std::pmr::vector,
-// std::optional, std::variant and std::tuple of such; and for a record
+// numbers, enums, std::monostate, std::pmr::string, FrameString, and
+// std::pmr::vector, FrameVector, std::optional, std::variant and
+// std::tuple of such; and for a record
 // whose Record<> fields are such and are all its members (an aggregate
 // with no others; a trivially destructible record may have others). False
 // for std::string and std::vector, which own heap memory, and for views,
@@ -730,11 +759,14 @@ template <class T>
 inline constexpr bool arena_releasable_v = detail::ArenaReleasable<T>::value;
 
 // The result of type T loaded into `arena` and left there, every container
-// included: it lives until the arena is released, which frees it with no
-// destructor run per element, as protobuf's arenas free messages.
+// included (std::pmr ones take it as the reader's resource, frame ones as
+// the current frame arena): it lives until the arena is released, which
+// frees it with no destructor run per element, as protobuf's arenas free
+// messages.
 template <class T, AddrWidth W = AddrWidth::I32>
   requires arena_releasable_v<T>
 T& load_result_into(std::pmr::monotonic_buffer_resource& arena, const CallResult& result) {
+  const FrameScope frame(arena);
   const Reader reader(result.cx, &arena);
   void* slot = arena.allocate(sizeof(T), alignof(T));
   return *std::construct_at(static_cast<T*>(slot), load_result<T, W>(reader, result));
