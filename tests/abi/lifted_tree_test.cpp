@@ -85,6 +85,9 @@ TEST(LiftedTree, VariantsOfRecordsEqualWhatWasStored) {
     EXPECT_EQ(tree, v);
     // A row with a short or long label (in the arena) needs no freeing; one
     // with a huge label (on the heap) does, and so does its case.
+    // The case's record and its fields share one block.
+    const Val* record = tree.items()[3].payload();
+    EXPECT_EQ(record->items().data(), record + 1);
     EXPECT_TRUE(tree.items()[3].arena_droppable());
     EXPECT_EQ(tree.items()[6].payload()->arena_droppable(), !long_labels);
     EXPECT_EQ(tree.items()[6].arena_droppable(), !long_labels);
@@ -99,6 +102,12 @@ TEST(LiftedTree, RecordPayloadMovedOutOutlivesTheTree) {
     kept = std::move(tree.items_mut()[6]);
   }
   EXPECT_EQ(kept, Val::variant(0, row(6, label_for(6, true), {"a", "b"})));
+  Val record;
+  {
+    Val tree = rt.lift(ops(30, true));
+    record = std::move(tree.items_mut()[3].items_mut()[0]);  // the payload alone, out of its block
+  }
+  EXPECT_EQ(record, row(3, label_for(3, true), {"a", "b"}));
 }
 
 TEST(LiftedTree, TrapInAVariantsRecordDropsWhatWasBuilt) {
@@ -114,7 +123,7 @@ TEST(LiftedTree, TrapInAVariantsRecordDropsWhatWasBuilt) {
   // heap strings among them.
   uint32_t list_ptr;
   std::memcpy(&list_ptr, rt.mem.bytes().data() + ptr, 4);
-  const Layout& op = op_type()->layout(AddrWidth::I32);
+  const Layout& op = t->element()->layout(AddrWidth::I32);
   const uint32_t bad_length = 1u << 30;
   std::memcpy(rt.mem.bytes().data() + list_ptr + 57 * op.size + op.payload_offset + 8, &bad_length, 4);
   EXPECT_THROW(rt.abi.load(cx, ptr), Error);

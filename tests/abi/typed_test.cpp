@@ -488,5 +488,41 @@ TEST(Typed, TrapsLikeLifting) {
   EXPECT_NE(trap_of([&] { typed::load<uint32_t>(r, 2); }).find("not aligned"), std::string::npos);
 }
 
+TEST(Typed, ATrapLeavesTheTargetWhole) {
+  // A string or list whose load traps must not leave the value it was
+  // loading into destroyed: its owner destroys it again later.
+  HostMemory mem(256, 8);
+  AbiContext cx(&mem, CanonOptions{});
+  auto bytes = mem.bytes();
+  const uint32_t bad_utf8[2] = {100, 1};
+  std::memcpy(bytes.data() + 40, bad_utf8, 8);
+  bytes[100] = 0xFF;
+  const uint32_t far_list[2] = {200, 1000};
+  std::memcpy(bytes.data() + 48, far_list, 8);
+  const std::string kept(100, 'k');  // owns memory: a second destroy would free it twice
+  std::pmr::monotonic_buffer_resource arena;
+  typed::Reader r(cx, &arena);
+  // The targets' memory is freed one block at a time, so AddressSanitizer
+  // sees a destroyed target being read.
+  std::pmr::memory_resource* heap = std::pmr::new_delete_resource();
+  std::pmr::string pmr(kept, heap);
+  EXPECT_THROW(r.string_into(100, 1, pmr), Error);
+  EXPECT_EQ(std::string_view(pmr), kept);
+  {
+    const typed::FrameScope frame(arena);
+    typed::FrameString frame_string(kept.data(), kept.size());
+    EXPECT_THROW(r.string_into(100, 1, frame_string), Error);
+    EXPECT_EQ(std::string_view(frame_string), kept);
+  }
+  test_types::ArenaLabel label{7, std::pmr::string(kept, heap)};
+  EXPECT_THROW((typed::detail::load_into<test_types::ArenaLabel, AddrWidth::I32>(r, 40 - 4, label)), Error);
+  EXPECT_EQ(std::string_view(label.text), kept);
+  std::pmr::vector<uint32_t> list({1, 2, 3}, heap);
+  EXPECT_THROW((typed::detail::load_into<std::pmr::vector<uint32_t>, AddrWidth::I32>(r, 48, list)), Error);
+  EXPECT_EQ(list.size(), 3u);
+}
+
+static_assert(typed::FrameAllocator<int>() == typed::FrameAllocator<char>());  // rebinds compare equal
+
 }  // namespace
 }  // namespace cmhost::abi

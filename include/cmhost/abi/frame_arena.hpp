@@ -12,15 +12,23 @@
 //   std::pmr::monotonic_buffer_resource arena(buffer, sizeof buffer);
 //   auto& ops = typed::load_result_into<typed::FrameVector<Op>>(arena, result);
 //
-// Frame containers may only be grown or copied while a FrameScope is open
-// (otherwise allocation throws NoFrameArena), and must not outlive the
-// arena their memory came from.
+// Every allocation (a load, push_back, reserve, a copy, a string outgrowing
+// its inline buffer) takes the arena current at that moment; allocating
+// with no FrameScope open throws NoFrameArena. So grow, copy or assign a
+// frame container only under a scope whose arena outlives the container:
+// memory from a shorter-lived arena would dangle. Moves and swaps carry
+// memory across arenas, and memory a container leaves behind when it
+// grows is reused only after its arena is released. Do not keep a scope
+// open across a fiber switch: other work on the thread would allocate
+// into it.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <memory_resource>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cmhost::abi::typed {
@@ -34,7 +42,7 @@ class NoFrameArena : public std::bad_alloc {
 };
 
 namespace detail {
-inline thread_local std::pmr::monotonic_buffer_resource* current_frame_arena = nullptr;
+inline constinit thread_local std::pmr::monotonic_buffer_resource* current_frame_arena = nullptr;
 }
 
 // Makes `arena` the thread's frame arena while the scope lives; the
@@ -42,14 +50,18 @@ inline thread_local std::pmr::monotonic_buffer_resource* current_frame_arena = n
 class FrameScope {
  public:
   explicit FrameScope(std::pmr::monotonic_buffer_resource& arena) noexcept
-      : previous_(detail::current_frame_arena) {
+      : arena_(&arena), previous_(detail::current_frame_arena) {
     detail::current_frame_arena = &arena;
   }
-  ~FrameScope() { detail::current_frame_arena = previous_; }
+  ~FrameScope() {
+    assert(detail::current_frame_arena == arena_ && "frame scopes closed out of order");
+    detail::current_frame_arena = previous_;
+  }
   FrameScope(const FrameScope&) = delete;
   FrameScope& operator=(const FrameScope&) = delete;
 
  private:
+  std::pmr::monotonic_buffer_resource* arena_;
   std::pmr::monotonic_buffer_resource* previous_;
 };
 
@@ -61,19 +73,22 @@ inline std::pmr::monotonic_buffer_resource* current_frame_arena() noexcept { ret
 template <class T>
 struct FrameAllocator {
   using value_type = T;
+  using is_always_equal = std::true_type;
   FrameAllocator() noexcept = default;
   template <class U>
   FrameAllocator(const FrameAllocator<U>&) noexcept {}
 
-  T* allocate(size_t n) {
+  T* allocate(std::size_t n) {
     std::pmr::monotonic_buffer_resource* arena = detail::current_frame_arena;
     if (!arena) throw NoFrameArena();
     return static_cast<T*>(arena->allocate(n * sizeof(T), alignof(T)));
   }
-  void deallocate(T*, size_t) noexcept {}
-
-  friend bool operator==(FrameAllocator, FrameAllocator) noexcept { return true; }
+  void deallocate(T*, std::size_t) noexcept {}
 };
+template <class T, class U>
+constexpr bool operator==(const FrameAllocator<T>&, const FrameAllocator<U>&) noexcept {
+  return true;
+}
 
 using FrameString = std::basic_string<char, std::char_traits<char>, FrameAllocator<char>>;
 template <class T>

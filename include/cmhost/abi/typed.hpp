@@ -66,6 +66,21 @@
 
 namespace cmhost::abi::typed {
 
+namespace detail {
+// Puts `fresh` in place of `out` by construction, not assignment (which
+// could copy it into the memory resource `out` has). `out` is destroyed
+// only once `fresh` exists, so a trap while loading leaves it whole.
+template <class T>
+CMHOST_TYPED_INLINE void replace(T& out, T&& fresh) {
+  if constexpr (std::is_nothrow_move_constructible_v<T>) {
+    std::destroy_at(&out);
+    std::construct_at(&out, std::move(fresh));
+  } else {
+    out = std::move(fresh);
+  }
+}
+}  // namespace detail
+
 // Guest memory for one read: the base stays put because nothing calls into
 // the guest while reading.
 class Reader {
@@ -111,25 +126,23 @@ class Reader {
     else
       out = string_general(ptr, tagged_units);
   }
-  CMHOST_TYPED_INLINE void string_into(uint64_t ptr, uint64_t tagged_units, std::pmr::string& out) const {
-    std::destroy_at(&out);
-    if (const char* s = ascii_utf8(ptr, tagged_units))
-      std::construct_at(&out, s, tagged_units, resource_);
-    else
-      std::construct_at(&out, string_general(ptr, tagged_units), resource_);
-  }
-  // Strings with another allocator (FrameString), built afresh with the
-  // allocator `out` has (cheaper than an assignment).
+  // Strings with another allocator (std::pmr::string, FrameString): built
+  // in place with the reader's resource or the allocator `out` has. A trap
+  // comes before `out` is touched; a failed allocation leaves it empty.
   template <class A>
   CMHOST_TYPED_INLINE void string_into(uint64_t ptr, uint64_t tagged_units,
                                        std::basic_string<char, std::char_traits<char>, A>& out) const {
-    const A allocator = out.get_allocator();
-    std::destroy_at(&out);
+    const A allocator = [&] {
+      if constexpr (std::is_same_v<A, std::pmr::polymorphic_allocator<char>>)
+        return A(resource_);
+      else
+        return out.get_allocator();
+    }();
     if (const char* s = ascii_utf8(ptr, tagged_units)) {
-      std::construct_at(&out, s, tagged_units, allocator);
+      rebuild(out, s, tagged_units, allocator);
     } else {
-      const std::string g = string_general(ptr, tagged_units);
-      std::construct_at(&out, g.data(), g.size(), allocator);
+      const std::string general = string_general(ptr, tagged_units);
+      rebuild(out, general.data(), general.size(), allocator);
     }
   }
   CMHOST_TYPED_INLINE std::string_view string_view(uint64_t ptr, uint64_t tagged_units) const {
@@ -139,6 +152,17 @@ class Reader {
   [[noreturn]] void fail(const std::string& reason) const;
 
  private:
+  // Constructs `out` afresh (an assignment would keep its allocator).
+  template <class S, class A>
+  CMHOST_TYPED_INLINE static void rebuild(S& out, const char* data, size_t size, const A& allocator) {
+    std::destroy_at(&out);
+    try {
+      std::construct_at(&out, data, size, allocator);
+    } catch (...) {
+      std::construct_at(&out, allocator);
+      throw;
+    }
+  }
   CMHOST_TYPED_INLINE const char* ascii_utf8(uint64_t ptr, uint64_t length) const {
     if (!utf8_ || ptr > size_ || length > size_ - ptr || length > kMaxStringByteLength) return nullptr;
     const uint8_t* s = base_ + ptr;
@@ -256,10 +280,8 @@ CMHOST_TYPED_INLINE void load_into(const Reader& r, uint64_t p, T& out) {
     Canon<T, W>::load_into(r, p, out);
   else if constexpr (std::is_trivially_copyable_v<T>)
     out = Canon<T, W>::load(r, p);
-  else {
-    std::destroy_at(&out);
-    std::construct_at(&out, Canon<T, W>::load(r, p));
-  }
+  else
+    detail::replace(out, Canon<T, W>::load(r, p));
 }
 
 }  // namespace detail
