@@ -84,26 +84,8 @@ class Boundary {
            const auto results = take_typed_->call(store_, {});
            deliver_vals(results[0], sink);
          }},
-        {"typed",
-         [this](Sink& sink) {
-           arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
-             const FrameOps* ops = nullptr;  // freed with the arena
-             take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
-               ops = &abi::typed::load_result_into<FrameOps>(arena, r);
-             });
-             for (const auto& op : *ops) deliver(op, sink);
-           });
-         }},
-        {"typed-pmr",  // the typed lane with std::pmr containers
-         [this](Sink& sink) {
-           arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
-             const PmrOps* ops = nullptr;
-             take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
-               ops = &abi::typed::load_result_into<PmrOps>(arena, r);
-             });
-             for (const auto& op : *ops) deliver(op, sink);
-           });
-         }},
+        {"typed", [this](Sink& sink) { typed_lane<FrameOps>(sink); }},
+        {"typed-pmr", [this](Sink& sink) { typed_lane<PmrOps>(sink); }},  // std::pmr containers
         {"typed-heap",  // the typed lane with std::string and std::vector on the heap
          [this](Sink& sink) {
            OwnedOps ops;
@@ -139,6 +121,19 @@ class Boundary {
   }
 
  private:
+  // `take-typed` loaded as Ops into the batch arena, walked, and freed with
+  // the arena.
+  template <class Ops>
+  void typed_lane(Sink& sink) {
+    arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
+      const Ops* ops = nullptr;
+      take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
+        ops = &abi::typed::load_result_into<Ops>(arena, r);
+      });
+      for (const auto& op : *ops) deliver(op, sink);
+    });
+  }
+
   Engine engine_;
   Component component_;
   Store store_{engine_};

@@ -30,12 +30,23 @@ const std::string kHuge(5000, 'H');  // too big to share the arena's chunks: on 
 // Stores `v` and lifts it back.
 struct RoundTrip {
   explicit RoundTrip(const TypeRef& t) : type(t), abi(t, AddrWidth::I32), mem(1 << 24, 8) {}
-  Val lift(const Val& v) {
-    AbiContext cx(&mem, CanonOptions{});
+  Val lift(const Val& v) { return load(store(v)); }
+  uint64_t store(const Val& v) {
     const Layout& l = type->layout(AddrWidth::I32);
     const uint64_t ptr = mem.realloc(0, 0, l.align, l.size);
+    AbiContext cx(&mem, CanonOptions{});
     abi.store(cx, v, ptr);
+    return ptr;
+  }
+  Val load(uint64_t ptr) {
+    AbiContext cx(&mem, CanonOptions{});
     return abi.load(cx, ptr);
+  }
+  // Overwrites 4 bytes at `offset` into the elements of the list stored at `ptr`.
+  void corrupt_list(uint64_t ptr, uint64_t offset, uint32_t value) {
+    uint32_t elements;
+    std::memcpy(&elements, mem.bytes().data() + ptr, 4);
+    std::memcpy(mem.bytes().data() + elements + offset, &value, 4);
   }
   TypeRef type;
   ValueAbi abi;
@@ -111,22 +122,14 @@ TEST(LiftedTree, RecordPayloadMovedOutOutlivesTheTree) {
 }
 
 TEST(LiftedTree, TrapInAVariantsRecordDropsWhatWasBuilt) {
-  const TypeRef t = Type::list(op_type());
-  RoundTrip rt(t);
-  AbiContext cx(&rt.mem, CanonOptions{});
-  const Val v = ops(60, true);
-  const Layout& l = t->layout(AddrWidth::I32);
-  const uint64_t ptr = rt.mem.realloc(0, 0, l.align, l.size);
-  rt.abi.store(cx, v, ptr);
-  // Corrupt the label of the last element's row (element 57): the lift
-  // traps inside that record, its id already built, after 57 elements with
-  // heap strings among them.
-  uint32_t list_ptr;
-  std::memcpy(&list_ptr, rt.mem.bytes().data() + ptr, 4);
-  const Layout& op = t->element()->layout(AddrWidth::I32);
-  const uint32_t bad_length = 1u << 30;
-  std::memcpy(rt.mem.bytes().data() + list_ptr + 57 * op.size + op.payload_offset + 8, &bad_length, 4);
-  EXPECT_THROW(rt.abi.load(cx, ptr), Error);
+  RoundTrip rt(Type::list(op_type()));
+  const uint64_t ptr = rt.store(ops(60, true));
+  // Corrupt the label length of the last element's row (element 57): the
+  // lift traps inside that record, its id already built, after 57 elements
+  // with heap strings among them.
+  const Layout& op = rt.type->element()->layout(AddrWidth::I32);
+  rt.corrupt_list(ptr, 57 * op.size + op.payload_offset + 8, 1u << 30);
+  EXPECT_THROW(rt.load(ptr), Error);
 }
 
 TEST(LiftedTree, ArenaStringsAndListsNeedNoWalk) {
@@ -231,21 +234,12 @@ TEST(LiftedTree, ItemsReplacedAfterLiftingAreDropped) {
 }
 
 TEST(LiftedTree, TrapPartWayDropsWhatWasBuilt) {
-  const TypeRef t = Type::list(row_type());
-  RoundTrip rt(t);
-  AbiContext cx(&rt.mem, CanonOptions{});
-  const Val v = rows(50, true);
-  const Layout& l = t->layout(AddrWidth::I32);
-  const uint64_t ptr = rt.mem.realloc(0, 0, l.align, l.size);
-  rt.abi.store(cx, v, ptr);
-  // Corrupt the last row's label: the lift traps after building 49 rows,
-  // their heap strings (the huge labels) included.
-  uint32_t list_ptr;
-  std::memcpy(&list_ptr, rt.mem.bytes().data() + ptr, 4);
-  const uint32_t row_size = row_type()->layout(AddrWidth::I32).size;
-  const uint32_t bad_length = 1u << 30;
-  std::memcpy(rt.mem.bytes().data() + list_ptr + 49 * row_size + 8, &bad_length, 4);
-  EXPECT_THROW(rt.abi.load(cx, ptr), Error);
+  RoundTrip rt(Type::list(row_type()));
+  const uint64_t ptr = rt.store(rows(50, true));
+  // Corrupt the last row's label length: the lift traps after building 49
+  // rows, their heap strings (the huge labels) included.
+  rt.corrupt_list(ptr, 49 * row_type()->layout(AddrWidth::I32).size + 8, 1u << 30);
+  EXPECT_THROW(rt.load(ptr), Error);
 }
 
 TEST(LiftedTree, FlatResultsToo) {

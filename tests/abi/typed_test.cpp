@@ -8,31 +8,47 @@
 
 namespace test_types {
 
-struct Entry {
-  std::string name;
-  std::optional<uint16_t> port;
-  std::vector<std::string> tags;
-  double weight;
+namespace typed = cmhost::abi::typed;
+
+// One record in each family of C++ types: owning (std::string,
+// std::vector), std::pmr (loaded into an arena), frame containers, and
+// views read in place.
+struct Owning {
+  using Str = std::string;
+  template <class T>
+  using List = std::vector<T>;
+};
+struct Pmr {
+  using Str = std::pmr::string;
+  template <class T>
+  using List = std::pmr::vector<T>;
+};
+struct Frame {
+  using Str = typed::FrameString;
+  template <class T>
+  using List = typed::FrameVector<T>;
+};
+struct Viewing {
+  using Str = std::string_view;
+  template <class T>
+  using List = typed::ListView<T>;
 };
 
-// The same record with std::pmr members, loaded into an arena.
-struct ArenaEntry {
-  std::pmr::string name;
+template <class F>
+struct BasicEntry {
+  typename F::Str name;
   std::optional<uint16_t> port;
-  std::pmr::vector<std::pmr::string> tags;
+  typename F::template List<typename F::Str> tags;
   double weight;
 };
+using Entry = BasicEntry<Owning>;
+using ArenaEntry = BasicEntry<Pmr>;
+using FrameEntry = BasicEntry<Frame>;
+using EntryView = BasicEntry<Viewing>;
+
 struct ArenaLabel {
   uint32_t id;
   std::pmr::string text;
-};
-
-// The same record with frame containers.
-struct FrameEntry {
-  cmhost::abi::typed::FrameString name;
-  std::optional<uint16_t> port;
-  cmhost::abi::typed::FrameVector<cmhost::abi::typed::FrameString> tags;
-  double weight;
 };
 
 // Records with a member their Record<> does not list.
@@ -46,25 +62,12 @@ struct HiddenNote {
   std::string note;
 };
 
-struct EntryView {
-  std::string_view name;
-  std::optional<uint16_t> port;
-  cmhost::abi::typed::ListView<std::string_view> tags;
-  double weight;
-};
-
 }  // namespace test_types
 
 namespace cmhost::abi::typed {
-template <>
-struct Record<test_types::Entry> {
-  using E = test_types::Entry;
-  static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
-                                                 field("tags", &E::tags), field("weight", &E::weight));
-};
-template <>
-struct Record<test_types::ArenaEntry> {
-  using E = test_types::ArenaEntry;
+template <class F>
+struct Record<test_types::BasicEntry<F>> {
+  using E = test_types::BasicEntry<F>;
   static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
                                                  field("tags", &E::tags), field("weight", &E::weight));
 };
@@ -74,12 +77,6 @@ struct Record<test_types::ArenaLabel> {
   static constexpr auto fields = std::make_tuple(field("id", &E::id), field("text", &E::text));
 };
 template <>
-struct Record<test_types::FrameEntry> {
-  using E = test_types::FrameEntry;
-  static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
-                                                 field("tags", &E::tags), field("weight", &E::weight));
-};
-template <>
 struct Record<test_types::CachedId> {
   static constexpr auto fields = std::make_tuple(field("id", &test_types::CachedId::id));
 };
@@ -87,12 +84,6 @@ template <>
 struct Record<test_types::HiddenNote> {
   using E = test_types::HiddenNote;
   static constexpr auto fields = std::make_tuple(field("id", &E::id), field("text", &E::text));
-};
-template <>
-struct Record<test_types::EntryView> {
-  using E = test_types::EntryView;
-  static constexpr auto fields = std::make_tuple(field("name", &E::name), field("port", &E::port),
-                                                 field("tags", &E::tags), field("weight", &E::weight));
 };
 }  // namespace cmhost::abi::typed
 
