@@ -34,9 +34,8 @@ uint64_t AbiContext::realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align
   return ptr;
 }
 
-void AbiContext::require_memory(const char* why) const {
-  if (!memory_)
-    throw Error(ErrorKind::Usage, std::string("the canonical ABI needs a linear memory for ") + why);
+void AbiContext::no_memory(const char* why) {
+  throw Error(ErrorKind::Usage, std::string("the canonical ABI needs a linear memory for ") + why);
 }
 
 // ---- ValueAbi ---------------------------------------------------------------

@@ -42,8 +42,7 @@ class Compiler {
       case TypeKind::Tuple: {
         op.count = static_cast<uint32_t>(t->fields().size());
         std::vector<Child> fields;
-        for (size_t i = 0; i < t->fields().size(); ++i)
-          fields.push_back(Child{compile(t->fields()[i].type), l.offsets[i]});
+        for (size_t i = 0; i < t->fields().size(); ++i) fields.push_back(child(compile(t->fields()[i].type), l.offsets[i]));
         op.children = static_cast<uint32_t>(p_.children.size());
         p_.children.insert(p_.children.end(), fields.begin(), fields.end());
         break;
@@ -56,7 +55,7 @@ class Compiler {
         op.discriminant_size = l.discriminant_size;
         op.payload_offset = l.payload_offset;
         std::vector<Child> cases;
-        for (const Case& c : t->cases()) cases.push_back(Child{c.type ? compile(c.type) : kNoOp, 0});
+        for (const Case& c : t->cases()) cases.push_back(c.type ? child(compile(c.type), 0) : Child{kNoOp, 0, {}, {}});
         op.children = static_cast<uint32_t>(p_.children.size());
         p_.children.insert(p_.children.end(), cases.begin(), cases.end());
         break;
@@ -70,6 +69,8 @@ class Compiler {
   }
 
  private:
+  Child child(uint32_t op, uint32_t offset) const { return Child{op, offset, p_.ops[op].code, p_.ops[op].val_kind}; }
+
   Program& p_;
   std::unordered_map<const Type*, uint32_t> memo_;
 };
@@ -124,15 +125,13 @@ void trap_in(const Type& type, const std::string& reason) {
   throw_trap(reason + " (lifting or lowering " + type.to_wit() + ")");
 }
 
-void check_range(const AbiContext& cx, uint64_t ptr, uint64_t size, uint32_t align,
-                 const char* what, const Type& type) {
-  if (ptr % align != 0)
+void range_trap(const AbiContext& cx, uint64_t ptr, uint64_t size, uint32_t align,
+                const char* what, const Type& type) {
+  if ((ptr & (align - 1)) != 0)
     trap_in(type, std::string(what) + " pointer " + std::to_string(ptr) +
                       " is not aligned to " + std::to_string(align));
-  if (ptr > cx.size() || size > cx.size() - ptr)
-    trap_in(type, std::string(what) + " at " + std::to_string(ptr) + " with " +
-                      std::to_string(size) + " bytes is out of bounds of memory (" +
-                      std::to_string(cx.size()) + " bytes)");
+  trap_in(type, std::string(what) + " at " + std::to_string(ptr) + " with " + std::to_string(size) +
+                    " bytes is out of bounds of memory (" + std::to_string(cx.size()) + " bytes)");
 }
 
 }  // namespace cmhost::abi::detail

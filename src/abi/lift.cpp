@@ -126,17 +126,45 @@ class Lifter {
  private:
   static uint64_t sext(int64_t v) { return static_cast<uint64_t>(v); }
 
-  // Records and variants, the inner nodes of most trees: their fields and
-  // payloads are built by member(), one dispatch each.
-  void record(const Op& op, uint64_t ptr, Val* dst) { fields(op, ptr, compound(op.val_kind, 0, op.count, dst)); }
-  void fields(const Op& op, uint64_t ptr, Val* out) {
+  // Records and variants, the inner nodes of most trees. They return
+  // whether what they built is arena_droppable.
+  bool record(const Op& op, uint64_t ptr, Val* dst) { return fields(op, ptr, compound(op.val_kind, 0, op.count, dst)); }
+  // The fields of record `op` at `ptr`, built as the items of `out`. Fields
+  // of bools and integers are built here from the child table alone.
+  bool fields(const Op& op, uint64_t ptr, Val* out) {
     const Child* c = &p_.children[op.children];
+    const uint8_t* m = cx_.base() + ptr;
     bool droppable = true;
-    for (uint32_t i = 0; i < op.count; ++i) droppable &= member(out, c[i].op, ptr + c[i].offset);
+    for (uint32_t i = 0; i < op.count; ++i) {
+      uint64_t bits;
+      if (integer_bits(c[i].code, m + c[i].offset, bits)) {
+        new (out->next_item()) Val(Val::from_bits(c[i].val_kind, bits));
+        out->item_added();
+      } else {
+        droppable &= member(out, c[i].op, ptr + c[i].offset);
+      }
+    }
     if (droppable) out->mark_droppable();
+    return droppable;
   }
 
-  void variant(const Op& op, uint64_t ptr, Val* dst) {
+  // A bool or integer stored at `m`, as Val bits; false for other codes.
+  static bool integer_bits(OpCode code, const uint8_t* m, uint64_t& bits) {
+    switch (code) {
+      case OpCode::Bool: bits = m[0] != 0; return true;
+      case OpCode::U8: bits = m[0]; return true;
+      case OpCode::S8: bits = sext(read<int8_t>(m)); return true;
+      case OpCode::U16: bits = read<uint16_t>(m); return true;
+      case OpCode::S16: bits = sext(read<int16_t>(m)); return true;
+      case OpCode::U32: bits = read<uint32_t>(m); return true;
+      case OpCode::S32: bits = sext(read<int32_t>(m)); return true;
+      case OpCode::U64:
+      case OpCode::S64: bits = read<uint64_t>(m); return true;
+      default: return false;
+    }
+  }
+
+  bool variant(const Op& op, uint64_t ptr, Val* dst) {
     const uint8_t* m = cx_.base() + ptr;
     uint32_t disc;
     switch (op.discriminant_size) {
@@ -146,10 +174,11 @@ class Lifter {
     }
     const uint32_t payload_op = case_op(op, disc);
     if (payload_op == kNoOp) {
-      compound(op.val_kind, disc, 0, dst);
-      return;
+      new (dst) Val(Val::empty_compound(op.val_kind, disc));
+      return true;
     }
     const Op& payload = p_.ops[payload_op];
+    bool droppable;
     if (payload.code == OpCode::Record && payload.count) {
       // The case's slot and its record's fields in one block: one
       // allocation, and the walk reads them together.
@@ -157,51 +186,49 @@ class Lifter {
       Val* out = new (dst) Val(Val::compound_over(arena(), op.val_kind, disc, items, 1));
       Val* record = new (out->next_item()) Val(Val::compound_over(arena(), payload.val_kind, 0, items + 1, payload.count));
       out->item_added();
-      fields(payload, ptr + op.payload_offset, record);
-      if (record->arena_droppable()) out->mark_droppable();
-      return;
+      droppable = fields(payload, ptr + op.payload_offset, record);
+    } else {
+      droppable = member(compound(op.val_kind, disc, 1, dst), payload_op, ptr + op.payload_offset);
     }
-    Val* out = compound(op.val_kind, disc, 1, dst);
-    if (member(out, payload_op, ptr + op.payload_offset)) out->mark_droppable();
+    if (droppable) dst->mark_droppable();
+    return droppable;
   }
 
   // Adds the value of op `oi` stored at `ptr` to `out` as its next item;
-  // returns whether it is arena_droppable. The usual fields (integers,
-  // strings, records, variants) are built here after a single dispatch.
+  // returns whether it is arena_droppable. The usual members (integers,
+  // strings, small number lists, records, variants) are built after a
+  // single dispatch.
   bool member(Val* out, uint32_t oi, uint64_t ptr) {
     const Op& op = p_.ops[oi];
     const uint8_t* m = cx_.base() + ptr;
     Val* slot = out->next_item();
-    uint64_t bits;
     switch (op.code) {
-      case OpCode::Bool: bits = m[0] != 0; break;
-      case OpCode::U8: bits = m[0]; break;
-      case OpCode::S8: bits = sext(read<int8_t>(m)); break;
-      case OpCode::U16: bits = read<uint16_t>(m); break;
-      case OpCode::S16: bits = sext(read<int16_t>(m)); break;
-      case OpCode::U32: bits = read<uint32_t>(m); break;
-      case OpCode::S32: bits = sext(read<int32_t>(m)); break;
-      case OpCode::U64:
-      case OpCode::S64: bits = read<uint64_t>(m); break;
       case OpCode::String:
         string(op, read<Addr>(m), read<Addr>(m + kPtr), slot);
+        out->item_added();
+        return slot->arena_droppable();
+      case OpCode::List:
+        if (!op.bulk) break;
+        list(op, read<Addr>(m), read<Addr>(m + kPtr), slot);
         out->item_added();
         return slot->arena_droppable();
       case OpCode::Record:
         new (slot) Val();
         out->item_added();
-        record(op, ptr, slot);
-        return slot->arena_droppable();
+        return record(op, ptr, slot);
       case OpCode::Variant:
         new (slot) Val();
         out->item_added();
-        variant(op, ptr, slot);
-        return slot->arena_droppable();
-      default: return item(out, op, [&](Val* s) { load(oi, ptr, s); });
+        return variant(op, ptr, slot);
+      default:
+        if (uint64_t bits; integer_bits(op.code, m, bits)) {
+          new (slot) Val(Val::from_bits(op.val_kind, bits));
+          out->item_added();
+          return true;
+        }
+        break;
     }
-    new (slot) Val(Val::from_bits(op.val_kind, bits));
-    out->item_added();
-    return true;
+    return item(out, op, [&](Val* s) { load(oi, ptr, s); });
   }
 
   // The tree's arena, created by the first value that needs it.
@@ -212,7 +239,7 @@ class Lifter {
   // A compound value over the empty Val at `dst`, its items in the arena.
   Val* compound(ValKind kind, uint32_t case_index, uint64_t capacity, Val* dst) {
     if (capacity > UINT32_MAX) throw std::length_error("too many items in one value");
-    if (capacity == 0) return new (dst) Val(Val::compound_with_capacity(kind, case_index, 0));
+    if (capacity == 0) return new (dst) Val(Val::empty_compound(kind, case_index));
     return new (dst) Val(Val::compound_in(arena(), kind, case_index, capacity));
   }
   // Adds an item of op's type to `out`, built by fill(slot); returns whether
@@ -306,7 +333,7 @@ class Lifter {
   void list(const Op& op, uint64_t ptr, uint64_t length, Val* dst) {
     cx_.require_memory("lists");
     const Op& e = p_.ops[op.elem];
-    if (length > kMaxListByteLength / e.size)
+    if (length > kMaxListByteLength || length * e.size > kMaxListByteLength)
       trap_in(*op.type, "list of " + std::to_string(length) + " elements of " +
                             std::to_string(e.size) + " bytes is longer than 2^28-1 bytes");
     check_range(cx_, ptr, length * e.size, e.align, "list", *op.type);
@@ -316,8 +343,16 @@ class Lifter {
   void elements(const Op& op, uint64_t ptr, uint64_t length, Val* dst) {
     const Op& e = p_.ops[op.elem];
     if (op.bulk) {
-      uint8_t* bytes_out = nullptr;
       const size_t bytes = length * e.size;
+      if (bytes <= Val::kMaxInlinePacked) {  // paths, small id lists
+        uint8_t inline_bytes[Val::kMaxInlinePacked];
+        copy_short(inline_bytes, cx_.base() + ptr, bytes);
+        if (canon_nan_ && (op.bulk_kind == ValKind::F32 || op.bulk_kind == ValKind::F64))
+          canonicalize_floats(op.bulk_kind, inline_bytes, length);
+        new (dst) Val(Val::packed_inline(op.bulk_kind, inline_bytes, bytes));
+        return;
+      }
+      uint8_t* bytes_out = nullptr;
       new (dst) Val(packed(op.bulk_kind, length, bytes, &bytes_out));
       if (bytes) std::memcpy(bytes_out, cx_.base() + ptr, bytes);
       if (canon_nan_) canonicalize_floats(op.bulk_kind, bytes_out, length);
@@ -325,12 +360,19 @@ class Lifter {
     }
     Val* out = compound(op.val_kind, 0, length, dst);
     bool droppable = true;
+    // Each element is counted as an empty value before it is built: see item().
     if (e.code == OpCode::Variant) {
-      for (uint64_t i = 0; i < length; ++i)
-        droppable &= item(out, e, [&](Val* slot) { variant(e, ptr + i * e.size, slot); });
+      for (uint64_t i = 0; i < length; ++i) {
+        Val* slot = new (out->next_item()) Val();
+        out->item_added();
+        droppable &= variant(e, ptr + i * e.size, slot);
+      }
     } else if (e.code == OpCode::Record) {
-      for (uint64_t i = 0; i < length; ++i)
-        droppable &= item(out, e, [&](Val* slot) { record(e, ptr + i * e.size, slot); });
+      for (uint64_t i = 0; i < length; ++i) {
+        Val* slot = new (out->next_item()) Val();
+        out->item_added();
+        droppable &= record(e, ptr + i * e.size, slot);
+      }
     } else {
       for (uint64_t i = 0; i < length; ++i)
         droppable &= item(out, e, [&](Val* slot) { load(op.elem, ptr + i * e.size, slot); });

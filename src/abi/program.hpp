@@ -62,6 +62,8 @@ struct Op {
 struct Child {
   uint32_t op;      // kNoOp for a case without payload
   uint32_t offset;  // Record: field offset
+  OpCode code;      // of `op`: a field of numbers is built without looking it up
+  ValKind val_kind;
 };
 
 struct Program {
@@ -80,9 +82,14 @@ void store(AbiContext& cx, const Program& p, uint32_t op, const Val& v, uint64_t
 Val lift_flat(AbiContext& cx, const Program& p, uint32_t op, const uint64_t* in);
 void lower_flat(AbiContext& cx, const Program& p, uint32_t op, const Val& v, uint64_t* out);
 
-// Traps unless [ptr, ptr+size) is in memory and ptr is a multiple of align.
-void check_range(const AbiContext& cx, uint64_t ptr, uint64_t size, uint32_t align,
-                 const char* what, const Type& type);
+[[noreturn]] void range_trap(const AbiContext& cx, uint64_t ptr, uint64_t size, uint32_t align,
+                             const char* what, const Type& type);
+// Traps unless [ptr, ptr+size) is in memory and ptr is a multiple of align
+// (a power of two).
+inline void check_range(const AbiContext& cx, uint64_t ptr, uint64_t size, uint32_t align,
+                        const char* what, const Type& type) {
+  if ((ptr & (align - 1)) != 0 || ptr > cx.size() || size > cx.size() - ptr) range_trap(cx, ptr, size, align, what, type);
+}
 
 [[noreturn]] void trap_in(const Type& type, const std::string& reason);
 

@@ -101,6 +101,7 @@ void give_chunk(void* chunk, unsigned shift) noexcept {
 }  // namespace
 
 static_assert(sizeof(Val) == 32, "ValArena::kItemBytes is sizeof(Val)");
+static_assert(Val::kMaxInlineText <= 24 && Val::kMaxInlinePacked <= 24, "inline bytes are moved by detail::copy_short");
 
 struct ValArena::Chunk {
   Chunk* next;  // older chunk
@@ -239,21 +240,11 @@ Val Val::char_(char32_t v) {
   return Val(ValKind::Char, v);
 }
 
-void Val::init_text(std::string_view v) {
-  if (v.size() <= kMaxInlineText) {
-    set_inline_text(v);
-  } else {
-    char* data = new char[v.size()];
-    std::memcpy(data, v.data(), v.size());
-    set_out_of_line_text(kHeapText, data, v.size(), nullptr);
-  }
+void Val::init_heap_text(std::string_view v) {
+  char* data = new char[v.size()];
+  std::memcpy(data, v.data(), v.size());
+  set_out_of_line_text(kHeapText, data, v.size(), nullptr);
   repr_ = Repr::Text;
-}
-
-Val Val::string_unchecked(std::string_view v) {
-  Val out(ValKind::String, 0);
-  out.init_text(v);
-  return out;
 }
 
 Val Val::string(std::string_view v) {

@@ -61,9 +61,12 @@ class AbiContext {
   void refresh();
   // Calls realloc and refreshes the memory view.
   uint64_t realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align, uint64_t new_size);
-  void require_memory(const char* why) const;
+  void require_memory(const char* why) const {
+    if (!memory_) no_memory(why);
+  }
 
  private:
+  [[noreturn]] static void no_memory(const char* why);
   GuestMemory* memory_;
   CanonOptions options_;
   HandleHooks* hooks_;

@@ -30,6 +30,35 @@ using ValKind = TypeKind;
 
 class Val;
 
+namespace detail {
+// Copies n <= 24 bytes with overlapping fixed-size moves: no call, no loop.
+// Short text and small number lists are copied this way by the thousand.
+inline void copy_short(void* dst, const void* src, size_t n) {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  if (n >= 8) {
+    const size_t mid = n > 16 ? 8 : n - 8;
+    uint64_t a, b, c;
+    std::memcpy(&a, s, 8);
+    std::memcpy(&b, s + mid, 8);
+    std::memcpy(&c, s + n - 8, 8);
+    std::memcpy(d, &a, 8);
+    std::memcpy(d + mid, &b, 8);
+    std::memcpy(d + n - 8, &c, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, s, 4);
+    std::memcpy(&b, s + n - 4, 4);
+    std::memcpy(d, &a, 4);
+    std::memcpy(d + n - 4, &b, 4);
+  } else if (n) {
+    d[0] = s[0];
+    d[n / 2] = s[n / 2];
+    d[n - 1] = s[n - 1];
+  }
+}
+}  // namespace detail
+
 // Where a lifted tree's item arrays and long strings come from: bump allocation in chunks
 // reused by the thread, freed together when the last Val holding a
 // reference to the arena goes. Vals inside the tree hold no reference; a Val
@@ -103,7 +132,11 @@ class Val {
   // UTF-8 text; throws InvalidValue unless it is well-formed.
   static Val string(std::string_view v);
   // For text already known to be well-formed UTF-8 (the lift programs).
-  static Val string_unchecked(std::string_view v);
+  static Val string_unchecked(std::string_view v) {
+    Val out(ValKind::String, 0);
+    out.init_text(v);
+    return out;
+  }
 
   static Val list(std::vector<Val> elements);
   // A list of numbers (u8..u64, s8..s64, f32, f64) as one little-endian block
@@ -189,6 +222,14 @@ class Val {
   // A compound value with room for `capacity` items, added in order with
   // emplace_item (the value is built in place, without a move).
   static Val compound_with_capacity(ValKind kind, uint32_t case_index, size_t capacity);
+  // A compound with no items (an enum, a case without payload, none).
+  static Val empty_compound(ValKind kind, uint32_t case_index) {
+    Val out(kind, 0);
+    out.case_ = case_index;
+    out.storage_.items = Items{nullptr, 0, 0, nullptr};
+    out.repr_ = Repr::Items;
+    return out;
+  }
   template <typename Make>
   void emplace_item(Make&& make) {
     new (storage_.items.data + storage_.items.size) Val(make());
@@ -233,6 +274,17 @@ class Val {
   // the caller through *data) live in the arena when they do not fit inside
   // the Val.
   static Val packed_in(ValArena& arena, ValKind element, size_t count, uint8_t** data);
+  // For lifting: a packed list of numbers of at most kMaxInlinePacked bytes,
+  // held inside the Val.
+  static Val packed_inline(ValKind element, const uint8_t* bytes, size_t byte_size) {
+    Val out(ValKind::List, 0);
+    out.storage_.packed.heap = nullptr;
+    out.storage_.packed.byte_size = byte_size;
+    detail::copy_short(out.storage_.packed.inline_bytes, bytes, byte_size);
+    out.elem_ = static_cast<uint8_t>(element);
+    out.repr_ = Repr::Packed;
+    return out;
+  }
   Val* next_item() { return storage_.items.data + storage_.items.size; }
   void item_added() { ++storage_.items.size; }
   // Dropping this value needs no work: nothing on the heap, no reference held.
@@ -305,7 +357,7 @@ class Val {
 
   Val(ValKind kind, uint64_t bits) noexcept : kind_(kind) { storage_.u = bits; }
   void set_inline_text(std::string_view text) {
-    if (!text.empty()) std::memcpy(storage_.text.bytes, text.data(), text.size());
+    detail::copy_short(storage_.text.bytes, text.data(), text.size());
     storage_.text.form = static_cast<uint8_t>(text.size());
   }
   void set_out_of_line_text(uint8_t form, const char* data, size_t size, ValArena* arena) {
@@ -340,7 +392,12 @@ class Val {
   }
   void destroy_storage() noexcept;
   void init_items(size_t capacity);
-  void init_text(std::string_view text);
+  void init_text(std::string_view text) {
+    if (text.size() > kMaxInlineText) return init_heap_text(text);
+    set_inline_text(text);
+    repr_ = Repr::Text;
+  }
+  void init_heap_text(std::string_view text);
   void init_packed(size_t byte_size);
   void copy_from(const Val& other);
   void move_from(Val&& other) noexcept {
