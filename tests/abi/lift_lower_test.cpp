@@ -3,6 +3,7 @@
 // lower_flat, lift_flat, lower_flat_variant, lift_flat_variant).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -500,6 +501,29 @@ TEST(LiftLowerPacked, ExactBytesOfAPackedList) {
   EXPECT_EQ(loaded, Val::list({Val::u16(1), Val::u16(0x0203), Val::u16(0xFFFF)}));
 }
 
+// Record fields take the lifter's short paths: inline text and number lists
+// copied without memcpy calls. Every length around the inline limits.
+TEST(LiftLowerPacked, ShortTextAndSmallListsInRecordsAtEveryLength) {
+  const TypeRef record = Type::record({{"text", Type::string()}, {"bytes", Type::list(Type::u8())},
+                                       {"halves", Type::list(Type::u16())}});
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  for (size_t n = 0; n <= Val::kMaxInlineText + 2; ++n) {
+    std::vector<uint8_t> bytes;
+    std::vector<uint16_t> halves;
+    for (size_t i = 0; i < n % 11; ++i) bytes.push_back(static_cast<uint8_t>(0xF0 + i));
+    for (size_t i = 0; i < n % 6; ++i) halves.push_back(static_cast<uint16_t>(0x1234 * (i + 1)));
+    const Val value = Val::record({Val::string(alphabet.substr(0, n)), Val::bytes(bytes),
+                                   Val::packed_list(ValKind::U16, halves.data(), halves.size())});
+    Rig rig(512, 64);
+    rig.store(record, value, 0);
+    const Val loaded = rig.load(record, 0);
+    EXPECT_EQ(loaded, value) << n;
+    EXPECT_EQ(loaded.items()[0].as_string(), alphabet.substr(0, n));
+    EXPECT_TRUE(std::ranges::equal(loaded.items()[1].packed_bytes(), bytes)) << n;
+    EXPECT_EQ(loaded.items()[2].list_size(), halves.size());
+  }
+}
+
 TEST(LiftLowerPacked, PackedListOfAnotherKindIsInvalid) {
   const uint16_t data[] = {1};
   Rig rig;
@@ -563,6 +587,24 @@ TEST(LiftLowerNan, PackedListsCanonicalisedByDefault) {
   Val value = Val::packed_list(ValKind::F32, in, 3);
   rig.store(Type::list(Type::f32()), value, 0);
   EXPECT_EQ(value.list_element(0).scalar_bits(), kSignallingNan32);
+}
+
+TEST(LiftLowerNan, SmallPackedListsInRecordsCanonicalisedUnlessOff) {
+  const TypeRef record = Type::record({{"pair", Type::list(Type::f32())}, {"one", Type::list(Type::f64())}});
+  const uint32_t pair[] = {kSignallingNan32, 0x3F800000};
+  const uint64_t one[] = {kOddNan64};
+  const Val value = Val::record({Val::packed_list(ValKind::F32, pair, 2), Val::packed_list(ValKind::F64, one, 1)});
+  Rig off(256, 64, nan_off());
+  off.store(record, value, 0);
+  const Val kept = off.load(record, 0);
+  EXPECT_EQ(kept.items()[0].list_element(0).scalar_bits(), kSignallingNan32);
+  EXPECT_EQ(kept.items()[1].list_element(0).scalar_bits(), kOddNan64);
+  // The same bytes loaded with the default options.
+  AbiContext c(&off.mem, CanonOptions{}, nullptr);
+  const Val canonical = ValueAbi(record, AddrWidth::I32).load(c, 0);
+  EXPECT_EQ(canonical.items()[0].list_element(0).scalar_bits(), kCanonNan32);
+  EXPECT_EQ(canonical.items()[0].list_element(1).as_f32(), 1.0f);
+  EXPECT_EQ(canonical.items()[1].list_element(0).scalar_bits(), kCanonNan64);
 }
 
 TEST(LiftLowerNan, BitsPassThroughWhenOff) {

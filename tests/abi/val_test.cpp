@@ -203,6 +203,16 @@ TEST(Val, ShortStringsLiveInline) {
   EXPECT_EQ(Val(b), b);
 }
 
+TEST(Val, TextOfEveryInlineLengthKeepsEveryByte) {
+  // Each length takes its own path through the short copy (1-3, 4-7, 8-16, 17-23 bytes).
+  const std::string alphabet = "abcdefghijklmnopqrstuvwxyz";
+  for (size_t n = 0; n <= Val::kMaxInlineText + 1; ++n) {
+    const std::string text = alphabet.substr(0, n);
+    EXPECT_EQ(Val::string(text).as_string(), text) << n;
+    EXPECT_EQ(Val(Val::string(text)).as_string(), text) << n;
+  }
+}
+
 TEST(Val, SmallPackedListsLiveInline) {
   const uint16_t data[] = {1, 2, 3};
   Val p = Val::packed_list(ValKind::U16, data, 3);
