@@ -35,16 +35,11 @@ class Lifter {
   void load(uint32_t oi, uint64_t ptr, Val* dst) {
     const Op& op = p_.ops[oi];
     const uint8_t* m = cx_.base() + ptr;
+    if (uint64_t bits; integer_bits(op.code, m, bits)) {
+      new (dst) Val(Val::from_bits(op.val_kind, bits));
+      return;
+    }
     switch (op.code) {
-      case OpCode::Bool: new (dst) Val(Val::from_bits(ValKind::Bool, m[0] != 0)); return;
-      case OpCode::S8: new (dst) Val(Val::from_bits(ValKind::S8, sext(read<int8_t>(m)))); return;
-      case OpCode::U8: new (dst) Val(Val::from_bits(ValKind::U8, m[0])); return;
-      case OpCode::S16: new (dst) Val(Val::from_bits(ValKind::S16, sext(read<int16_t>(m)))); return;
-      case OpCode::U16: new (dst) Val(Val::from_bits(ValKind::U16, read<uint16_t>(m))); return;
-      case OpCode::S32: new (dst) Val(Val::from_bits(ValKind::S32, sext(read<int32_t>(m)))); return;
-      case OpCode::U32: new (dst) Val(Val::from_bits(ValKind::U32, read<uint32_t>(m))); return;
-      case OpCode::S64: new (dst) Val(Val::from_bits(ValKind::S64, read<uint64_t>(m))); return;
-      case OpCode::U64: new (dst) Val(Val::from_bits(ValKind::U64, read<uint64_t>(m))); return;
       case OpCode::F32: new (dst) Val(f32(read<uint32_t>(m))); return;
       case OpCode::F64: new (dst) Val(f64(read<uint64_t>(m))); return;
       case OpCode::Char: new (dst) Val(char_(op, read<uint32_t>(m))); return;
@@ -64,6 +59,7 @@ class Lifter {
         return;
       }
       case OpCode::Handle: new (dst) Val(handle(op, read<uint32_t>(m))); return;
+      default: return;  // bools and integers: above
     }
   }
 
@@ -174,7 +170,7 @@ class Lifter {
     }
     const uint32_t payload_op = case_op(op, disc);
     if (payload_op == kNoOp) {
-      new (dst) Val(Val::empty_compound(op.val_kind, disc));
+      compound(op.val_kind, disc, 0, dst);
       return true;
     }
     const Op& payload = p_.ops[payload_op];
@@ -345,11 +341,14 @@ class Lifter {
     if (op.bulk) {
       const size_t bytes = length * e.size;
       if (bytes <= Val::kMaxInlinePacked) {  // paths, small id lists
-        uint8_t inline_bytes[Val::kMaxInlinePacked];
-        copy_short(inline_bytes, cx_.base() + ptr, bytes);
-        if (canon_nan_ && (op.bulk_kind == ValKind::F32 || op.bulk_kind == ValKind::F64))
-          canonicalize_floats(op.bulk_kind, inline_bytes, length);
-        new (dst) Val(Val::packed_inline(op.bulk_kind, inline_bytes, bytes));
+        const uint8_t* source = cx_.base() + ptr;
+        uint8_t canonical[Val::kMaxInlinePacked];
+        if (canon_nan_ && (op.bulk_kind == ValKind::F32 || op.bulk_kind == ValKind::F64)) {
+          copy_short(canonical, source, bytes);
+          canonicalize_floats(op.bulk_kind, canonical, length);
+          source = canonical;
+        }
+        new (dst) Val(Val::packed_inline(op.bulk_kind, source, bytes));
         return;
       }
       uint8_t* bytes_out = nullptr;
@@ -361,18 +360,17 @@ class Lifter {
     Val* out = compound(op.val_kind, 0, length, dst);
     bool droppable = true;
     // Each element is counted as an empty value before it is built: see item().
+    const auto compounds = [&](auto build) {
+      for (uint64_t i = 0; i < length; ++i) {
+        Val* slot = new (out->next_item()) Val();
+        out->item_added();
+        droppable &= build(ptr + i * e.size, slot);
+      }
+    };
     if (e.code == OpCode::Variant) {
-      for (uint64_t i = 0; i < length; ++i) {
-        Val* slot = new (out->next_item()) Val();
-        out->item_added();
-        droppable &= variant(e, ptr + i * e.size, slot);
-      }
+      compounds([&](uint64_t p, Val* slot) { return variant(e, p, slot); });
     } else if (e.code == OpCode::Record) {
-      for (uint64_t i = 0; i < length; ++i) {
-        Val* slot = new (out->next_item()) Val();
-        out->item_added();
-        droppable &= record(e, ptr + i * e.size, slot);
-      }
+      compounds([&](uint64_t p, Val* slot) { return record(e, p, slot); });
     } else {
       for (uint64_t i = 0; i < length; ++i)
         droppable &= item(out, e, [&](Val* slot) { load(op.elem, ptr + i * e.size, slot); });

@@ -293,13 +293,27 @@ class NoDefaultResource {
   std::pmr::memory_resource* previous_;
 };
 
-TEST(Typed, ResultsLoadedIntoAnArenaAreFreedWithIt) {
-  // Enough for several of the arena's blocks, all from `upstream`:
-  // LeakSanitizer checks that releasing the arena frees them without the
-  // value's destructors.
+bool in_blocks(const CountingResource& r, const void* p, size_t n) {
+  const auto* b = static_cast<const std::byte*>(p);
+  return std::any_of(r.blocks.begin(), r.blocks.end(),
+                     [&](const auto& block) { return b >= block.first && b + n <= block.first + block.second; });
+}
+
+// Entry i of a batch big enough for several of an arena's blocks: a name
+// too long for inline storage, port i, two tags, weight i * weight_step.
+std::string entry_name(int i) { return std::string(40 + i % 60, 'a' + i % 26); }
+std::vector<Val> many_entries(int count, double weight_step) {
   std::vector<Val> many;
-  for (int i = 0; i < 150; ++i)
-    many.push_back(entry_val(std::string(40 + i % 60, 'a' + i % 26), uint16_t(i), {std::string(50, 't'), "u"}, i * 0.5));
+  for (int i = 0; i < count; ++i)
+    many.push_back(entry_val(entry_name(i), uint16_t(i), {std::string(50, 't'), "u"}, i * weight_step));
+  return many;
+}
+
+TEST(Typed, ResultsLoadedIntoAnArenaAreFreedWithIt) {
+  // Several of the arena's blocks, all from `upstream`: LeakSanitizer
+  // checks that releasing the arena frees them without the value's
+  // destructors.
+  const std::vector<Val> many = many_entries(150, 0.5);
   Stored s(Type::list(entry_type()), Val::list(many));
   AbiContext cx = s.cx();
   const uint64_t core[] = {s.ptr};
@@ -310,17 +324,14 @@ TEST(Typed, ResultsLoadedIntoAnArenaAreFreedWithIt) {
       typed::load_result_into<std::pmr::vector<test_types::ArenaEntry>>(arena, typed::CallResult{cx, core, true});
   ASSERT_EQ(entries.size(), 150u);
   for (int i = 0; i < 150; ++i) {
-    EXPECT_EQ(std::string_view(entries[i].name), std::string(40 + i % 60, 'a' + i % 26));
+    EXPECT_EQ(std::string_view(entries[i].name), entry_name(i));
     EXPECT_EQ(entries[i].port, std::optional<uint16_t>(i));
     EXPECT_EQ(entries[i].weight, i * 0.5);
   }
   EXPECT_EQ(std::string_view(entries[149].tags[0]), std::string(50, 't'));
   EXPECT_EQ(entries[149].tags[0].get_allocator().resource(), &arena);
   // The vector object itself lives in the arena too.
-  const auto* addr = reinterpret_cast<const std::byte*>(&entries);
-  EXPECT_TRUE(std::any_of(upstream.blocks.begin(), upstream.blocks.end(), [&](const auto& b) {
-    return addr >= b.first && addr + sizeof entries <= b.first + b.second;
-  }));
+  EXPECT_TRUE(in_blocks(upstream, &entries, sizeof entries));
   EXPECT_GT(upstream.allocations, 1u);
 }
 
@@ -355,12 +366,6 @@ static_assert(sizeof(typed::FrameVector<uint32_t>) == sizeof(std::vector<uint32_
 static_assert(typed::arena_releasable_v<typed::FrameVector<test_types::FrameEntry>>);
 static_assert(typed::arena_releasable_v<std::variant<typed::FrameString, std::monostate>>);
 
-bool in_blocks(const CountingResource& r, const void* p, size_t n) {
-  const auto* b = static_cast<const std::byte*>(p);
-  return std::any_of(r.blocks.begin(), r.blocks.end(),
-                     [&](const auto& block) { return b >= block.first && b + n <= block.first + block.second; });
-}
-
 TEST(Typed, FrameContainersAllocateFromTheCurrentFrameArena) {
   const std::string long_text(100, 'f');
   CountingResource outer_upstream, inner_upstream;
@@ -386,9 +391,7 @@ TEST(Typed, FrameContainersAllocateFromTheCurrentFrameArena) {
 }
 
 TEST(Typed, FrameResultsLoadedIntoAnArenaUseIt) {
-  std::vector<Val> many;
-  for (int i = 0; i < 100; ++i)
-    many.push_back(entry_val(std::string(40 + i % 60, 'a' + i % 26), uint16_t(i), {std::string(50, 't'), "u"}, i * 0.25));
+  std::vector<Val> many = many_entries(100, 0.25);
   many.push_back(entry_val("caf\xC3\xA9", std::nullopt, {}, 0));  // not ASCII: the general path
   Stored s(Type::list(entry_type()), Val::list(many));
   AbiContext cx = s.cx();
@@ -401,7 +404,7 @@ TEST(Typed, FrameResultsLoadedIntoAnArenaUseIt) {
   EXPECT_EQ(typed::current_frame_arena(), nullptr);  // the load's scope is closed
   ASSERT_EQ(entries.size(), 101u);
   for (int i = 0; i < 100; ++i) {
-    EXPECT_EQ(std::string_view(entries[i].name), std::string(40 + i % 60, 'a' + i % 26));
+    EXPECT_EQ(std::string_view(entries[i].name), entry_name(i));
     EXPECT_TRUE(in_blocks(upstream, entries[i].name.data(), entries[i].name.size()));
     EXPECT_EQ(entries[i].port, std::optional<uint16_t>(i));
     ASSERT_EQ(entries[i].tags.size(), 2u);

@@ -16,6 +16,7 @@
 #include <new>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -277,6 +278,7 @@ class Val {
   // For lifting: a packed list of numbers of at most kMaxInlinePacked bytes,
   // held inside the Val.
   static Val packed_inline(ValKind element, const uint8_t* bytes, size_t byte_size) {
+    if (byte_size > kMaxInlinePacked) throw std::length_error("packed_inline: more bytes than a Val holds");
     Val out(ValKind::List, 0);
     out.storage_.packed.heap = nullptr;
     out.storage_.packed.byte_size = byte_size;
