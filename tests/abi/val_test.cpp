@@ -226,6 +226,13 @@ TEST(Val, SmallPackedListsLiveInline) {
   EXPECT_EQ(moved.list_element(2).as_u16(), 3u);
 }
 
+TEST(Val, PackedInlineHoldsWhatFitsAndRefusesMore) {
+  const uint8_t bytes[Val::kMaxInlinePacked + 1] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const Val full = Val::packed_inline(ValKind::U16, bytes, Val::kMaxInlinePacked);
+  EXPECT_EQ(full, Val::list({Val::u16(0x0201), Val::u16(0x0403), Val::u16(0x0605), Val::u16(0x0807)}));
+  EXPECT_THROW(Val::packed_inline(ValKind::U8, bytes, Val::kMaxInlinePacked + 1), std::length_error);
+}
+
 // Assigning a value from one of its own items (unwrapping a payload in
 // place). Run in a child process: a broken assignment corrupts the heap.
 template <typename Assign>
