@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/abi.hpp"
 
 namespace cmhost::abi {
@@ -328,8 +329,8 @@ TEST(ValueCopy, HandlesMoveThroughBothSidesHooks) {
 }
 
 TEST(ValueCopy, DifferentShapesAreRefused) {
-  EXPECT_THROW(ValueCopy(Type::u32(), AddrWidth::I32, Type::string(), AddrWidth::I32), Error);
-  EXPECT_THROW(ValueCopy(Type::option(Type::u8()), AddrWidth::I32, Type::enum_({"a", "b"}), AddrWidth::I32), Error);
+  EXPECT_ERROR(ValueCopy(Type::u32(), AddrWidth::I32, Type::string(), AddrWidth::I32), ErrorKind::Usage);
+  EXPECT_ERROR(ValueCopy(Type::option(Type::u8()), AddrWidth::I32, Type::enum_({"a", "b"}), AddrWidth::I32), ErrorKind::Usage);
 }
 
 TEST(CallCopy, FlatArgumentsAndResult) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/abi.hpp"
 
 namespace cmhost::abi {
@@ -129,7 +130,7 @@ TEST(LiftedTree, TrapInAVariantsRecordDropsWhatWasBuilt) {
   // with heap strings among them.
   const Layout& op = rt.type->element()->layout(AddrWidth::I32);
   rt.corrupt_list(ptr, 57 * op.size + op.payload_offset + 8, 1u << 30);
-  EXPECT_THROW(rt.load(ptr), Error);
+  EXPECT_ERROR(rt.load(ptr), ErrorKind::Trap);
 }
 
 TEST(LiftedTree, ArenaStringsAndListsNeedNoWalk) {
@@ -239,7 +240,7 @@ TEST(LiftedTree, TrapPartWayDropsWhatWasBuilt) {
   // Corrupt the last row's label length: the lift traps after building 49
   // rows, their heap strings (the huge labels) included.
   rt.corrupt_list(ptr, 49 * row_type()->layout(AddrWidth::I32).size + 8, 1u << 30);
-  EXPECT_THROW(rt.load(ptr), Error);
+  EXPECT_ERROR(rt.load(ptr), ErrorKind::Trap);
 }
 
 TEST(LiftedTree, FlatResultsToo) {

@@ -3,6 +3,7 @@
 // vectors), then loaded as C++ and compared; layouts must equal abi::Type's.
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
 
@@ -434,7 +435,7 @@ TEST(Typed, Latin1AndUtf16StringsAreTranscoded) {
     EXPECT_EQ(pmr[0], "caf\xC3\xA9");
     EXPECT_EQ(pmr[1], "\xF0\x9F\x98\x80");
     EXPECT_EQ(pmr[1].get_allocator().resource(), &arena);
-    EXPECT_THROW(typed::load<std::vector<std::string_view>>(r, s.ptr), Error) << "views need UTF-8";
+    EXPECT_ERROR(typed::load<std::vector<std::string_view>>(r, s.ptr), ErrorKind::Usage) << "views need UTF-8";
   }
 }
 
@@ -500,19 +501,19 @@ TEST(Typed, ATrapLeavesTheTargetWhole) {
   // sees a destroyed target being read.
   std::pmr::memory_resource* heap = std::pmr::new_delete_resource();
   std::pmr::string pmr(kept, heap);
-  EXPECT_THROW(r.string_into(100, 1, pmr), Error);
+  EXPECT_ERROR(r.string_into(100, 1, pmr), ErrorKind::Trap);
   EXPECT_EQ(std::string_view(pmr), kept);
   {
     const typed::FrameScope frame(arena);
     typed::FrameString frame_string(kept.data(), kept.size());
-    EXPECT_THROW(r.string_into(100, 1, frame_string), Error);
+    EXPECT_ERROR(r.string_into(100, 1, frame_string), ErrorKind::Trap);
     EXPECT_EQ(std::string_view(frame_string), kept);
   }
   test_types::ArenaLabel label{7, std::pmr::string(kept, heap)};
-  EXPECT_THROW((typed::detail::load_into<test_types::ArenaLabel, AddrWidth::I32>(r, 40 - 4, label)), Error);
+  EXPECT_ERROR((typed::detail::load_into<test_types::ArenaLabel, AddrWidth::I32>(r, 40 - 4, label)), ErrorKind::Trap);
   EXPECT_EQ(std::string_view(label.text), kept);
   std::pmr::vector<uint32_t> list({1, 2, 3}, heap);
-  EXPECT_THROW((typed::detail::load_into<std::pmr::vector<uint32_t>, AddrWidth::I32>(r, 48, list)), Error);
+  EXPECT_ERROR((typed::detail::load_into<std::pmr::vector<uint32_t>, AddrWidth::I32>(r, 48, list)), ErrorKind::Trap);
   EXPECT_EQ(list.size(), 3u);
 }
 

@@ -6,6 +6,7 @@
 // backpressure, error-contexts and threads (tests/components/async-control.wat).
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/cmhost.hpp"
 #include "test_support.hpp"
 
@@ -70,7 +71,7 @@ TEST_F(AsyncTest, AStoreWithATaskSuspendedInCoreCodeIsDestroyedCleanly) {
   {
     Store other(engine);
     Instance i = Linker().instantiate(other, component);
-    EXPECT_THROW(i.func("wait-forever-stackful").call(other, {}), Error);
+    EXPECT_ERROR(i.func("wait-forever-stackful").call(other, {}), ErrorKind::Trap);
   }
   EXPECT_EQ(call_u32("double", {Val::u32(4)}), 8u) << "the engine is still usable";
 }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/binary.hpp"
 #include "cmhost/cmhost.hpp"
 #include "test_support.hpp"
@@ -138,7 +139,7 @@ TEST_F(StringsGuest, ExportsAreInterfaceFunctionsWithAndWithoutVersion) {
   EXPECT_EQ(versionless.name(), "cmhost:test/text@0.1.0#convert");
   EXPECT_EQ(versionless.type().param_names, (std::vector<std::string>{"s", "to"}));
   EXPECT_EQ(versionless.call(store, std::vector<Val>{Val::string("MiXeD"), Val::enum_(0)})[0].as_string(), "mixed");
-  EXPECT_THROW((void)instance.func("cmhost:test/text@0.2.0#convert"), Error);
+  EXPECT_ERROR((void)instance.func("cmhost:test/text@0.2.0#convert"), ErrorKind::Usage);
 }
 
 TEST_F(StringsGuest, StartFunctionRanAndNothingIsLiveAtFirst) {
@@ -258,7 +259,7 @@ TEST_F(StringsGuest, ResourceMethodsAndDestructor) {
   // Dropping the host's own handle runs the guest's destructor.
   store.runtime().drop_resource(handle);
   EXPECT_EQ(live(), 0u);
-  EXPECT_THROW(call("[method]buffer.len", {Val::borrow(handle)}), Error);
+  EXPECT_ERROR(call("[method]buffer.len", {Val::borrow(handle)}), ErrorKind::InvalidValue);
 }
 
 TEST_F(StringsGuest, EmptyResource) {

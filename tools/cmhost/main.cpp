@@ -67,8 +67,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   wast_cmd->add_option("--expect", expect_file,
-                       "Expectations file (`file:line status reason` per command known not to pass); "
-                       "exit non-zero only when a result differs from it");
+                       "Expectations file (`file:line status outcome reason` per command that is not a plain "
+                       "pass, and `commands: N`); exit non-zero only when the results differ from it");
   wast_cmd->add_option("--write-expect", write_expect_file,
                        "Write every command that did not pass to this expectations file");
   wast_cmd->add_option("--jco-dir", wast.assembler.node_modules,
@@ -77,6 +77,9 @@ int main(int argc, char** argv) {
   wast_cmd->add_option("--cache-dir", cache_dir,
                        "Where assembled components are cached (default: $XDG_CACHE_HOME/cmhost/wast)");
   wast_cmd->add_flag("--no-cache", no_cache, "Assemble every component text again");
+  std::string inject_crash;
+  // Hidden: the runner's own tests use it to show how a crash is reported.
+  wast_cmd->add_option("--inject-crash", inject_crash, "Crash in the command at FILE:LINE")->group("");
   bool in_process = false;
   wast_cmd->add_flag("--in-process", in_process,
                      "Run the scripts in this process, without time limits or crash isolation (for debuggers)");
@@ -97,6 +100,7 @@ int main(int argc, char** argv) {
       if (!expect_file.empty()) wast.expect_file = expect_file;
       if (!write_expect_file.empty()) wast.write_expect_file = write_expect_file;
       wast.sandbox = !in_process;
+      if (!inject_crash.empty()) wast.inject_crash = inject_crash;
       return cmhost::tools::wast::run_wast(wast);
     }
   } catch (const std::exception& e) {

@@ -10,6 +10,36 @@ namespace {
 
 std::string describe(const Error& e) { return fmt::format("{}: {}", to_string(e.kind()), e.what()); }
 
+// Whether cmhost's error means it refused the component (decode, validation,
+// linking) rather than ran it and trapped.
+bool is_rejection(const Error& e) {
+  return e.kind() == ErrorKind::Decode || e.kind() == ErrorKind::Validate || e.kind() == ErrorKind::Link;
+}
+
+// The outcome of an error where none was expected.
+Outcome outcome_of(const Error& e) {
+  if (e.kind() == ErrorKind::Trap) return Outcome::Trap;
+  return is_rejection(e) ? Outcome::Validation : Outcome::Error;
+}
+
+// An assert_trap whose trap came from an `unreachable` while the script
+// expects another message: the scripts put `unreachable` where control must
+// not arrive, so this trap is not the one asked about.
+bool trapped_at_sentinel(const std::string& expected, const Error& trap) {
+  constexpr std::string_view kUnreachable = "unreachable";
+  return std::string_view(trap.what()).find(kUnreachable) != std::string_view::npos &&
+         expected.find(kUnreachable) == std::string::npos;
+}
+
+// An expected trap: passed, or unconfirmed when it came from the script's
+// own `unreachable`.
+void expected_trap(Result& r, const std::string& expected, const Error& trap) {
+  if (trapped_at_sentinel(expected, trap))
+    r.set(Status::Unconfirmed, Outcome::Unreachable, trap.what());
+  else
+    r.set(Status::Passed, Outcome::Pass, trap.what());
+}
+
 // The wabt 1.0.32 interpreter cannot load some core-wasm features the suite
 // uses; such components are skipped (the issue of the engine, not of cmhost's
 // component model). Recognised by the engine's message.
@@ -50,8 +80,7 @@ Result Executor::run(const Command& command, const Assembled* binary) {
     Result r;
     r.line = command.line;
     r.command = command.keyword;
-    r.status = Status::Failed;
-    r.detail = std::string("internal error: ") + e.what();
+    r.set(Status::Failed, Outcome::Error, std::string("internal error: ") + e.what());
     return r;
   }
 }
@@ -61,37 +90,32 @@ void Executor::restore_definition(const Command& command, const Assembled* binar
   Result ignored;
   Definition d;
   d.component = compile(binary, ignored);
-  d.unavailable = {ignored.status, ignored.detail};
+  d.unavailable = {ignored.status, ignored.outcome, ignored.detail};
   definitions_[command.name] = std::move(d);
 }
 
-void Executor::lose_instances(const std::string& why) {
-  for (auto& [id, slot] : instances_) slot = Slot{std::nullopt, {Status::Failed, why}};
-  current_ = Slot{std::nullopt, {Status::Failed, why}};
+void Executor::lose_instances(Outcome outcome, const std::string& why) {
+  for (auto& [id, slot] : instances_) slot = Slot{std::nullopt, {Status::Failed, outcome, why}};
+  current_ = Slot{std::nullopt, {Status::Failed, outcome, why}};
   registered_.clear();
 }
 
 std::optional<Component> Executor::compile(const Assembled* binary, Result& result) {
   if (!binary) {
-    result.status = Status::Failed;
-    result.detail = "internal error: the component was not assembled";
+    result.set(Status::Failed, Outcome::Error, "internal error: the component was not assembled");
     return std::nullopt;
   }
   if (!binary->ok) {
-    result.status = Status::Skipped;
-    result.detail = "jco cannot assemble the text: " + binary->error;
+    result.set(Status::Skipped, Outcome::Skip, "jco cannot assemble the text: " + binary->error);
     return std::nullopt;
   }
   try {
     return Component::from_bytes(engine_, binary->wasm);
   } catch (const Error& e) {
-    if (auto limitation = engine_limitation(e)) {
-      result.status = Status::Skipped;
-      result.detail = *limitation;
-    } else {
-      result.status = Status::Failed;
-      result.detail = describe(e);
-    }
+    if (auto limitation = engine_limitation(e))
+      result.set(Status::Skipped, Outcome::Skip, *limitation);
+    else
+      result.set(Status::Failed, outcome_of(e), describe(e));
     return std::nullopt;
   }
 }
@@ -124,17 +148,16 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
       if (!component) {
         const std::string why =
             fmt::format("the component at line {} {}: {}", command.line, to_string(r.status), r.detail);
-        make_current(command.name, Slot{std::nullopt, {r.status, why}});
+        make_current(command.name, Slot{std::nullopt, {r.status, r.outcome, why}});
         return r;
       }
       try {
         make_current(command.name, Slot{instantiate(*component), {}});
       } catch (const Error& e) {
-        r.status = Status::Failed;
-        r.detail = describe(e);
+        r.set(Status::Failed, outcome_of(e), describe(e));
         make_current(command.name,
-                     Slot{std::nullopt, {Status::Failed, fmt::format("the component at line {} failed to instantiate",
-                                                                     command.line)}});
+                     Slot{std::nullopt, {Status::Failed, r.outcome,
+                                         fmt::format("the component at line {} failed to instantiate", command.line)}});
       }
       return r;
     }
@@ -142,33 +165,33 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
       Definition d;
       d.component = compile(binary, r);
       if (!d.component)
-        d.unavailable = {r.status, fmt::format("the definition at line {} {}: {}", command.line,
-                                               to_string(r.status), r.detail)};
+        d.unavailable = {r.status, r.outcome,
+                         fmt::format("the definition at line {} {}: {}", command.line, to_string(r.status), r.detail)};
       definitions_[command.name] = std::move(d);
       return r;
     }
     case CommandKind::ComponentInstance: {
       const auto it = definitions_.find(command.definition);
       if (it == definitions_.end()) {
-        r.status = Status::Failed;
-        r.detail = command.definition.empty() ? "no unnamed component definition"
-                                              : "no component definition " + command.definition;
-        make_current(command.name, Slot{std::nullopt, {Status::Failed, r.detail}});
+        r.set(Status::Failed, Outcome::Error,
+              command.definition.empty() ? "no unnamed component definition"
+                                         : "no component definition " + command.definition);
+        make_current(command.name, Slot{std::nullopt, {Status::Failed, Outcome::Error, r.detail}});
         return r;
       }
       if (!it->second.component) {
-        r.status = it->second.unavailable.status;
-        r.detail = it->second.unavailable.reason;
-        make_current(command.name, Slot{std::nullopt, it->second.unavailable});
+        const Unavailable& why = it->second.unavailable;
+        r.set(why.status, why.outcome, why.reason);
+        make_current(command.name, Slot{std::nullopt, why});
         return r;
       }
       try {
         make_current(command.name, Slot{instantiate(*it->second.component), {}});
       } catch (const Error& e) {
-        r.status = Status::Failed;
-        r.detail = describe(e);
-        make_current(command.name, Slot{std::nullopt, {Status::Failed, fmt::format("the instance at line {} failed to "
-                                                                                   "instantiate", command.line)}});
+        r.set(Status::Failed, outcome_of(e), describe(e));
+        make_current(command.name,
+                     Slot{std::nullopt, {Status::Failed, r.outcome,
+                                         fmt::format("the instance at line {} failed to instantiate", command.line)}});
       }
       return r;
     }
@@ -188,10 +211,13 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
         std::optional<Component> component;
         if (subject.kind == CommandKind::ComponentInstance) {
           const auto it = definitions_.find(subject.definition);
-          if (it == definitions_.end() || !it->second.component) {
-            r.status = it == definitions_.end() ? Status::Failed : it->second.unavailable.status;
-            r.detail = it == definitions_.end() ? "no component definition " + subject.definition
-                                                : it->second.unavailable.reason;
+          if (it == definitions_.end()) {
+            r.set(Status::Failed, Outcome::Error, "no component definition " + subject.definition);
+            return r;
+          }
+          if (!it->second.component) {
+            const Unavailable& why = it->second.unavailable;
+            r.set(why.status, why.outcome, why.reason);
             return r;
           }
           component = it->second.component;
@@ -201,11 +227,12 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
         }
         try {
           instantiate(*component);
-          r.status = Status::Failed;
-          r.detail = "instantiated without a trap, expected \"" + command.message + "\"";
+          r.set(Status::Failed, Outcome::NoTrap, "instantiated without a trap, expected \"" + command.message + "\"");
         } catch (const Error& e) {
-          r.status = e.kind() == ErrorKind::Trap ? Status::Passed : Status::Failed;
-          r.detail = e.kind() == ErrorKind::Trap ? e.what() : describe(e);
+          if (e.kind() == ErrorKind::Trap)
+            expected_trap(r, command.message, e);
+          else
+            r.set(Status::Failed, outcome_of(e), describe(e));
         }
         return r;
       }
@@ -220,12 +247,10 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
       }
       try {
         (void)Component::from_bytes(engine_, binary->wasm);
-        r.status = Status::Failed;
-        r.detail = "cmhost accepted the component, expected \"" + command.message + "\"";
+        r.set(Status::Failed, Outcome::Validation, "cmhost accepted the component, expected \"" + command.message + "\"");
       } catch (const Error& e) {
         const bool rejected = e.kind() == ErrorKind::Decode || e.kind() == ErrorKind::Validate;
-        r.status = rejected ? Status::Passed : Status::Failed;
-        r.detail = describe(e);
+        r.set(rejected ? Status::Passed : Status::Failed, rejected ? Outcome::Pass : Outcome::Error, describe(e));
       }
       return r;
     }
@@ -234,17 +259,15 @@ Result Executor::run_command(const Command& command, const Assembled* binary) {
       if (!component) return r;
       try {
         instantiate(*component);
-        r.status = Status::Failed;
-        r.detail = "linked, expected \"" + command.message + "\"";
+        r.set(Status::Failed, Outcome::Validation, "linked, expected \"" + command.message + "\"");
       } catch (const Error& e) {
-        r.status = e.kind() == ErrorKind::Link ? Status::Passed : Status::Failed;
-        r.detail = describe(e);
+        const bool unlinkable = e.kind() == ErrorKind::Link;
+        r.set(unlinkable ? Status::Passed : Status::Failed, unlinkable ? Outcome::Pass : outcome_of(e), describe(e));
       }
       return r;
     }
     case CommandKind::Unsupported:
-      r.status = Status::Failed;
-      r.detail = command.message;
+      r.set(Status::Failed, Outcome::Error, command.message);
       return r;
   }
   return r;
@@ -255,15 +278,13 @@ const Instance* Executor::find_instance(const std::string& name, Result& r) cons
   if (!name.empty()) {
     const auto it = instances_.find(name);
     if (it == instances_.end()) {
-      r.status = Status::Failed;
-      r.detail = "no instance " + name;
+      r.set(Status::Failed, Outcome::Error, "no instance " + name);
       return nullptr;
     }
     slot = &it->second;
   }
   if (!slot->instance) {
-    r.status = slot->unavailable.status;
-    r.detail = slot->unavailable.reason;
+    r.set(slot->unavailable.status, slot->unavailable.outcome, slot->unavailable.reason);
     return nullptr;
   }
   return &*slot->instance;
@@ -287,8 +308,7 @@ Result Executor::invoke(const Command& command) {
                                                 params.size(), call.args.size()));
     for (size_t i = 0; i < params.size(); ++i) args.push_back(to_val(call.args[i], *params[i]));
   } catch (const Error& e) {
-    r.status = Status::Failed;
-    r.detail = e.what();
+    r.set(Status::Failed, Outcome::Error, e.what());
     return r;
   }
   const FuncType& type = func->type();
@@ -296,33 +316,32 @@ Result Executor::invoke(const Command& command) {
   try {
     results = func->call(*store_, args);
   } catch (const Error& e) {
-    const bool trapped = e.kind() == ErrorKind::Trap;
     const bool trap_expected = command.kind == CommandKind::AssertTrap || command.kind == CommandKind::AssertExhaustion;
-    r.status = trapped && trap_expected ? Status::Passed : Status::Failed;
-    r.detail = trapped && trap_expected ? e.what() : describe(e);
+    if (e.kind() == ErrorKind::Trap && trap_expected)
+      expected_trap(r, command.message, e);
+    else
+      r.set(Status::Failed, outcome_of(e), describe(e));
     return r;
   }
   switch (command.kind) {
     case CommandKind::AssertTrap:
     case CommandKind::AssertExhaustion:
-      r.status = Status::Failed;
-      r.detail = fmt::format("returned {}, expected a trap \"{}\"", results_text(type, results), command.message);
+      r.set(Status::Failed, Outcome::NoTrap,
+            fmt::format("returned {}, expected a trap \"{}\"", results_text(type, results), command.message));
       return r;
     case CommandKind::AssertReturn: {
       const size_t arity = type.result ? 1 : 0;
       if (command.expected.size() != arity) {
-        r.status = Status::Failed;
-        r.detail = fmt::format("expected {}, got {}", expected_text(command.expected), results_text(type, results));
+        r.set(Status::Failed, Outcome::WrongValue,
+              fmt::format("expected {}, got {}", expected_text(command.expected), results_text(type, results)));
         return r;
       }
       try {
-        if (arity == 1 && !matches(command.expected[0], *type.result, results.at(0))) {
-          r.status = Status::Failed;
-          r.detail = fmt::format("expected {}, got {}", expected_text(command.expected), results_text(type, results));
-        }
+        if (arity == 1 && !matches(command.expected[0], *type.result, results.at(0)))
+          r.set(Status::Failed, Outcome::WrongValue,
+                fmt::format("expected {}, got {}", expected_text(command.expected), results_text(type, results)));
       } catch (const Error& e) {
-        r.status = Status::Failed;
-        r.detail = fmt::format("{} (got {})", e.what(), results_text(type, results));
+        r.set(Status::Failed, Outcome::WrongValue, fmt::format("{} (got {})", e.what(), results_text(type, results)));
       }
       return r;
     }

@@ -25,15 +25,17 @@ class Executor {
   Result run(const Command& command, const Assembled* binary);
 
   // Used after an abandoned command: definitions are compiled again (they
-  // have no side effects), while instances are gone, for `why`.
+  // have no side effects), while instances are gone, for `why` (a crash or
+  // a timeout).
   void restore_definition(const Command& command, const Assembled* binary);
-  void lose_instances(const std::string& why);
+  void lose_instances(Outcome outcome, const std::string& why);
 
  private:
   // Why something a later command needs is unavailable; a skip propagates as
   // a skip, anything else as a failure.
   struct Unavailable {
     Status status = Status::Failed;
+    Outcome outcome = Outcome::Error;
     std::string reason;
   };
   struct Definition {

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -152,10 +153,11 @@ int run_wast(const WastOptions& options) {
     FileReport report;
     report.file = file.display;
     if (!file.unreadable.empty()) {
-      report.results.push_back({0, "script", Status::Failed, "cannot parse the script: " + file.unreadable, {}});
+      report.results.push_back(
+          {0, "script", Status::Failed, Outcome::Error, "cannot parse the script: " + file.unreadable, {}});
     } else if (file.not_run) {
       for (const auto& c : file.commands)
-        report.results.push_back({c.line, c.keyword, Status::Skipped, *file.not_run, c.message});
+        report.results.push_back({c.line, c.keyword, Status::Skipped, Outcome::Skip, *file.not_run, c.message});
     } else {
       std::vector<std::optional<Assembled>> binaries(file.commands.size());
       for (size_t i = 0; i < file.commands.size(); ++i) {
@@ -166,9 +168,13 @@ int run_wast(const WastOptions& options) {
         else
           binaries[i] = assembled.at(source->text);
       }
+      std::optional<int> crash_at_line;
+      if (options.inject_crash && options.inject_crash->starts_with(file.display + ":"))
+        crash_at_line = std::atoi(options.inject_crash->c_str() + file.display.size() + 1);
       try {
-        report.results = options.sandbox ? run_sandboxed(file.commands, binaries, options.timeout_seconds)
-                                         : run_in_process(file.commands, binaries);
+        report.results = options.sandbox
+                             ? run_sandboxed(file.commands, binaries, options.timeout_seconds, crash_at_line)
+                             : run_in_process(file.commands, binaries);
       } catch (const Error& e) {
         fmt::print(stderr, "cmhost: {}: {}\n", file.display, e.what());
         return 2;

@@ -18,6 +18,7 @@ struct WastOptions {
   bool sandbox = true;  // fork per script, so hangs and crashes cost one command
   std::optional<std::string> expect_file;
   std::optional<std::string> write_expect_file;
+  std::optional<std::string> inject_crash;  // `file:line`: that command crashes (tests of the runner)
   AssemblerConfig assembler;
 };
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -26,15 +27,20 @@ const Assembled* binary_of(const std::vector<std::optional<Assembled>>& binaries
   return binaries[i] ? &*binaries[i] : nullptr;
 }
 
-Result framed(const Command& command, Status status, std::string detail) {
+Result framed(const Command& command, Status status, Outcome outcome, std::string detail) {
   Result r;
   r.line = command.line;
   r.command = command.keyword;
   r.expected_message = command.message;
-  r.status = status;
-  r.detail = std::move(detail);
+  r.set(status, outcome, std::move(detail));
   return r;
 }
+
+// Why the instances of a restarted child are gone.
+struct Lost {
+  Outcome outcome = Outcome::Error;
+  std::string why;
+};
 
 bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -49,15 +55,17 @@ bool write_all(int fd, std::string_view data) {
 // The child: runs commands [from, end) and reports each as one JSON line.
 [[noreturn]] void child_main(int fd, const std::vector<Command>& commands,
                              const std::vector<std::optional<Assembled>>& binaries, size_t from,
-                             const std::string& lost) {
+                             const Lost& lost, std::optional<int> crash_at_line) {
   Executor executor;
   if (from > 0) {
     for (size_t i = 0; i < from; ++i) executor.restore_definition(commands[i], binary_of(binaries, i));
-    executor.lose_instances(lost);
+    executor.lose_instances(lost.outcome, lost.why);
   }
   for (size_t i = from; i < commands.size(); ++i) {
+    if (commands[i].line == crash_at_line) std::abort();
     const Result r = executor.run(commands[i], binary_of(binaries, i));
-    const nlohmann::json line = {{"status", static_cast<int>(r.status)}, {"detail", r.detail}};
+    const nlohmann::json line = {
+        {"status", static_cast<int>(r.status)}, {"outcome", static_cast<int>(r.outcome)}, {"detail", r.detail}};
     if (!write_all(fd, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) ::_exit(3);
   }
   ::_exit(0);  // no destructors: the parent has what it needs
@@ -83,10 +91,11 @@ std::vector<Result> run_in_process(const std::vector<Command>& commands,
 }
 
 std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
-                                  const std::vector<std::optional<Assembled>>& binaries, double timeout_seconds) {
+                                  const std::vector<std::optional<Assembled>>& binaries, double timeout_seconds,
+                                  std::optional<int> crash_at_line) {
   std::vector<Result> results;
   results.reserve(commands.size());
-  std::string lost;  // why a restarted child has no instances
+  Lost lost;  // why a restarted child has no instances
   const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   while (results.size() < commands.size()) {
     int pipe_fds[2];
@@ -97,7 +106,7 @@ std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
     if (pid < 0) throw Error(ErrorKind::Usage, std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
       ::close(pipe_fds[0]);
-      child_main(pipe_fds[1], commands, binaries, results.size(), lost);
+      child_main(pipe_fds[1], commands, binaries, results.size(), lost, crash_at_line);
     }
     ::close(pipe_fds[1]);
     const int fd = pipe_fds[0];
@@ -111,10 +120,11 @@ std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
         pending.erase(0, newline + 1);
         const Command& command = commands[results.size()];
         if (line.is_object())
-          results.push_back(framed(command, static_cast<Status>(line.value("status", 1)),
+          results.push_back(framed(command, static_cast<Status>(line.value("status", int(Status::Failed))),
+                                   static_cast<Outcome>(line.value("outcome", int(Outcome::Error))),
                                    line.value("detail", std::string())));
         else
-          results.push_back(framed(command, Status::Failed, "internal error: garbled result"));
+          results.push_back(framed(command, Status::Failed, Outcome::Error, "internal error: garbled result"));
         deadline = Clock::now() + limit;
         continue;
       }
@@ -126,9 +136,11 @@ std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
       if (ready == 0) {
         ::kill(pid, SIGKILL);
         ::waitpid(pid, nullptr, 0);
-        results.push_back(framed(command, Status::Failed, fmt::format("timed out after {} s", timeout_seconds)));
-        lost = fmt::format("no instance: the command at line {} timed out and took the script's instances with it",
-                           command.line);
+        results.push_back(
+            framed(command, Status::Failed, Outcome::Timeout, fmt::format("timed out after {} s", timeout_seconds)));
+        lost = {Outcome::Timeout,
+                fmt::format("no instance: the command at line {} timed out and took the script's instances with it",
+                            command.line)};
         child_done = true;
         break;
       }
@@ -142,8 +154,8 @@ std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
       // End of the pipe before every result: the child died in this command.
       int status = 0;
       ::waitpid(pid, &status, 0);
-      results.push_back(framed(command, Status::Failed, "cmhost crashed: " + exit_description(status)));
-      lost = fmt::format("no instance: cmhost crashed in the command at line {}", command.line);
+      results.push_back(framed(command, Status::Failed, Outcome::Crash, "cmhost crashed: " + exit_description(status)));
+      lost = {Outcome::Crash, fmt::format("no instance: cmhost crashed in the command at line {}", command.line)};
       child_done = true;
     }
     ::close(fd);

@@ -13,9 +13,12 @@
 
 namespace cmhost::tools::wast {
 
-// `binaries[i]` is the component of commands[i], if it has one.
+// `binaries[i]` is the component of commands[i], if it has one. The child
+// aborts on reaching the command at `crash_at_line`, if given: how the
+// runner's own tests make a crash.
 std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
-                                  const std::vector<std::optional<Assembled>>& binaries, double timeout_seconds);
+                                  const std::vector<std::optional<Assembled>>& binaries, double timeout_seconds,
+                                  std::optional<int> crash_at_line = std::nullopt);
 
 // The same in this process, without time limits (for debuggers).
 std::vector<Result> run_in_process(const std::vector<Command>& commands,

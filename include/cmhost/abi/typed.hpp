@@ -55,6 +55,7 @@
 
 #include "cmhost/abi/canon.hpp"
 #include "cmhost/abi/frame_arena.hpp"
+#include "cmhost/error.hpp"
 
 // The loads are small and run once per value: inlining them into the
 // caller's loop is most of their speed, so it is not left to heuristics.
@@ -720,8 +721,8 @@ struct CallResult {
 // strings, records: anything flattening to more than one core value).
 template <class T, AddrWidth W = AddrWidth::I32>
 T load_result(const Reader& r, const CallResult& result) {
-  if (!result.spilled || result.core.size() != 1)
-    r.fail("typed result loads need a result passed through memory");
+  if (!result.spilled || result.core.size() != 1)  // the caller's mistake, not the guest's
+    throw Error(ErrorKind::Usage, "typed result loads need a result passed through memory");
   return load<T, W>(r, result.core[0]);
 }
 
