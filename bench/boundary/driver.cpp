@@ -3,8 +3,14 @@
 // process. Lanes: bytes (hand-written decoder), dynamic (Vals), typed (C++
 // structs by the typed lifts), visitor (operands read in place), floor (the
 // typed lane's C++ objects alone, no ABI), and jco (the component
-// transpiled to JS, timed inside Node). Plus flat lanes: 1 MiB list<u8>
-// each way against memcpy, and a u32 round trip.
+// transpiled to JS, run by a Node child that times each of its turns
+// itself, in the same rounds as the others). Plus flat lanes: 1 MiB
+// list<u8> each way against memcpy, and a u32 round trip.
+//
+// Before anything is timed, every lane must deliver the same digest (every
+// number, text byte and float bit) of the guest's coverage batch and of
+// each batch of the sweep. A lane that was asked for and cannot run fails
+// the run.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -13,8 +19,13 @@
 #include <cmath>
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <functional>
+#include <csignal>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,7 +72,24 @@ class Boundary {
   void prepare(uint32_t rows) {
     const Val n = Val::u32(rows);
     instance_->func("prepare").call(store_, {&n, 1});
-    // The floor lane's objects: what the typed lane builds, made once here.
+    make_floor_source();
+  }
+  void prepare_coverage() {
+    instance_->func("prepare-coverage").call(store_, {});
+    make_floor_source();
+  }
+  // The number of operations the prepared batch holds.
+  uint64_t prepared_operations() {
+    uint64_t n = 0;
+    take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
+      abi::typed::Reader reader(r.cx);
+      n = abi::typed::load_result<abi::typed::ListView<OperationView>>(reader, r).size();
+    });
+    return n;
+  }
+
+  // The floor lane's objects: what the typed lane builds, made once here.
+  void make_floor_source() {
     source_arena_.emplace();
     take_typed_->call_reading(store_, {}, [&](const abi::typed::CallResult& r) {
       floor_source_ = &abi::typed::load_result_into<FrameOps>(*source_arena_, r);
@@ -144,38 +172,154 @@ class Boundary {
   BatchArena arena_;
 };
 
-struct RowResult {
-  uint64_t elements = 0;
-  std::map<std::string, double> ns_per_element;
-};
-
-// Runs every lane once into a checksum sink; they must agree.
-Checksum check_lanes(std::vector<Lane>& lanes, uint64_t elements) {
-  std::optional<Checksum> reference;
-  std::string first;
-  for (Lane& lane : lanes) {
-    ChecksumSink sink;
-    lane.run(sink);
-    uint64_t calls = 0;
-    for (uint64_t c : sink.sum.calls) calls += c;
-    if (calls != elements)
-      throw std::runtime_error(fmt::format("lane {} delivered {} operations, expected {}", lane.name, calls, elements));
-    if (!reference) {
-      reference = sink.sum;
-      first = lane.name;
-    } else if (!(sink.sum == *reference)) {
-      throw std::runtime_error(fmt::format("checksums differ: {}: {}; {}: {}", first, reference->to_string(), lane.name,
-                                           sink.sum.to_string()));
+// The jco lane: a Node child running jco_lane.mjs over the transpiled
+// component, one request per line (see the script). It times its own turns
+// with hrtime, so the pipe is not in the measurement.
+class NodeLane {
+ public:
+  explicit NodeLane(const std::string& node) {
+    int to_child[2], from_child[2];
+    if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) throw std::runtime_error("jco lane: pipe failed");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+    for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) posix_spawn_file_actions_addclose(&actions, fd);
+    std::string script = CMHOST_BOUNDARY_JCO_SCRIPT, dir = CMHOST_BOUNDARY_JS_DIR;
+    std::string program = node;
+    char* argv[] = {program.data(), script.data(), dir.data(), nullptr};
+    const int spawned = posix_spawnp(&pid_, node.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    to_ = fdopen(to_child[1], "w");
+    from_ = fdopen(from_child[0], "r");
+    if (spawned != 0) {
+      pid_ = -1;
+      throw std::runtime_error(fmt::format("jco lane: cannot start {}: {}", node, std::strerror(spawned)));
     }
   }
-  return *reference;
+  NodeLane(const NodeLane&) = delete;
+  NodeLane& operator=(const NodeLane&) = delete;
+  ~NodeLane() {
+    if (to_) std::fclose(to_);
+    if (from_) std::fclose(from_);
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+  }
+
+  void prepare(uint32_t rows) { request(fmt::format("prepare {}", rows)); }
+  void prepare_coverage() { request("coverage"); }
+  Digest digest(std::optional<Corruption> corrupt) {
+    const auto j = request(!corrupt ? "digest" : *corrupt == Corruption::Text ? "digest text" : "digest float");
+    Digest d;
+    for (size_t i = 0; i < d.calls.size(); ++i) d.calls[i] = j.at("calls").at(i).get<uint64_t>();
+    d.hash = std::stoull(j.at("hash").get<std::string>(), nullptr, 16);
+    return d;
+  }
+  double time_ns(uint64_t reps) { return request(fmt::format("time {}", reps)).at("ns").get<double>(); }
+
+ private:
+  nlohmann::json request(const std::string& line) {
+    std::string answer;
+    if (std::fprintf(to_, "%s\n", line.c_str()) >= 0 && std::fflush(to_) == 0) {
+      char buf[4096];
+      while (std::fgets(buf, sizeof buf, from_)) {
+        answer += buf;
+        if (answer.back() == '\n') break;
+      }
+    }
+    if (answer.empty())
+      throw std::runtime_error("jco lane: node stopped (" + exit_status() + ") before answering `" + line + "`");
+    try {
+      return nlohmann::json::parse(answer);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("jco lane: node's answer to `" + line + "` is not JSON: " + answer.substr(0, 200));
+    }
+  }
+  std::string exit_status() {
+    int status = 0;
+    if (pid_ <= 0 || ::waitpid(pid_, &status, 0) != pid_) return "no exit status";
+    pid_ = -1;
+    if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
+    return fmt::format("signal {}", WTERMSIG(status));
+  }
+
+  pid_t pid_ = -1;
+  FILE* to_ = nullptr;
+  FILE* from_ = nullptr;
+};
+
+struct Options {
+  bool json = false;
+  int rounds = 31;
+  int runs = 3;
+  std::vector<uint32_t> sweep;
+  std::vector<std::string> only;  // empty: every lane
+  bool with_jco = true;
+  std::string node = "node";
+  std::optional<std::pair<std::string, Corruption>> corrupt;  // a lane whose checked deliveries are corrupted
+};
+
+// Delivers the prepared batch of every lane (jco's too) into a digest sink;
+// all must agree, and carry `operations` operations.
+void check_lanes(const char* batch, std::vector<Lane>& lanes, NodeLane* node, uint64_t operations,
+                 const Options& options) {
+  auto corruption_of = [&](const std::string& lane) -> std::optional<Corruption> {
+    if (options.corrupt && options.corrupt->first == lane) return options.corrupt->second;
+    return std::nullopt;
+  };
+  std::optional<Digest> reference;
+  std::string first;
+  auto compare = [&](const std::string& name, const Digest& d) {
+    if (d.operations() != operations)
+      throw std::runtime_error(fmt::format("{}: lane {} delivered {} operations, expected {}", batch, name,
+                                           d.operations(), operations));
+    if (!reference) {
+      reference = d;
+      first = name;
+    } else if (!(d == *reference)) {
+      throw std::runtime_error(fmt::format("{}: lanes {} and {} delivered different values: {}; {}", batch, first, name,
+                                           reference->to_string(), d.to_string()));
+    }
+  };
+  for (Lane& lane : lanes) {
+    DigestSink sink;
+    if (const auto c = corruption_of(lane.name)) {
+      CorruptingSink corrupting(sink, *c);
+      lane.run(corrupting);
+    } else {
+      lane.run(sink);
+    }
+    compare(lane.name, sink.digest);
+  }
+  if (node) compare("jco", node->digest(corruption_of("jco")));
 }
 
+std::vector<Lane> selected_lanes(Boundary& boundary, const std::vector<std::string>& only) {
+  std::vector<Lane> lanes = boundary.lanes();
+  if (!only.empty())  // bytes always runs: it is what the others are measured against
+    std::erase_if(lanes, [&](const Lane& l) {
+      return l.name != "bytes" && std::find(only.begin(), only.end(), l.name) == only.end();
+    });
+  return lanes;
+}
+
+// The coverage batch through every lane, before any timing.
+void check_coverage(NodeLane* node, const Options& options) {
+  Boundary boundary;
+  boundary.prepare_coverage();
+  std::vector<Lane> lanes = selected_lanes(boundary, options.only);
+  if (node) node->prepare_coverage();
+  check_lanes("coverage batch", lanes, node, boundary.prepared_operations(), options);
+}
+
+using LaneTimes = std::map<std::string, double>;  // lane -> median ns per element
+
 // Times every lane at every batch size, interleaved: each round runs each
-// size's lanes in turn, so a change in machine speed during the run falls
-// on all of them alike (lanes and sizes are compared with one another).
-std::map<uint32_t, RowResult> run_sweep(const std::vector<uint32_t>& sweep, int rounds,
-                                        const std::vector<std::string>& only, std::map<uint32_t, Checksum>& checksums) {
+// size's lanes in turn, jco's last, so a change in machine speed during the
+// run falls on all of them alike (lanes and sizes are compared with one
+// another). Every size's batch is checked first.
+std::map<uint32_t, LaneTimes> run_sweep(NodeLane* node, const Options& options) {
   struct Size {
     uint32_t rows;
     uint64_t elements, reps;
@@ -184,68 +328,33 @@ std::map<uint32_t, RowResult> run_sweep(const std::vector<uint32_t>& sweep, int 
     std::map<std::string, std::vector<double>> samples;
   };
   std::vector<Size> sizes;
-  for (uint32_t rows : sweep) {
+  for (uint32_t rows : options.sweep) {
     Size& s = sizes.emplace_back(Size{rows, 7 + uint64_t{8} * rows, 0, std::make_unique<Boundary>(), {}, {}});
     s.boundary->prepare(rows);
-    s.lanes = s.boundary->lanes();
-    if (!only.empty())  // bytes always runs: it is what the others are measured against
-      std::erase_if(s.lanes, [&](const Lane& l) {
-        return l.name != "bytes" && std::find(only.begin(), only.end(), l.name) == only.end();
-      });
-    checksums[rows] = check_lanes(s.lanes, s.elements);
+    s.lanes = selected_lanes(*s.boundary, options.only);
+    if (node) node->prepare(rows);
+    check_lanes(fmt::format("batch of {} rows", rows).c_str(), s.lanes, node, s.elements, options);
     s.reps = std::max<uint64_t>(3, 100000 / s.elements);  // about a millisecond per measurement
   }
-  ChecksumSink sink;
-  for (int round = -1; round < rounds; ++round)  // round -1 warms up
-    for (Size& s : sizes)
+  TallySink sink;
+  for (int round = -2; round < options.rounds; ++round)  // rounds -2 and -1 warm up (V8 optimises in tiers)
+    for (Size& s : sizes) {
       for (Lane& lane : s.lanes) {
         const auto t0 = Clock::now();
         for (uint64_t i = 0; i < s.reps; ++i) lane.run(sink);
         const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
         if (round >= 0) s.samples[lane.name].push_back(ns / double(s.reps * s.elements));
       }
-  std::map<uint32_t, RowResult> out;
-  for (Size& s : sizes) {
-    RowResult& r = out[s.rows];
-    r.elements = s.elements;
-    for (auto& [name, v] : s.samples) r.ns_per_element[name] = median(v);
-  }
+      if (node) {
+        node->prepare(s.rows);  // the JS instance holds one batch at a time; prepared outside the timing
+        const double ns = node->time_ns(s.reps);
+        if (round >= 0) s.samples["jco"].push_back(ns / double(s.reps * s.elements));
+      }
+    }
+  std::map<uint32_t, LaneTimes> out;
+  for (Size& s : sizes)
+    for (auto& [name, v] : s.samples) out[s.rows][name] = median(v);
   return out;
-}
-
-// The jco lane: Node times the transpiled component itself.
-std::optional<nlohmann::json> run_jco(const std::vector<uint32_t>& rows, int rounds, std::string& why) {
-  std::string rows_arg;
-  for (uint32_t r : rows) rows_arg += (rows_arg.empty() ? "" : ",") + std::to_string(r);
-  const std::string cmd = fmt::format("node '{}' '{}' {} {} 2>&1", CMHOST_BOUNDARY_JCO_SCRIPT, CMHOST_BOUNDARY_JS_DIR,
-                                      rows_arg, rounds);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) {
-    why = "cannot start node";
-    return std::nullopt;
-  }
-  std::string output;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
-  const int status = pclose(pipe);
-  if (status != 0) {
-    why = "node failed: " + output;
-    return std::nullopt;
-  }
-  try {
-    return nlohmann::json::parse(output);
-  } catch (const std::exception& e) {
-    why = std::string("node printed no JSON: ") + e.what() + ": " + output.substr(0, 200);
-    return std::nullopt;
-  }
-}
-
-Checksum checksum_from_json(const nlohmann::json& j) {
-  Checksum c;
-  for (size_t i = 0; i < c.calls.size(); ++i) c.calls[i] = j.at("calls").at(i).get<uint64_t>();
-  c.numbers = j.at("numbers").get<uint64_t>();
-  c.text_bytes = j.at("text_bytes").get<uint64_t>();
-  return c;
 }
 
 // Flat lanes: 1 MiB list<u8> each way against memcpy, and a u32 round trip.
@@ -293,44 +402,55 @@ nlohmann::json run_flat(int rounds) {
           {"u32_round_trip_ns_per_call", median(call_ns)}};
 }
 
-int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco, const std::vector<std::string>& only) {
-  nlohmann::json out = {{"rows", nlohmann::json::object()}};
-  std::map<uint32_t, Checksum> checksums;
-  std::map<uint32_t, RowResult> results = run_sweep(sweep, rounds, only, checksums);
-  std::string jco_why = "not requested (--no-jco)";
-  std::optional<nlohmann::json> jco;
-  if (with_jco) jco = run_jco(sweep, rounds, jco_why);
-  for (uint32_t rows : sweep) {
-    RowResult& r = results[rows];
-    if (jco) {
-      const auto& j = (*jco)["rows"][std::to_string(rows)];
-      if (!(checksum_from_json(j.at("checksum")) == checksums[rows]))
-        throw std::runtime_error(fmt::format("jco lane checksum differs at {} rows: {} vs {}", rows,
-                                             checksum_from_json(j.at("checksum")).to_string(),
-                                             checksums[rows].to_string()));
-      r.ns_per_element["jco"] = j.at("ns_per_element").get<double>();
-    }
-  }
-  if (!jco) fmt::print(stderr, "jco lane omitted: {}\n", jco_why);
-  const bool with_flat = only.empty() || std::find(only.begin(), only.end(), "flat") != only.end();
-  const nlohmann::json flat = with_flat ? run_flat(rounds) : nlohmann::json::object();
+// A lane's ratio to bytes over the runs: the median and the range.
+struct Spread {
+  double median = 0, low = 0, high = 0;
+};
+Spread spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
+}
+
+int run(const Options& options) {
+  ::signal(SIGPIPE, SIG_IGN);  // a Node child that dies must show up as an error, not end the run
+  std::optional<NodeLane> node;
+  if (options.with_jco) node.emplace(options.node);
+  NodeLane* jco = node ? &*node : nullptr;
+  check_coverage(jco, options);
+
+  std::vector<std::map<uint32_t, LaneTimes>> runs;
+  for (int i = 0; i < options.runs; ++i) runs.push_back(run_sweep(jco, options));
+  node.reset();
+  const bool with_flat = options.only.empty() || std::find(options.only.begin(), options.only.end(), "flat") != options.only.end();
+  const nlohmann::json flat = with_flat ? run_flat(options.rounds) : nlohmann::json::object();
 
   const std::vector<std::string> order = {"bytes", "dynamic", "typed", "visitor", "floor", "jco", "typed-pmr", "typed-heap"};
-  for (uint32_t rows : sweep) {
-    const RowResult& r = results[rows];
+  // Per size and lane: ns per element and ratio to bytes, median and range over the runs.
+  nlohmann::json out = {{"runs", options.runs}, {"rounds", options.rounds}, {"rows", nlohmann::json::object()}};
+  for (uint32_t rows : options.sweep) {
     nlohmann::json lanes = nlohmann::json::object();
-    const double bytes_ns = r.ns_per_element.at("bytes");
-    for (const auto& name : order)
-      if (r.ns_per_element.count(name))
-        lanes[name] = {{"ns_per_element", r.ns_per_element.at(name)}, {"ratio", r.ns_per_element.at(name) / bytes_ns}};
-    out["rows"][std::to_string(rows)] = {{"elements", r.elements}, {"lanes", lanes}};
+    for (const auto& name : order) {
+      if (!runs[0].at(rows).count(name)) continue;
+      std::vector<double> ns, ratio;
+      for (const auto& r : runs) {
+        ns.push_back(r.at(rows).at(name));
+        ratio.push_back(r.at(rows).at(name) / r.at(rows).at("bytes"));
+      }
+      const Spread n = spread(ns), q = spread(ratio);
+      lanes[name] = {{"ns_per_element", n.median}, {"ns_per_element_range", {n.low, n.high}},
+                     {"ratio", q.median},          {"ratio_range", {q.low, q.high}},
+                     {"ratio_per_run", ratio}};
+    }
+    out["rows"][std::to_string(rows)] = {{"elements", 7 + uint64_t{8} * rows}, {"lanes", lanes}};
   }
-  // Flatness: each lane's largest deviation from its mean across the sweep.
+  // Flatness: each lane's largest deviation from its mean across the sweep
+  // (of the medians over the runs).
   nlohmann::json flatness = nlohmann::json::object();
   for (const auto& name : order) {
     std::vector<double> v;
-    for (uint32_t rows : sweep)
-      if (results[rows].ns_per_element.count(name)) v.push_back(results[rows].ns_per_element.at(name));
+    for (uint32_t rows : options.sweep)
+      if (out["rows"][std::to_string(rows)]["lanes"].contains(name))
+        v.push_back(out["rows"][std::to_string(rows)]["lanes"][name]["ns_per_element"].get<double>());
     if (v.size() < 2) continue;
     double mean = 0, worst = 0;
     for (double x : v) mean += x / double(v.size());
@@ -339,31 +459,35 @@ int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco
   }
   out["sweep_flatness"] = flatness;
   if (with_flat) out["flat"] = flat;
-  if (json) {
+  if (options.json) {
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
-  fmt::print("boundary benchmark: list<operation> of 7 + 8N elements, ns per element (ratio to bytes), median of {} rounds\n\n",
-             rounds);
+  fmt::print("boundary benchmark: list<operation> of 7 + 8N elements; ns per element and ratio to bytes,\n"
+             "median [range] over {} runs of {} rounds each (each run's figure is its median round)\n\n",
+             options.runs, options.rounds);
   fmt::print("{:>6} {:>7}", "rows", "elems");
-  for (const auto& name : order) fmt::print(" {:>17}", name);
+  for (const auto& name : order) fmt::print(" {:>22}", name);
   fmt::print("\n");
-  for (uint32_t rows : sweep) {
+  for (uint32_t rows : options.sweep) {
     const auto& row = out["rows"][std::to_string(rows)];
     fmt::print("{:>6} {:>7}", rows, row["elements"].get<uint64_t>());
     for (const auto& name : order) {
       if (!row["lanes"].contains(name)) {
-        fmt::print(" {:>17}", "-");
+        fmt::print(" {:>22}", "-");
         continue;
       }
       const auto& l = row["lanes"][name];
-      fmt::print(" {:>17}", fmt::format("{:.1f} ({:.2f}x)", l["ns_per_element"].get<double>(), l["ratio"].get<double>()));
+      const auto& range = l["ratio_range"];
+      fmt::print(" {:>22}", name == "bytes" ? fmt::format("{:.1f} ns", l["ns_per_element"].get<double>())
+                                            : fmt::format("{:.2f}x [{:.2f}-{:.2f}]", l["ratio"].get<double>(),
+                                                          range[0].get<double>(), range[1].get<double>()));
     }
     fmt::print("\n");
   }
   fmt::print("{:>14}", "flatness ±");
   for (const auto& name : order)
-    fmt::print(" {:>17}", flatness.contains(name)
+    fmt::print(" {:>22}", flatness.contains(name)
                               ? fmt::format("{:.0f}%", 100 * flatness[name]["largest_deviation"].get<double>())
                               : "-");
   fmt::print("\n");
@@ -383,20 +507,38 @@ int run(bool json, int rounds, const std::vector<uint32_t>& sweep, bool with_jco
 }  // namespace cmhost::bench::boundary
 
 int main(int argc, char** argv) {
+  using namespace cmhost::bench::boundary;
   CLI::App app{"cmhost boundary benchmark"};
-  bool json = false, no_jco = false;
-  std::vector<std::string> only;
-  int rounds = 31;
-  std::vector<uint32_t> rows = {100, 500, 1000, 4000};
-  app.add_flag("--json", json, "Print the results as one JSON object");
-  app.add_option("--rounds", rounds, "Measured rounds per lane (median reported)")->check(CLI::Range(1, 1000));
-  app.add_option("--rows", rows, "The sweep of batch sizes");
+  Options options;
+  options.sweep = {100, 500, 1000, 4000};
+  bool no_jco = false;
+  std::string corrupt;
+  app.add_flag("--json", options.json, "Print the results as one JSON object");
+  app.add_option("--rounds", options.rounds, "Measured rounds per lane in a run (its median reported)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--runs", options.runs, "Runs of the whole sweep (median and range reported)")->check(CLI::Range(1, 100));
+  app.add_option("--rows", options.sweep, "The sweep of batch sizes");
   app.add_flag("--no-jco", no_jco, "Skip the jco lane");
-  app.add_option("--lanes", only, "Run only these lanes (and bytes; \"flat\" for the flat lanes), e.g. for profiling")
+  app.add_option("--node", options.node, "The Node.js that runs the jco lane")->capture_default_str();
+  app.add_option("--lanes", options.only, "Run only these lanes (and bytes; \"flat\" for the flat lanes), e.g. for profiling")
       ->check(CLI::IsMember({"bytes", "dynamic", "typed", "typed-pmr", "typed-heap", "visitor", "floor", "jco", "flat"}));
+  app.add_option("--corrupt", corrupt,
+                 "LANE:text or LANE:float: that lane's checked deliveries get one text byte or float bit wrong "
+                 "(the run must then fail; for testing the checks)");
   CLI11_PARSE(app, argc, argv);
+  options.with_jco =
+      !no_jco && (options.only.empty() || std::find(options.only.begin(), options.only.end(), "jco") != options.only.end());
+  if (!corrupt.empty()) {
+    const auto colon = corrupt.rfind(':');
+    const std::string what = colon == std::string::npos ? "" : corrupt.substr(colon + 1);
+    if (what != "text" && what != "float") {
+      fmt::print(stderr, "boundary: --corrupt takes LANE:text or LANE:float\n");
+      return 2;
+    }
+    options.corrupt.emplace(corrupt.substr(0, colon), what == "text" ? Corruption::Text : Corruption::Float);
+  }
   try {
-    return cmhost::bench::boundary::run(json, rounds, rows, !no_jco && (only.empty() || std::find(only.begin(), only.end(), "jco") != only.end()), only);
+    return run(options);
   } catch (const std::exception& e) {
     fmt::print(stderr, "boundary: {}\n", e.what());
     return 1;

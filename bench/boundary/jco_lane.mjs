@@ -1,14 +1,23 @@
 // The jco lane of the boundary benchmark: the boundary component transpiled
-// by `jco transpile` (default options), `take-typed` called from Node, the
-// JS values walked into a sink with the same checksum as the C++ lanes.
-// Usage: node jco_lane.mjs TRANSPILED_DIR ROWS[,ROWS...] ROUNDS
-// Prints {"rows": {"N": {"ns_per_element": x, "checksum": {...}}}}.
+// by `jco transpile` (default options), `take-typed` called from Node and
+// the JS values walked into a sink. The driver (driver.cpp) runs this script
+// as a child and sends one request per line on stdin; each answer is one
+// JSON line on stdout:
+//   prepare ROWS       -> {"ok": true}        the guest prepares a batch
+//   coverage           -> {"ok": true}        the guest prepares the coverage batch
+//   digest [text|float] -> {"calls": [...], "hash": "hex"}
+//                         the prepared batch walked into DigestSink (the same
+//                         stream as sink.hpp's); `text`/`float` corrupt one
+//                         text byte or float bit (the driver's own tests)
+//   time REPS          -> {"ns": x}           REPS calls and walks into the
+//                         tally sink, timed here with hrtime
+// Usage: node jco_lane.mjs TRANSPILED_DIR
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
+import readline from 'node:readline';
 
-const [dir, rowsArg, roundsArg] = process.argv.slice(2);
+const [dir] = process.argv.slice(2);
 const component = await import(pathToFileURL(path.join(dir, 'boundary.js')).href);
-const rounds = Number(roundsArg);
 
 const CASES = ['cache-string', 'register-template', 'append-children', 'assign-id', 'create-placeholder',
   'create-text-node', 'load-template', 'replace-with', 'replace-placeholder', 'insert-after', 'insert-before',
@@ -17,30 +26,24 @@ const CASE_INDEX = new Map(CASES.map((c, i) => [c, i]));
 const ATTR_KINDS = new Map([['text', 0], ['float', 1], ['int', 2], ['boolean', 3], ['none', 4]]);
 const NODE_KINDS = new Map([['element', 0], ['text', 1], ['dynamic', 2]]);
 
-// Texts in the batch are ASCII, so a JS string's length is its UTF-8 size;
-// a non-ASCII text would make the checksums differ, loudly.
-class ChecksumSink {
+// What the timed rounds deliver to, as sink.hpp's TallySink: calls per case,
+// a sum of ids and numbers, text sizes (JS string lengths: the walk stays as
+// cheap as the C++ one).
+class TallySink {
   constructor() { this.calls = new Array(17).fill(0); this.numbers = 0; this.textBytes = 0; }
   one(c, id) { this.calls[c]++; this.numbers += id; }
   stack(c, p) { this.calls[c]++; this.numbers += p.id + p.m; }
-  path(c, path, n) { this.calls[c]++; this.numbers += n + path.length; for (const b of path) this.numbers += b; }
+  path(c, path, n) { this.calls[c]++; this.numbers += n + path.length; }
   text(c, id, t) { this.calls[c]++; this.numbers += id; this.textBytes += t.length; }
   listener(c, p) { this.calls[c]++; this.numbers += p.id + p.name + (p.bubbles ? 1 : 0); }
   template(t) {
     this.calls[1]++;
-    this.numbers += t.id + t.nodes.length;
-    for (const r of t.roots) this.numbers += r;
+    this.numbers += t.id + t.nodes.length + t.roots.length;
     for (const n of t.nodes) {
       const kind = NODE_KINDS.get(n.tag);
-      this.numbers += kind;
-      if (kind === 0) {
-        const e = n.val;
-        this.numbers += e.tag + (e.ns ?? 0) + e.attrs.length;
-        for (const c of e.children) this.numbers += c;
-        for (const a of e.attrs) { this.numbers += a.name + (a.ns ?? 0); this.textBytes += a.value.length; }
-      } else if (kind === 1) {
-        this.textBytes += n.val.length;
-      }
+      if (kind === 0) this.numbers += kind + n.val.tag + n.val.attrs.length + n.val.children.length;
+      else if (kind === 1) { this.numbers += kind; this.textBytes += n.val.length; }
+      else this.numbers += kind;
     }
   }
   attribute(p) {
@@ -48,60 +51,161 @@ class ChecksumSink {
     const kind = ATTR_KINDS.get(p.value.tag);
     this.numbers += p.id + p.name + (p.ns ?? 0) + kind;
     if (kind === 0) this.textBytes += p.value.val.length;
-    else if (kind === 1) this.numbers += Math.trunc(p.value.val);
-    else if (kind === 2) this.numbers += Number(p.value.val);
-    else if (kind === 3) this.numbers += p.value.val ? 1 : 0;
   }
 }
 
-function deliver(ops, sink) {
+// 64-bit FNV-1a over the operand stream of sink.hpp's DigestSink, in four
+// 16-bit limbs (exact in doubles, no BigInt per byte).
+const encoder = new TextEncoder();
+const floatView = new DataView(new ArrayBuffer(8));
+class DigestSink {
+  constructor(corrupt) {
+    this.calls = new Array(17).fill(0);
+    this.h = [0x2325, 0x8422, 0x9ce4, 0xcbf2];  // 0xcbf29ce484222325, low limb first
+    this.corrupt = corrupt;  // 'text' or 'float': change the first one met
+  }
+  byte(b) {
+    const h = this.h;
+    h[0] ^= b;
+    // h * 0x100000001b3 mod 2^64: 0x1b3 on every limb, and 2^40 = 0x100 on the third limb up.
+    let t = h[0] * 0x1b3;
+    const n0 = t & 0xffff;
+    t = h[1] * 0x1b3 + Math.floor(t / 65536);
+    const n1 = t & 0xffff;
+    t = h[2] * 0x1b3 + h[0] * 0x100 + Math.floor(t / 65536);
+    const n2 = t & 0xffff;
+    t = h[3] * 0x1b3 + h[1] * 0x100 + Math.floor(t / 65536);
+    h[0] = n0; h[1] = n1; h[2] = n2; h[3] = t & 0xffff;
+  }
+  u32pair(lo, hi) {
+    for (let i = 0; i < 4; i++) this.byte((lo >>> (8 * i)) & 0xff);
+    for (let i = 0; i < 4; i++) this.byte((hi >>> (8 * i)) & 0xff);
+  }
+  int(v) {  // a number below 2^53, or a bigint (s64, two's complement)
+    if (typeof v === 'bigint') {
+      const u = BigInt.asUintN(64, v);
+      this.u32pair(Number(u & 0xffffffffn), Number(u >> 32n));
+    } else {
+      this.u32pair(v % 0x100000000, Math.floor(v / 0x100000000));
+    }
+  }
+  float(v) {
+    floatView.setFloat64(0, v, true);
+    let lo = floatView.getUint32(0, true);
+    if (this.corrupt === 'float') { lo ^= 1; this.corrupt = undefined; }
+    this.u32pair(lo, floatView.getUint32(4, true));
+  }
+  bytes(b) { this.int(b.length); for (const x of b) this.byte(x); }
+  text(s) {
+    const b = encoder.encode(s);
+    if (this.corrupt === 'text' && b.length > 0) { b[0] ^= 1; this.corrupt = undefined; }
+    this.bytes(b);
+  }
+  option(v) { this.int(v === undefined ? 0 : 1); this.int(v ?? 0); }
+  begin(c) { this.calls[c]++; this.byte(c); }
+  ints(c, ...values) { this.begin(c); for (const v of values) this.int(v); }
+  idText(c, id, t) { this.begin(c); this.int(id); this.text(t); }
+  // Template texts are not corrupted (the C++ CorruptingSink leaves them too).
+  template(t) {
+    this.begin(1);
+    this.int(t.id);
+    this.int(t.nodes.length);
+    for (const n of t.nodes) {
+      const kind = NODE_KINDS.get(n.tag);
+      this.int(kind);
+      if (kind === 0) {
+        const e = n.val;
+        this.int(e.tag); this.option(e.ns);
+        this.int(e.attrs.length);
+        for (const a of e.attrs) { this.int(a.name); this.option(a.ns); this.bytes(encoder.encode(a.value)); }
+        this.int(e.children.length);
+        for (const c of e.children) this.int(c);
+      } else if (kind === 1) {
+        this.bytes(encoder.encode(n.val));
+      }
+    }
+    this.int(t.roots.length);
+    for (const r of t.roots) this.int(r);
+  }
+  attribute(p) {
+    this.begin(11);
+    const kind = ATTR_KINDS.get(p.value.tag);
+    this.int(p.id); this.int(p.name); this.option(p.ns); this.int(kind);
+    if (kind === 0) this.text(p.value.val);
+    else if (kind === 1) this.float(p.value.val);
+    else if (kind === 2) this.int(p.value.val);
+    else if (kind === 3) this.int(p.value.val ? 1 : 0);
+  }
+  hash() { return this.h.slice().reverse().map((x) => x.toString(16).padStart(4, '0')).join(''); }
+}
+
+function deliverTally(ops, sink) {
   for (const op of ops) {
     const p = op.val;
     switch (CASE_INDEX.get(op.tag)) {
-      case 0: sink.calls[0]++; sink.numbers += p.id; sink.textBytes += p.str.length; break;
+      case 0: sink.text(0, p.id, p.str); break;
       case 1: sink.template(p); break;
-      case 2: case 7: case 9: case 10: sink.stack(CASE_INDEX.get(op.tag), p); break;
+      case 2: sink.stack(2, p); break;
       case 3: sink.path(3, p.path, p.id); break;
-      case 4: case 15: case 16: sink.one(CASE_INDEX.get(op.tag), p); break;
+      case 4: sink.one(4, p); break;
       case 5: sink.text(5, p.id, p.text); break;
       case 6: sink.calls[6]++; sink.numbers += p.id + p.tmpl + p.root; break;
+      case 7: sink.stack(7, p); break;
       case 8: sink.path(8, p.path, p.m); break;
+      case 9: sink.stack(9, p); break;
+      case 10: sink.stack(10, p); break;
       case 11: sink.attribute(p); break;
       case 12: sink.text(12, p.id, p.text); break;
-      case 13: case 14: sink.listener(CASE_INDEX.get(op.tag), p); break;
+      case 13: sink.listener(13, p); break;
+      case 14: sink.listener(14, p); break;
+      case 15: sink.one(15, p); break;
+      case 16: sink.one(16, p); break;
       default: throw new Error(`unknown case ${op.tag}`);
     }
   }
 }
 
-// Batch sizes are interleaved round by round, as in the driver, after two
-// warm-up rounds (V8 optimises the lift and the walk in tiers). The guest
-// holds one prepared batch, so each size is prepared before its turn,
-// outside the timing.
-const sizes = rowsArg.split(',').map(Number).map((rows) => ({
-  rows, elements: 7 + 8 * rows, samples: [], check: new ChecksumSink(),
-}));
-for (const size of sizes) {
-  component.prepare(size.rows);
-  deliver(component.takeTyped(), size.check);
-  size.reps = Math.max(3, Math.floor(100000 / size.elements));
-}
-const sink = new ChecksumSink();
-for (let round = -2; round < rounds; round++) {
-  for (const size of sizes) {
-    component.prepare(size.rows);
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < size.reps; i++) deliver(component.takeTyped(), sink);
-    const ns = Number(process.hrtime.bigint() - t0);
-    if (round >= 0) size.samples.push(ns / (size.reps * size.elements));
+function deliverDigest(ops, sink) {
+  for (const op of ops) {
+    const p = op.val;
+    const c = CASE_INDEX.get(op.tag);
+    switch (c) {
+      case 0: sink.idText(0, p.id, p.str); break;
+      case 1: sink.template(p); break;
+      case 2: case 7: case 9: case 10: sink.ints(c, p.id, p.m); break;
+      case 3: sink.begin(3); sink.bytes(p.path); sink.int(p.id); break;
+      case 4: case 15: case 16: sink.ints(c, p); break;
+      case 5: case 12: sink.idText(c, p.id, p.text); break;
+      case 6: sink.ints(6, p.id, p.tmpl, p.root); break;
+      case 8: sink.begin(8); sink.bytes(p.path); sink.int(p.m); break;
+      case 11: sink.attribute(p); break;
+      case 13: case 14: sink.ints(c, p.id, p.name, p.bubbles ? 1 : 0); break;
+      default: throw new Error(`unknown case ${op.tag}`);
+    }
   }
 }
-const out = { rows: {} };
-for (const { rows, samples, check } of sizes) {
-  samples.sort((a, b) => a - b);
-  out.rows[rows] = {
-    ns_per_element: samples[Math.floor(samples.length / 2)],
-    checksum: { calls: check.calls, numbers: check.numbers, text_bytes: check.textBytes },
-  };
+
+const tally = new TallySink();
+function answer(request) {
+  const [verb, arg] = request.trim().split(/\s+/);
+  switch (verb) {
+    case 'prepare': component.prepare(Number(arg)); return { ok: true };
+    case 'coverage': component.prepareCoverage(); return { ok: true };
+    case 'digest': {
+      const sink = new DigestSink(arg);
+      deliverDigest(component.takeTyped(), sink);
+      return { calls: sink.calls, hash: sink.hash() };
+    }
+    case 'time': {
+      const reps = Number(arg);
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < reps; i++) deliverTally(component.takeTyped(), tally);
+      return { ns: Number(process.hrtime.bigint() - t0) };
+    }
+    default: throw new Error(`unknown request: ${request}`);
+  }
 }
-process.stdout.write(JSON.stringify(out));
+
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  process.stdout.write(JSON.stringify(answer(line)) + '\n');
+}

@@ -104,20 +104,19 @@ class Sink {
   virtual void push_root(uint32_t id) = 0;
 };
 
-// Calls per case, the sum of every id and number, and the bytes of every
-// text: equal checksums mean the lanes delivered the same operations.
-struct Checksum {
+// What the timed rounds deliver to: calls per case, the sum of every id and
+// number, the sizes of texts. Cheap, so that it weighs little on the lanes
+// it times; whether the lanes deliver the same values is DigestSink's job.
+struct Tally {
   std::array<uint64_t, 17> calls{};
   uint64_t numbers = 0;
   uint64_t text_bytes = 0;
-  bool operator==(const Checksum&) const = default;
-  std::string to_string() const;
 };
 
-class ChecksumSink final : public Sink {
+class TallySink final : public Sink {
  public:
-  Checksum sum;
-  void cache_string(uint16_t id, std::string_view str) override;
+  Tally sum;
+  void cache_string(uint16_t id, std::string_view str) override { text_op(0, id, str); }
   void register_template(uint16_t id, std::span<const TemplateNode> nodes, std::span<const uint32_t> roots) override;
   void append_children(uint32_t id, uint32_t m) override { stack(2, id, m); }
   void assign_id(std::span<const uint8_t> path, uint32_t id) override { path_op(3, path, id); }
@@ -147,7 +146,6 @@ class ChecksumSink final : public Sink {
   void path_op(int c, std::span<const uint8_t> path, uint32_t n) {
     ++sum.calls[c];
     sum.numbers += n + path.size();
-    for (uint8_t b : path) sum.numbers += b;
   }
   void text_op(int c, uint32_t id, std::string_view text) {
     ++sum.calls[c];
@@ -158,6 +156,106 @@ class ChecksumSink final : public Sink {
     ++sum.calls[c];
     sum.numbers += uint64_t{id} + name + bubbles;
   }
+};
+
+// Calls per case and a 64-bit FNV-1a hash of every operand in order: every
+// number, every text byte, every float bit (the same stream as
+// jco_lane.mjs's DigestSink). One byte or bit delivered differently changes
+// the hash, so equal digests mean the lanes delivered the same values.
+struct Digest {
+  std::array<uint64_t, 17> calls{};
+  uint64_t hash = 0xcbf29ce484222325;
+  bool operator==(const Digest&) const = default;
+  uint64_t operations() const;
+  std::string to_string() const;
+};
+
+class DigestSink final : public Sink {
+ public:
+  Digest digest;
+  void cache_string(uint16_t id, std::string_view str) override;
+  void register_template(uint16_t id, std::span<const TemplateNode> nodes, std::span<const uint32_t> roots) override;
+  void append_children(uint32_t id, uint32_t m) override { numbers(2, {id, m}); }
+  void assign_id(std::span<const uint8_t> path, uint32_t id) override;
+  void create_placeholder(uint32_t id) override { numbers(4, {id}); }
+  void create_text_node(uint32_t id, std::string_view text) override { id_text(5, id, text); }
+  void load_template(uint32_t id, uint16_t tmpl, uint16_t root) override { numbers(6, {id, tmpl, root}); }
+  void replace_with(uint32_t id, uint32_t m) override { numbers(7, {id, m}); }
+  void replace_placeholder(std::span<const uint8_t> path, uint32_t m) override;
+  void insert_after(uint32_t id, uint32_t m) override { numbers(9, {id, m}); }
+  void insert_before(uint32_t id, uint32_t m) override { numbers(10, {id, m}); }
+  void set_attribute(uint32_t id, uint16_t name, std::optional<uint16_t> ns, const AttrValue& value) override;
+  void set_text(uint32_t id, std::string_view text) override { id_text(12, id, text); }
+  void new_event_listener(uint32_t id, uint16_t name, bool bubbles) override { numbers(13, {id, name, bubbles}); }
+  void remove_event_listener(uint32_t id, uint16_t name, bool bubbles) override { numbers(14, {id, name, bubbles}); }
+  void remove(uint32_t id) override { numbers(15, {id}); }
+  void push_root(uint32_t id) override { numbers(16, {id}); }
+
+ private:
+  void begin(uint8_t c) {
+    ++digest.calls[c];
+    byte(c);
+  }
+  void byte(uint8_t b) { digest.hash = (digest.hash ^ b) * 0x100000001b3; }
+  void integer(uint64_t v) {  // 8 bytes, little-endian
+    for (int i = 0; i < 8; ++i) byte(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void text(std::string_view s);
+  void bytes(std::span<const uint8_t> b);
+  void option(std::optional<uint16_t> v) {
+    integer(v.has_value());
+    integer(v.value_or(0));
+  }
+  void numbers(uint8_t c, std::initializer_list<uint64_t> values) {
+    begin(c);
+    for (uint64_t v : values) integer(v);
+  }
+  void id_text(uint8_t c, uint32_t id, std::string_view s) {
+    begin(c);
+    integer(id);
+    text(s);
+  }
+};
+
+// Forwards to another sink, but delivers the first non-empty text with its
+// first byte changed, or the first float attribute with its lowest bit
+// flipped: how the benchmark's tests show that the digests catch a lane that
+// mis-decodes one byte or one bit.
+enum class Corruption { Text, Float };
+
+class CorruptingSink final : public Sink {
+ public:
+  CorruptingSink(Sink& inner, Corruption what) : inner_(inner), what_(what) {}
+  void cache_string(uint16_t id, std::string_view str) override { inner_.cache_string(id, text(str)); }
+  void register_template(uint16_t id, std::span<const TemplateNode> nodes, std::span<const uint32_t> roots) override {
+    inner_.register_template(id, nodes, roots);
+  }
+  void append_children(uint32_t id, uint32_t m) override { inner_.append_children(id, m); }
+  void assign_id(std::span<const uint8_t> path, uint32_t id) override { inner_.assign_id(path, id); }
+  void create_placeholder(uint32_t id) override { inner_.create_placeholder(id); }
+  void create_text_node(uint32_t id, std::string_view t) override { inner_.create_text_node(id, text(t)); }
+  void load_template(uint32_t id, uint16_t tmpl, uint16_t root) override { inner_.load_template(id, tmpl, root); }
+  void replace_with(uint32_t id, uint32_t m) override { inner_.replace_with(id, m); }
+  void replace_placeholder(std::span<const uint8_t> path, uint32_t m) override { inner_.replace_placeholder(path, m); }
+  void insert_after(uint32_t id, uint32_t m) override { inner_.insert_after(id, m); }
+  void insert_before(uint32_t id, uint32_t m) override { inner_.insert_before(id, m); }
+  void set_attribute(uint32_t id, uint16_t name, std::optional<uint16_t> ns, const AttrValue& value) override;
+  void set_text(uint32_t id, std::string_view t) override { inner_.set_text(id, text(t)); }
+  void new_event_listener(uint32_t id, uint16_t name, bool bubbles) override {
+    inner_.new_event_listener(id, name, bubbles);
+  }
+  void remove_event_listener(uint32_t id, uint16_t name, bool bubbles) override {
+    inner_.remove_event_listener(id, name, bubbles);
+  }
+  void remove(uint32_t id) override { inner_.remove(id); }
+  void push_root(uint32_t id) override { inner_.push_root(id); }
+
+ private:
+  std::string_view text(std::string_view t);
+  Sink& inner_;
+  Corruption what_;
+  bool done_ = false;
+  std::string changed_;
 };
 
 }  // namespace cmhost::bench::boundary

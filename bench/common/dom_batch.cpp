@@ -1,5 +1,6 @@
 #include "dom_batch.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace cmhost::bench {
@@ -115,7 +116,55 @@ Val row_template() {
   return Val::record({Val::u16(0), Val::list(std::move(nodes)), u32s({0})});
 }
 
+Val set_attribute(uint32_t id, Val ns, Val value) {
+  return op(SetAttribute, Val::record({Val::u32(id), Val::u16(9), std::move(ns), std::move(value)}));
+}
+
 }  // namespace
+
+Val build_coverage_operations() {
+  std::string long_text;
+  for (size_t i = 0; i < 70000 - 2; ++i) long_text += static_cast<char>('a' + i % 26);
+  long_text += "\u00e9";
+  std::vector<Val> nodes;
+  std::vector<Val> attrs;
+  attrs.push_back(Val::record({Val::u16(4), Val::some(Val::u16(0xfffe)), Val::string("\u00fc")}));
+  attrs.push_back(Val::record({Val::u16(5), none(), Val::string("")}));
+  nodes.push_back(Val::variant(0, Val::record({Val::u16(1), Val::some(Val::u16(2)), Val::list(std::move(attrs)),
+                                               u32s({1, 2})})));
+  nodes.push_back(Val::variant(1, Val::string("x\U0001F600")));
+  nodes.push_back(Val::variant(2));
+  nodes.push_back(Val::variant(0, Val::record({Val::u16(65535), none(), Val::list({}), u32s({})})));
+  std::vector<Val> ops;
+  ops.push_back(op(CacheString, Val::record({Val::u16(65535), Val::string("h\u00e9llo \u2603")})));
+  ops.push_back(op(RegisterTemplate, Val::record({Val::u16(7), Val::list(std::move(nodes)), u32s({0, 3})})));
+  ops.push_back(op(AppendChildren, Val::record({Val::u32(UINT32_MAX), Val::u32(1)})));
+  ops.push_back(op(AssignId, Val::record({bytes({}), Val::u32(2)})));
+  ops.push_back(op(AssignId, Val::record({bytes({0, 255, 7}), Val::u32(3)})));
+  ops.push_back(op(CreatePlaceholder, Val::u32(123456789)));
+  ops.push_back(op(CreateTextNode, Val::record({Val::u32(5), Val::string("")})));
+  ops.push_back(op(CreateTextNode, Val::record({Val::u32(6), Val::string(std::move(long_text))})));
+  ops.push_back(op(LoadTemplate, Val::record({Val::u32(9), Val::u16(65535), Val::u16(1)})));
+  ops.push_back(op(ReplaceWith, Val::record({Val::u32(1), Val::u32(2)})));
+  ops.push_back(op(ReplacePlaceholder, Val::record({bytes({3, 1, 4, 1, 5}), Val::u32(9)})));
+  ops.push_back(op(InsertAfter, Val::record({Val::u32(3), Val::u32(4)})));
+  ops.push_back(op(InsertBefore, Val::record({Val::u32(5), Val::u32(6)})));
+  ops.push_back(set_attribute(10, Val::some(Val::u16(7)), Val::variant(0, Val::string("Gr\u00fc\u00dfe"))));
+  ops.push_back(set_attribute(11, none(), Val::variant(1, Val::f64(-2.75))));
+  ops.push_back(set_attribute(12, none(), Val::variant(1, Val::f64(0x1.0000000000001p-1000))));
+  ops.push_back(set_attribute(13, none(), Val::variant(1, Val::f64(-0.0))));
+  ops.push_back(set_attribute(14, none(), Val::variant(2, Val::s64(INT64_MIN))));
+  ops.push_back(set_attribute(15, none(), Val::variant(2, Val::s64(123456789012345))));
+  ops.push_back(set_attribute(16, none(), Val::variant(3, Val::bool_(true))));
+  ops.push_back(set_attribute(17, none(), Val::variant(3, Val::bool_(false))));
+  ops.push_back(set_attribute(18, Val::some(Val::u16(0)), Val::variant(4)));
+  ops.push_back(op(SetText, Val::record({Val::u32(19), Val::string("\uFB01x \u2028")})));
+  ops.push_back(op(NewEventListener, Val::record({Val::u32(20), Val::u16(8), Val::bool_(false)})));
+  ops.push_back(op(RemoveEventListener, Val::record({Val::u32(20), Val::u16(8), Val::bool_(true)})));
+  ops.push_back(op(Remove, Val::u32(21)));
+  ops.push_back(op(PushRoot, Val::u32(0)));
+  return Val::list(std::move(ops));
+}
 
 Val build_operations(uint32_t rows) {
   std::vector<Val> ops;

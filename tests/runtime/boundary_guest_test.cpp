@@ -1,15 +1,21 @@
 // The boundary benchmark's C guest (bench/boundary/guest) against the host's
-// own batch (bench/common/dom_batch.cpp): the typed results must equal
-// build_operations Val for Val, and the byte protocol must decode into the
-// same operations, so the benchmark compares two encodings of one batch.
-// The decoder below is written from bench/boundary/guest/PROTOCOL.md alone.
+// own batches (bench/common/dom_batch.cpp): the typed results must equal
+// build_operations (and build_coverage_operations) Val for Val, and the byte
+// protocol must decode into the same operations, so the benchmark compares
+// two encodings of one batch. The reference decoder below is written from
+// bench/boundary/guest/PROTOCOL.md alone; the benchmark's own decoder and
+// Val walker (bench/boundary) are checked against the same batches, value
+// by value, through a sink that rebuilds each operation as a Val.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../../bench/boundary/byte_decoder.hpp"
+#include "../../bench/boundary/val_walker.hpp"
 #include "../../bench/common/dom_batch.hpp"
 #include "cmhost/cmhost.hpp"
 
@@ -195,6 +201,84 @@ std::vector<uint8_t> bytes_of(const Val& list) {
   return out;
 }
 
+// ---- The benchmark's lanes, value by value ----
+
+// Rebuilds every operation a lane delivers as the Val of its case.
+class ValRecorder final : public bench::boundary::Sink {
+ public:
+  std::vector<Val> ops;
+  Val list() { return Val::list(std::move(ops)); }
+
+  void cache_string(uint16_t id, std::string_view str) override {
+    add(0, Val::record({Val::u16(id), Val::string(str)}));
+  }
+  void register_template(uint16_t id, std::span<const bench::boundary::TemplateNode> nodes,
+                         std::span<const uint32_t> roots) override {
+    using bench::boundary::TemplateNode;
+    std::vector<Val> out;
+    for (const TemplateNode& n : nodes) {
+      if (n.kind == TemplateNode::Text) {
+        out.push_back(Val::variant(1, Val::string(n.text)));
+      } else if (n.kind == TemplateNode::Dynamic) {
+        out.push_back(Val::variant(2));
+      } else {
+        std::vector<Val> attrs;
+        for (const auto& a : n.attrs) attrs.push_back(Val::record({Val::u16(a.name), ns(a.ns), Val::string(a.value)}));
+        out.push_back(Val::variant(0, Val::record({Val::u16(n.tag), ns(n.ns), Val::list(std::move(attrs)),
+                                                   u32s({n.children.begin(), n.children.end()})})));
+      }
+    }
+    add(1, Val::record({Val::u16(id), Val::list(std::move(out)), u32s({roots.begin(), roots.end()})}));
+  }
+  void append_children(uint32_t id, uint32_t m) override { add(2, pair(id, m)); }
+  void assign_id(std::span<const uint8_t> path, uint32_t id) override {
+    add(3, Val::record({Val::bytes(path), Val::u32(id)}));
+  }
+  void create_placeholder(uint32_t id) override { add(4, Val::u32(id)); }
+  void create_text_node(uint32_t id, std::string_view text) override {
+    add(5, Val::record({Val::u32(id), Val::string(text)}));
+  }
+  void load_template(uint32_t id, uint16_t tmpl, uint16_t root) override {
+    add(6, Val::record({Val::u32(id), Val::u16(tmpl), Val::u16(root)}));
+  }
+  void replace_with(uint32_t id, uint32_t m) override { add(7, pair(id, m)); }
+  void replace_placeholder(std::span<const uint8_t> path, uint32_t m) override {
+    add(8, Val::record({Val::bytes(path), Val::u32(m)}));
+  }
+  void insert_after(uint32_t id, uint32_t m) override { add(9, pair(id, m)); }
+  void insert_before(uint32_t id, uint32_t m) override { add(10, pair(id, m)); }
+  void set_attribute(uint32_t id, uint16_t name, std::optional<uint16_t> n,
+                     const bench::boundary::AttrValue& value) override {
+    using bench::boundary::AttrKind;
+    Val v;
+    switch (value.kind) {
+      case AttrKind::Text: v = Val::variant(0, Val::string(value.text)); break;
+      case AttrKind::Float: v = Val::variant(1, Val::f64(value.number)); break;
+      case AttrKind::Int: v = Val::variant(2, Val::s64(value.integer)); break;
+      case AttrKind::Boolean: v = Val::variant(3, Val::bool_(value.boolean)); break;
+      case AttrKind::None: v = Val::variant(4); break;
+    }
+    add(11, Val::record({Val::u32(id), Val::u16(name), ns(n), std::move(v)}));
+  }
+  void set_text(uint32_t id, std::string_view text) override {
+    add(12, Val::record({Val::u32(id), Val::string(text)}));
+  }
+  void new_event_listener(uint32_t id, uint16_t name, bool bubbles) override { add(13, listener(id, name, bubbles)); }
+  void remove_event_listener(uint32_t id, uint16_t name, bool bubbles) override {
+    add(14, listener(id, name, bubbles));
+  }
+  void remove(uint32_t id) override { add(15, Val::u32(id)); }
+  void push_root(uint32_t id) override { add(16, Val::u32(id)); }
+
+ private:
+  void add(uint32_t c, Val payload) { ops.push_back(Val::variant(c, std::move(payload))); }
+  static Val ns(std::optional<uint16_t> v) { return v ? Val::some(Val::u16(*v)) : Val::none(); }
+  static Val pair(uint32_t id, uint32_t m) { return Val::record({Val::u32(id), Val::u32(m)}); }
+  static Val listener(uint32_t id, uint16_t name, bool bubbles) {
+    return Val::record({Val::u32(id), Val::u16(name), Val::bool_(bubbles)});
+  }
+};
+
 // ---- The guest ----
 
 class BoundaryGuest : public ::testing::Test {
@@ -206,27 +290,43 @@ class BoundaryGuest : public ::testing::Test {
 
   Val call(std::string_view name, std::vector<Val> args = {}) {
     auto results = instance.func(name).call(store, args);
-    EXPECT_EQ(results.size(), name == "prepare" ? 0u : 1u) << name;
+    EXPECT_EQ(results.size(), name.starts_with("prepare") ? 0u : 1u) << name;
     return results.empty() ? Val() : std::move(results[0]);
   }
 
   // Equal lists, and on a difference the first differing operation in WAVE.
-  static void expect_batch(const Val& got, uint32_t rows) {
-    const Val want = bench::build_operations(rows);
-    ASSERT_EQ(got.list_size(), 7u + 8u * rows);
-    ASSERT_EQ(got.list_size(), want.list_size());
+  static void expect_same(const Val& got, const Val& want, const std::string& what) {
+    ASSERT_EQ(got.list_size(), want.list_size()) << what;
     if (got == want) return;
     for (size_t i = 0; i < want.list_size(); ++i) {
       const Val g = got.list_element(i), w = want.list_element(i);
-      ASSERT_EQ(g, w) << "operation " << i << " of " << rows << " rows: got " << to_wave(*bench::operation_type(), g)
+      ASSERT_EQ(g, w) << "operation " << i << " of " << what << ": got " << to_wave(*bench::operation_type(), g)
                       << ", want " << to_wave(*bench::operation_type(), w);
     }
+  }
+  static void expect_batch(const Val& got, uint32_t rows) {
+    ASSERT_EQ(got.list_size(), 7u + 8u * rows);
+    expect_same(got, bench::build_operations(rows), std::to_string(rows) + " rows");
   }
   static void expect_bytes(const Val& got, uint32_t rows) {
     const auto bytes = bytes_of(got);
     Val decoded;
     ASSERT_NO_THROW(decoded = decode_batch(bytes)) << rows << " rows";
     expect_batch(decoded, rows);
+  }
+  // What the benchmark's byte decoder delivers from `bytes`, and its Val
+  // walker from `typed`, as operation Vals.
+  static Val byte_lane(const Val& bytes) {
+    const auto b = bytes_of(bytes);
+    ValRecorder recorder;
+    const uint64_t delivered = bench::boundary::decode_bytes(b, recorder);
+    EXPECT_EQ(delivered, recorder.ops.size());
+    return recorder.list();
+  }
+  static Val val_lane(const Val& typed) {
+    ValRecorder recorder;
+    bench::boundary::deliver_vals(typed, recorder);
+    return recorder.list();
   }
 };
 
@@ -270,6 +370,53 @@ TEST_F(BoundaryGuest, PreparedBatchesAreTakenAsOftenAsAsked) {
   call("prepare", {Val::u32(1000)});
   expect_batch(call("take-typed"), 1000);
   expect_bytes(call("take-bytes"), 1000);
+}
+
+TEST_F(BoundaryGuest, CoverageBatchIsTheHostBatch) {
+  call("prepare-coverage");
+  const Val want = bench::build_coverage_operations();
+  expect_same(call("take-typed"), want, "the coverage batch");
+  Val decoded;
+  ASSERT_NO_THROW(decoded = decode_batch(bytes_of(call("take-bytes"))));
+  expect_same(decoded, want, "the coverage batch's bytes");
+  // It holds every case, every attribute value kind, and a text past the
+  // byte protocol's short form.
+  std::set<uint32_t> cases, attr_kinds;
+  size_t longest = 0;
+  for (size_t i = 0; i < want.list_size(); ++i) {
+    const Val op = want.list_element(i);
+    cases.insert(op.case_index());
+    if (op.case_index() == 11) attr_kinds.insert(op.payload()->items()[3].case_index());
+    if (op.case_index() == 5) longest = std::max(longest, op.payload()->items()[1].as_string().size());
+  }
+  EXPECT_EQ(cases.size(), 17u);
+  EXPECT_EQ(attr_kinds.size(), 5u);
+  EXPECT_GT(longest, 0xffffu);
+  // A new prepare replaces it.
+  call("prepare", {Val::u32(3)});
+  expect_batch(call("take-typed"), 3);
+}
+
+// The benchmark's own byte decoder and Val walker deliver every value of the
+// batch they read: the coverage batch, and batches of the sweep.
+TEST_F(BoundaryGuest, BenchmarkDecodersDeliverEveryValue) {
+  call("prepare-coverage");
+  const Val coverage = bench::build_coverage_operations();
+  expect_same(byte_lane(call("take-bytes")), coverage, "the coverage batch (byte decoder)");
+  expect_same(val_lane(call("take-typed")), coverage, "the coverage batch (Val walker)");
+  for (uint32_t rows : {0u, 1u, 10u, 1000u}) {
+    call("prepare", {Val::u32(rows)});
+    expect_batch(byte_lane(call("take-bytes")), rows);
+    expect_batch(val_lane(call("take-typed")), rows);
+  }
+}
+
+TEST(BoundaryProtocol, BenchmarkDecoderRejectsMalformedFrames) {
+  ValRecorder sink;
+  for (const std::vector<uint8_t>& bad :
+       {std::vector<uint8_t>{9, 0, 0, 0, 0, 0, 0, 0, 0}, std::vector<uint8_t>{16, 0, 0, 0, 0, 0, 0, 0},
+        std::vector<uint8_t>{15, 0, 0, 0, 0, 0, 0, 0, 13, 1, 0, 0, 0, 1, 0}, std::vector<uint8_t>{8, 0, 0, 0, 0, 0, 0}})
+    EXPECT_THROW(bench::boundary::decode_bytes(bad, sink), std::runtime_error);
 }
 
 TEST_F(BoundaryGuest, RepeatedBuildsReuseTheGuestHeap) {

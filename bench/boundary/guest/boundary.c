@@ -208,9 +208,9 @@ static void put_text(writer_t *w, boundary_string_t s) {
   w->text += s.len;
 }
 
-// A template node and its subtree, in pre-order.
-static void put_node(writer_t *w, uint32_t index) {
-  const boundary_template_node_t *node = &TEMPLATE_NODES[index];
+// A template node of `nodes` and its subtree, in pre-order.
+static void put_node(writer_t *w, const boundary_template_node_t *nodes, uint32_t index) {
+  const boundary_template_node_t *node = &nodes[index];
   put_u8(w, node->tag);
   if (node->tag == BOUNDARY_TEMPLATE_NODE_TEXT) put_text(w, node->val.text);
   if (node->tag != BOUNDARY_TEMPLATE_NODE_ELEMENT) return;
@@ -224,12 +224,12 @@ static void put_node(writer_t *w, uint32_t index) {
     put_text(w, e->attrs.ptr[i].value);
   }
   put_u16(w, (uint16_t)e->children.len);
-  for (size_t i = 0; i < e->children.len; i++) put_node(w, e->children.ptr[i]);
+  for (size_t i = 0; i < e->children.len; i++) put_node(w, nodes, e->children.ptr[i]);
 }
 
 // Bytes of the template in both segments, counted by the same walk.
-static void measure_node(uint32_t index, size_t *ops, size_t *text) {
-  const boundary_template_node_t *node = &TEMPLATE_NODES[index];
+static void measure_node(const boundary_template_node_t *nodes, uint32_t index, size_t *ops, size_t *text) {
+  const boundary_template_node_t *node = &nodes[index];
   *ops += 1;
   if (node->tag == BOUNDARY_TEMPLATE_NODE_TEXT) {
     *ops += text_operand_len(node->val.text.len);
@@ -242,7 +242,7 @@ static void measure_node(uint32_t index, size_t *ops, size_t *text) {
     *ops += 2 + 2 + text_operand_len(e->attrs.ptr[i].value.len);
     *text += e->attrs.ptr[i].value.len;
   }
-  for (size_t i = 0; i < e->children.len; i++) measure_node(e->children.ptr[i], ops, text);
+  for (size_t i = 0; i < e->children.len; i++) measure_node(nodes, e->children.ptr[i], ops, text);
 }
 
 // Operand bytes of a row's operations besides its two texts' lengths:
@@ -258,7 +258,8 @@ void boundary_build_bytes(uint32_t rows, boundary_list_u8_t *ret) {
     prelude_text += STRINGS[i].len;
   }
   prelude_ops += 1 + 2 + 2;
-  for (size_t i = 0; i < COUNT(TEMPLATE_ROOTS); i++) measure_node(TEMPLATE_ROOTS[i], &prelude_ops, &prelude_text);
+  for (size_t i = 0; i < COUNT(TEMPLATE_ROOTS); i++)
+    measure_node(TEMPLATE_NODES, TEMPLATE_ROOTS[i], &prelude_ops, &prelude_text);
 
   uint64_t ops_len = prelude_ops, text_len = prelude_text;
   for (uint32_t row = 0; row < rows; row++) {
@@ -286,7 +287,7 @@ void boundary_build_bytes(uint32_t rows, boundary_list_u8_t *ret) {
   put_u8(&w, BOUNDARY_OP_REGISTER_TEMPLATE + 1);
   put_u16(&w, TEMPLATE_ID);
   put_u16(&w, (uint16_t)COUNT(TEMPLATE_ROOTS));
-  for (size_t i = 0; i < COUNT(TEMPLATE_ROOTS); i++) put_node(&w, TEMPLATE_ROOTS[i]);
+  for (size_t i = 0; i < COUNT(TEMPLATE_ROOTS); i++) put_node(&w, TEMPLATE_NODES, TEMPLATE_ROOTS[i]);
 
   for (uint32_t row = 0; row < rows; row++) {
     const uint32_t id = 1 + 3 * row;
@@ -346,6 +347,227 @@ void boundary_build_bytes(uint32_t rows, boundary_list_u8_t *ret) {
   ret->len = (size_t)frame_len;
 }
 
+// ---- Any typed batch as bytes ----
+
+// The bytes of one operation in both segments, and the operation written;
+// the rows batch above has its own writer, made for speed, and this one
+// for any batch.
+static void path_bytes(boundary_list_u8_t path, size_t *ops) { *ops += 1 + path.len; }
+static void put_path(writer_t *w, boundary_list_u8_t path) {
+  put_u8(w, (uint8_t)path.len);
+  memcpy(w->ops, path.ptr, path.len);
+  w->ops += path.len;
+}
+static void text_bytes(boundary_string_t s, size_t *ops, size_t *text) {
+  *ops += text_operand_len(s.len);
+  *text += s.len;
+}
+
+static void measure_op(const boundary_operation_t *op, size_t *ops, size_t *text) {
+  *ops += 1;
+  switch (op->tag) {
+    case BOUNDARY_OP_CACHE_STRING: *ops += 2, text_bytes(op->val.cache_string.str, ops, text); break;
+    case BOUNDARY_OP_REGISTER_TEMPLATE: {
+      const boundary_register_template_t *t = &op->val.register_template;
+      *ops += 2 + 2;
+      for (size_t i = 0; i < t->roots.len; i++) measure_node(t->nodes.ptr, t->roots.ptr[i], ops, text);
+      break;
+    }
+    case BOUNDARY_OP_ASSIGN_ID: path_bytes(op->val.assign_id.path, ops), *ops += 4; break;
+    case BOUNDARY_OP_REPLACE_PLACEHOLDER: path_bytes(op->val.replace_placeholder.path, ops), *ops += 4; break;
+    case BOUNDARY_OP_CREATE_PLACEHOLDER:
+    case BOUNDARY_OP_REMOVE:
+    case BOUNDARY_OP_PUSH_ROOT: *ops += 4; break;
+    case BOUNDARY_OP_CREATE_TEXT_NODE: *ops += 4, text_bytes(op->val.create_text_node.text, ops, text); break;
+    case BOUNDARY_OP_SET_TEXT: *ops += 4, text_bytes(op->val.set_text.text, ops, text); break;
+    case BOUNDARY_OP_LOAD_TEMPLATE: *ops += 8; break;
+    case BOUNDARY_OP_SET_ATTRIBUTE: {
+      const boundary_attr_value_t *v = &op->val.set_attribute.value;
+      *ops += 4 + 2 + 2 + 1;
+      if (v->tag == BOUNDARY_ATTR_VALUE_TEXT) text_bytes(v->val.text, ops, text);
+      if (v->tag == BOUNDARY_ATTR_VALUE_FLOAT || v->tag == BOUNDARY_ATTR_VALUE_INT) *ops += 8;
+      if (v->tag == BOUNDARY_ATTR_VALUE_BOOLEAN) *ops += 1;
+      break;
+    }
+    case BOUNDARY_OP_NEW_EVENT_LISTENER:
+    case BOUNDARY_OP_REMOVE_EVENT_LISTENER: *ops += 4 + 2 + 1; break;
+    default: *ops += 8; break;  // append-children, replace-with, insert-after, insert-before
+  }
+}
+
+static void put_op(writer_t *w, const boundary_operation_t *op) {
+  put_u8(w, (uint8_t)(op->tag + 1));
+  switch (op->tag) {
+    case BOUNDARY_OP_CACHE_STRING:
+      put_u16(w, op->val.cache_string.id);
+      put_text(w, op->val.cache_string.str);
+      break;
+    case BOUNDARY_OP_REGISTER_TEMPLATE: {
+      const boundary_register_template_t *t = &op->val.register_template;
+      put_u16(w, t->id);
+      put_u16(w, (uint16_t)t->roots.len);
+      for (size_t i = 0; i < t->roots.len; i++) put_node(w, t->nodes.ptr, t->roots.ptr[i]);
+      break;
+    }
+    case BOUNDARY_OP_ASSIGN_ID:
+      put_path(w, op->val.assign_id.path);
+      put_u32(w, op->val.assign_id.id);
+      break;
+    case BOUNDARY_OP_REPLACE_PLACEHOLDER:
+      put_path(w, op->val.replace_placeholder.path);
+      put_u32(w, op->val.replace_placeholder.m);
+      break;
+    case BOUNDARY_OP_CREATE_PLACEHOLDER: put_u32(w, op->val.create_placeholder); break;
+    case BOUNDARY_OP_REMOVE: put_u32(w, op->val.remove); break;
+    case BOUNDARY_OP_PUSH_ROOT: put_u32(w, op->val.push_root); break;
+    case BOUNDARY_OP_CREATE_TEXT_NODE:
+      put_u32(w, op->val.create_text_node.id);
+      put_text(w, op->val.create_text_node.text);
+      break;
+    case BOUNDARY_OP_SET_TEXT:
+      put_u32(w, op->val.set_text.id);
+      put_text(w, op->val.set_text.text);
+      break;
+    case BOUNDARY_OP_LOAD_TEMPLATE:
+      put_u32(w, op->val.load_template.id);
+      put_u16(w, op->val.load_template.tmpl);
+      put_u16(w, op->val.load_template.root);
+      break;
+    case BOUNDARY_OP_SET_ATTRIBUTE: {
+      const boundary_set_attribute_t *a = &op->val.set_attribute;
+      put_u32(w, a->id);
+      put_u16(w, a->name);
+      put_ns(w, a->ns);
+      put_u8(w, a->value.tag);
+      if (a->value.tag == BOUNDARY_ATTR_VALUE_TEXT) put_text(w, a->value.val.text);
+      if (a->value.tag == BOUNDARY_ATTR_VALUE_FLOAT) {
+        memcpy(w->ops, &a->value.val.float_, 8);
+        w->ops += 8;
+      }
+      if (a->value.tag == BOUNDARY_ATTR_VALUE_INT) {
+        memcpy(w->ops, &a->value.val.int_, 8);
+        w->ops += 8;
+      }
+      if (a->value.tag == BOUNDARY_ATTR_VALUE_BOOLEAN) put_u8(w, a->value.val.boolean ? 1 : 0);
+      break;
+    }
+    case BOUNDARY_OP_NEW_EVENT_LISTENER:
+    case BOUNDARY_OP_REMOVE_EVENT_LISTENER: {
+      const boundary_event_listener_t *l = &op->val.new_event_listener;  // both cases have this layout
+      put_u32(w, l->id);
+      put_u16(w, l->name);
+      put_u8(w, l->bubbles ? 1 : 0);
+      break;
+    }
+    default: {  // append-children, replace-with, insert-after, insert-before
+      const boundary_stack_op_t *s = &op->val.append_children;  // all four have this layout
+      put_u32(w, s->id);
+      put_u32(w, s->m);
+      break;
+    }
+  }
+}
+
+// The batch as one frame of the byte protocol, in one new block.
+static void encode_batch(boundary_list_operation_t batch, boundary_list_u8_t *ret) {
+  size_t ops_len = 0, text_len = 0;
+  for (size_t i = 0; i < batch.len; i++) measure_op(&batch.ptr[i], &ops_len, &text_len);
+  const uint64_t frame_len = 8 + (uint64_t)text_len + ops_len;
+  if (frame_len > UINT32_MAX) abort();
+  uint8_t *frame = allocate(block_size(frame_len));
+  writer_t w = {frame, frame + 8};
+  put_u32(&w, (uint32_t)frame_len);
+  put_u32(&w, (uint32_t)text_len);
+  w.ops = frame + 8 + text_len;
+  for (size_t i = 0; i < batch.len; i++) put_op(&w, &batch.ptr[i]);
+  if (w.text != frame + 8 + text_len || w.ops != frame + frame_len) abort();
+  ret->ptr = frame;
+  ret->len = (size_t)frame_len;
+}
+
+// ---- The coverage batch ----
+
+// Every case of `operation` (set-attribute once per kind of value), template
+// nodes of every kind with and without namespaces and attributes, two roots,
+// texts in 1- to 4-byte UTF-8, an empty text and one longer than the byte
+// protocol's short form, paths of 0 to 5 bytes, numbers at their extremes,
+// floats whose sign and lowest bits matter. Its texts are static but the
+// long one, which is written after the operations in the batch's block.
+#define LONG_TEXT_LEN 70000
+
+static const uint32_t COVERAGE_CHILDREN[] = {1, 2};
+static const uint32_t COVERAGE_ROOTS[] = {0, 3};
+static const boundary_template_attr_t COVERAGE_ATTRS[] = {{4, {true, 0xfffe}, TEXT("\xc3\xbc")}, {5, {false, 0}, TEXT("")}};
+static const boundary_template_node_t COVERAGE_NODES[] = {
+    {.tag = BOUNDARY_TEMPLATE_NODE_ELEMENT,
+     .val.element = {1, {true, 2}, {COVERAGE_ATTRS, COUNT(COVERAGE_ATTRS)}, {COVERAGE_CHILDREN, COUNT(COVERAGE_CHILDREN)}}},
+    {.tag = BOUNDARY_TEMPLATE_NODE_TEXT, .val.text = TEXT("x\xf0\x9f\x98\x80")},
+    {.tag = BOUNDARY_TEMPLATE_NODE_DYNAMIC},
+    {.tag = BOUNDARY_TEMPLATE_NODE_ELEMENT, .val.element = {65535, {false, 0}, {NULL, 0}, {NULL, 0}}},
+};
+static const uint8_t COVERAGE_PATH[] = {3, 1, 4, 1, 5};
+static const uint8_t COVERAGE_PATH_EXTREMES[] = {0, 255, 7};
+
+#define SET_ATTRIBUTE(id_, ns_, value_) \
+  {.tag = BOUNDARY_OP_SET_ATTRIBUTE, .val.set_attribute = {(id_), 9, ns_, value_}}
+static const boundary_operation_t COVERAGE_OPS[] = {
+    {.tag = BOUNDARY_OP_CACHE_STRING, .val.cache_string = {65535, TEXT("h\xc3\xa9llo \xe2\x98\x83")}},
+    {.tag = BOUNDARY_OP_REGISTER_TEMPLATE,
+     .val.register_template = {7, {COVERAGE_NODES, COUNT(COVERAGE_NODES)}, {COVERAGE_ROOTS, COUNT(COVERAGE_ROOTS)}}},
+    {.tag = BOUNDARY_OP_APPEND_CHILDREN, .val.append_children = {UINT32_MAX, 1}},
+    {.tag = BOUNDARY_OP_ASSIGN_ID, .val.assign_id = {{NULL, 0}, 2}},
+    {.tag = BOUNDARY_OP_ASSIGN_ID, .val.assign_id = {{COVERAGE_PATH_EXTREMES, COUNT(COVERAGE_PATH_EXTREMES)}, 3}},
+    {.tag = BOUNDARY_OP_CREATE_PLACEHOLDER, .val.create_placeholder = 123456789},
+    {.tag = BOUNDARY_OP_CREATE_TEXT_NODE, .val.create_text_node = {5, TEXT("")}},
+    {.tag = BOUNDARY_OP_CREATE_TEXT_NODE, .val.create_text_node = {6, {NULL, LONG_TEXT_LEN}}},  // the long text
+    {.tag = BOUNDARY_OP_LOAD_TEMPLATE, .val.load_template = {9, 65535, 1}},
+    {.tag = BOUNDARY_OP_REPLACE_WITH, .val.replace_with = {1, 2}},
+    {.tag = BOUNDARY_OP_REPLACE_PLACEHOLDER, .val.replace_placeholder = {{COVERAGE_PATH, COUNT(COVERAGE_PATH)}, 9}},
+    {.tag = BOUNDARY_OP_INSERT_AFTER, .val.insert_after = {3, 4}},
+    {.tag = BOUNDARY_OP_INSERT_BEFORE, .val.insert_before = {5, 6}},
+    SET_ATTRIBUTE(10, ((boundary_option_str_ref_t){true, 7}),
+                  ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_TEXT, .val.text = TEXT("Gr\xc3\xbc\xc3\x9f" "e")})),
+    SET_ATTRIBUTE(11, ((boundary_option_str_ref_t){false, 0}),
+                  ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_FLOAT, .val.float_ = -2.75})),
+    SET_ATTRIBUTE(12, ((boundary_option_str_ref_t){false, 0}),
+                  ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_FLOAT, .val.float_ = 0x1.0000000000001p-1000})),
+    SET_ATTRIBUTE(13, ((boundary_option_str_ref_t){false, 0}),
+                  ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_FLOAT, .val.float_ = -0.0})),
+    SET_ATTRIBUTE(14, ((boundary_option_str_ref_t){false, 0}),
+                  ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_INT, .val.int_ = INT64_MIN})),
+    SET_ATTRIBUTE(15, ((boundary_option_str_ref_t){false, 0}),
+                  ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_INT, .val.int_ = 123456789012345})),
+    SET_ATTRIBUTE(16, ((boundary_option_str_ref_t){false, 0}),
+                  ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_BOOLEAN, .val.boolean = true})),
+    SET_ATTRIBUTE(17, ((boundary_option_str_ref_t){false, 0}),
+                  ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_BOOLEAN, .val.boolean = false})),
+    SET_ATTRIBUTE(18, ((boundary_option_str_ref_t){true, 0}), ((boundary_attr_value_t){.tag = BOUNDARY_ATTR_VALUE_NONE})),
+    {.tag = BOUNDARY_OP_SET_TEXT, .val.set_text = {19, TEXT("\xef\xac\x81x \xe2\x80\xa8")}},
+    {.tag = BOUNDARY_OP_NEW_EVENT_LISTENER, .val.new_event_listener = {20, 8, false}},
+    {.tag = BOUNDARY_OP_REMOVE_EVENT_LISTENER, .val.remove_event_listener = {20, 8, true}},
+    {.tag = BOUNDARY_OP_REMOVE, .val.remove = 21},
+    {.tag = BOUNDARY_OP_PUSH_ROOT, .val.push_root = 0},
+};
+#define LONG_TEXT_OP 7
+
+// The long text: letters a to z over and over, then "\xc3\xa9" (UTF-8 to its last byte).
+static void write_long_text(uint8_t *at) {
+  for (size_t i = 0; i < LONG_TEXT_LEN - 2; i++) at[i] = (uint8_t)('a' + i % 26);
+  at[LONG_TEXT_LEN - 2] = 0xc3;
+  at[LONG_TEXT_LEN - 1] = 0xa9;
+}
+
+static void build_coverage(boundary_list_operation_t *ret) {
+  const size_t n = COUNT(COVERAGE_OPS);
+  boundary_operation_t *ops = allocate(n * sizeof(boundary_operation_t) + LONG_TEXT_LEN);
+  uint8_t *long_text = (uint8_t *)(ops + n);
+  memcpy(ops, COVERAGE_OPS, sizeof COVERAGE_OPS);
+  write_long_text(long_text);
+  ops[LONG_TEXT_OP].val.create_text_node.text.ptr = long_text;
+  ret->ptr = ops;
+  ret->len = n;
+}
+
 // ---- Prepared batches ----
 
 static boundary_list_operation_t prepared_typed;
@@ -356,6 +578,13 @@ void boundary_prepare(uint32_t rows) {
   boundary_batch_free(prepared_bytes.ptr);
   boundary_build_typed(rows, &prepared_typed);
   boundary_build_bytes(rows, &prepared_bytes);
+}
+
+void boundary_prepare_coverage(void) {
+  boundary_batch_free(prepared_typed.ptr);
+  boundary_batch_free(prepared_bytes.ptr);
+  build_coverage(&prepared_typed);
+  encode_batch(prepared_typed, &prepared_bytes);
 }
 
 // Before any prepare: empty lists, whose pointer only has to be aligned.

@@ -190,6 +190,7 @@ typedef struct boundary_list_operation_t {
 // block that starts at the list's pointer; boundary_batch_free frees it.
 // Taken batches stay the guest's until the next prepare.
 void boundary_prepare(uint32_t rows);
+void boundary_prepare_coverage(void);
 void boundary_take_typed(boundary_list_operation_t *ret);
 void boundary_take_bytes(boundary_list_u8_t *ret);
 void boundary_build_typed(uint32_t rows, boundary_list_operation_t *ret);

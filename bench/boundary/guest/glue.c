@@ -1,5 +1,5 @@
 // Canonical ABI glue of the world `boundary` (boundary.wit), written by
-// hand: the five root exports with their core signatures, results returned
+// hand: the root exports with their core signatures, results returned
 // through a static return area (a list is a pointer and a length, more than
 // one core result), `cabi_post_build-*` freeing the batch the call built,
 // and `cabi_realloc`.
@@ -79,6 +79,10 @@ __attribute__((__weak__, __export_name__("cabi_realloc"))) void *cabi_realloc(vo
 
 __attribute__((__export_name__("prepare"))) void __wasm_export_prepare(int32_t rows) {
   boundary_prepare((uint32_t)rows);
+}
+
+__attribute__((__export_name__("prepare-coverage"))) void __wasm_export_prepare_coverage(void) {
+  boundary_prepare_coverage();
 }
 
 __attribute__((__export_name__("take-typed"))) uint8_t *__wasm_export_take_typed(void) {
