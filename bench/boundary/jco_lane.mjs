@@ -27,23 +27,30 @@ const ATTR_KINDS = new Map([['text', 0], ['float', 1], ['int', 2], ['boolean', 3
 const NODE_KINDS = new Map([['element', 0], ['text', 1], ['dynamic', 2]]);
 
 // What the timed rounds deliver to, as sink.hpp's TallySink: calls per case,
-// a sum of ids and numbers, text sizes (JS string lengths: the walk stays as
-// cheap as the C++ one).
+// a sum of ids and numbers, text sizes (JS string lengths). The same walk
+// as in the first recorded runs, so the numbers stay comparable.
 class TallySink {
   constructor() { this.calls = new Array(17).fill(0); this.numbers = 0; this.textBytes = 0; }
   one(c, id) { this.calls[c]++; this.numbers += id; }
   stack(c, p) { this.calls[c]++; this.numbers += p.id + p.m; }
-  path(c, path, n) { this.calls[c]++; this.numbers += n + path.length; }
+  path(c, path, n) { this.calls[c]++; this.numbers += n + path.length; for (const b of path) this.numbers += b; }
   text(c, id, t) { this.calls[c]++; this.numbers += id; this.textBytes += t.length; }
   listener(c, p) { this.calls[c]++; this.numbers += p.id + p.name + (p.bubbles ? 1 : 0); }
   template(t) {
     this.calls[1]++;
-    this.numbers += t.id + t.nodes.length + t.roots.length;
+    this.numbers += t.id + t.nodes.length;
+    for (const r of t.roots) this.numbers += r;
     for (const n of t.nodes) {
       const kind = NODE_KINDS.get(n.tag);
-      if (kind === 0) this.numbers += kind + n.val.tag + n.val.attrs.length + n.val.children.length;
-      else if (kind === 1) { this.numbers += kind; this.textBytes += n.val.length; }
-      else this.numbers += kind;
+      this.numbers += kind;
+      if (kind === 0) {
+        const e = n.val;
+        this.numbers += e.tag + (e.ns ?? 0) + e.attrs.length;
+        for (const c of e.children) this.numbers += c;
+        for (const a of e.attrs) { this.numbers += a.name + (a.ns ?? 0); this.textBytes += a.value.length; }
+      } else if (kind === 1) {
+        this.textBytes += n.val.length;
+      }
     }
   }
   attribute(p) {
@@ -51,6 +58,9 @@ class TallySink {
     const kind = ATTR_KINDS.get(p.value.tag);
     this.numbers += p.id + p.name + (p.ns ?? 0) + kind;
     if (kind === 0) this.textBytes += p.value.val.length;
+    else if (kind === 1) this.numbers += Math.trunc(p.value.val);
+    else if (kind === 2) this.numbers += Number(p.value.val);
+    else if (kind === 3) this.numbers += p.value.val ? 1 : 0;
   }
 }
 
@@ -143,23 +153,17 @@ function deliverTally(ops, sink) {
   for (const op of ops) {
     const p = op.val;
     switch (CASE_INDEX.get(op.tag)) {
-      case 0: sink.text(0, p.id, p.str); break;
+      case 0: sink.calls[0]++; sink.numbers += p.id; sink.textBytes += p.str.length; break;
       case 1: sink.template(p); break;
-      case 2: sink.stack(2, p); break;
+      case 2: case 7: case 9: case 10: sink.stack(CASE_INDEX.get(op.tag), p); break;
       case 3: sink.path(3, p.path, p.id); break;
-      case 4: sink.one(4, p); break;
+      case 4: case 15: case 16: sink.one(CASE_INDEX.get(op.tag), p); break;
       case 5: sink.text(5, p.id, p.text); break;
       case 6: sink.calls[6]++; sink.numbers += p.id + p.tmpl + p.root; break;
-      case 7: sink.stack(7, p); break;
       case 8: sink.path(8, p.path, p.m); break;
-      case 9: sink.stack(9, p); break;
-      case 10: sink.stack(10, p); break;
       case 11: sink.attribute(p); break;
       case 12: sink.text(12, p.id, p.text); break;
-      case 13: sink.listener(13, p); break;
-      case 14: sink.listener(14, p); break;
-      case 15: sink.one(15, p); break;
-      case 16: sink.one(16, p); break;
+      case 13: case 14: sink.listener(CASE_INDEX.get(op.tag), p); break;
       default: throw new Error(`unknown case ${op.tag}`);
     }
   }

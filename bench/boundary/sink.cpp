@@ -16,9 +16,15 @@ void TemplateBuilder::deliver(uint16_t id, Sink& sink) {
 
 void TallySink::register_template(uint16_t id, std::span<const TemplateNode> nodes, std::span<const uint32_t> roots) {
   ++sum.calls[1];
-  sum.numbers += id + nodes.size() + roots.size();
+  sum.numbers += id + nodes.size();
+  for (uint32_t r : roots) sum.numbers += r;
   for (const TemplateNode& n : nodes) {
-    sum.numbers += n.kind + n.tag + n.attrs.size() + n.children.size();
+    sum.numbers += n.kind + n.tag + n.ns.value_or(0) + n.attrs.size();
+    for (uint32_t c : n.children) sum.numbers += c;
+    for (const TemplateAttr& a : n.attrs) {
+      sum.numbers += a.name + a.ns.value_or(0);
+      sum.text_bytes += a.value.size();
+    }
     sum.text_bytes += n.text.size();
   }
 }
@@ -31,7 +37,13 @@ void TallySink::load_template(uint32_t id, uint16_t tmpl, uint16_t root) {
 void TallySink::set_attribute(uint32_t id, uint16_t name, std::optional<uint16_t> ns, const AttrValue& value) {
   ++sum.calls[11];
   sum.numbers += uint64_t{id} + name + ns.value_or(0) + static_cast<uint8_t>(value.kind);
-  if (value.kind == AttrKind::Text) sum.text_bytes += value.text.size();
+  switch (value.kind) {
+    case AttrKind::Text: sum.text_bytes += value.text.size(); break;
+    case AttrKind::Float: sum.numbers += std::bit_cast<uint64_t>(value.number); break;
+    case AttrKind::Int: sum.numbers += static_cast<uint64_t>(value.integer); break;
+    case AttrKind::Boolean: sum.numbers += value.boolean; break;
+    case AttrKind::None: break;
+  }
 }
 
 uint64_t Digest::operations() const {

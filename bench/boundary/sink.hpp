@@ -106,7 +106,8 @@ class Sink {
 
 // What the timed rounds deliver to: calls per case, the sum of every id and
 // number, the sizes of texts. Cheap, so that it weighs little on the lanes
-// it times; whether the lanes deliver the same values is DigestSink's job.
+// it times (and unchanged since the first recorded runs, so ratios stay
+// comparable); whether the lanes deliver the same values is DigestSink's job.
 struct Tally {
   std::array<uint64_t, 17> calls{};
   uint64_t numbers = 0;
@@ -146,6 +147,7 @@ class TallySink final : public Sink {
   void path_op(int c, std::span<const uint8_t> path, uint32_t n) {
     ++sum.calls[c];
     sum.numbers += n + path.size();
+    for (uint8_t b : path) sum.numbers += b;
   }
   void text_op(int c, uint32_t id, std::string_view text) {
     ++sum.calls[c];
