@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <poll.h>
 #include <csignal>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -52,7 +53,8 @@ using OperationView = wit::Operation<wit::Viewing>;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
 // One lane: delivers the prepared batch to the sink once.
@@ -178,37 +180,40 @@ class Boundary {
 class NodeLane {
  public:
   explicit NodeLane(const std::string& node) {
-    int to_child[2], from_child[2];
-    if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) throw std::runtime_error("jco lane: pipe failed");
+    int to_child[2] = {-1, -1}, from_child[2] = {-1, -1};
+    if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) {
+      for (int fd : {to_child[0], to_child[1]})
+        if (fd >= 0) ::close(fd);
+      throw std::runtime_error(std::string("jco lane: pipe: ") + std::strerror(errno));
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
     posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
     for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) posix_spawn_file_actions_addclose(&actions, fd);
-    std::string script = CMHOST_BOUNDARY_JCO_SCRIPT, dir = CMHOST_BOUNDARY_JS_DIR;
-    std::string program = node;
+    std::string program = node, script = CMHOST_BOUNDARY_JCO_SCRIPT, dir = CMHOST_BOUNDARY_JS_DIR;
     char* argv[] = {program.data(), script.data(), dir.data(), nullptr};
     const int spawned = posix_spawnp(&pid_, node.c_str(), &actions, nullptr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(to_child[0]);
     ::close(from_child[1]);
-    to_ = fdopen(to_child[1], "w");
-    from_ = fdopen(from_child[0], "r");
+    to_ = to_child[1];
+    from_ = from_child[0];
     if (spawned != 0) {
       pid_ = -1;
+      close_pipes();
       throw std::runtime_error(fmt::format("jco lane: cannot start {}: {}", node, std::strerror(spawned)));
     }
   }
   NodeLane(const NodeLane&) = delete;
   NodeLane& operator=(const NodeLane&) = delete;
   ~NodeLane() {
-    if (to_) std::fclose(to_);
-    if (from_) std::fclose(from_);
+    close_pipes();  // Node ends when its stdin does
     if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
   }
 
-  void prepare(uint32_t rows) { request(fmt::format("prepare {}", rows)); }
-  void prepare_coverage() { request("coverage"); }
+  void prepare(uint32_t rows) { expect_ok(fmt::format("prepare {}", rows)); }
+  void prepare_coverage() { expect_ok("coverage"); }
   Digest digest(std::optional<Corruption> corrupt) {
     const auto j = request(!corrupt ? "digest" : *corrupt == Corruption::Text ? "digest text" : "digest float");
     Digest d;
@@ -219,34 +224,66 @@ class NodeLane {
   double time_ns(uint64_t reps) { return request(fmt::format("time {}", reps)).at("ns").get<double>(); }
 
  private:
-  nlohmann::json request(const std::string& line) {
-    std::string answer;
-    if (std::fprintf(to_, "%s\n", line.c_str()) >= 0 && std::fflush(to_) == 0) {
-      char buf[4096];
-      while (std::fgets(buf, sizeof buf, from_)) {
-        answer += buf;
-        if (answer.back() == '\n') break;
-      }
-    }
-    if (answer.empty())
-      throw std::runtime_error("jco lane: node stopped (" + exit_status() + ") before answering `" + line + "`");
-    try {
-      return nlohmann::json::parse(answer);
-    } catch (const std::exception& e) {
-      throw std::runtime_error("jco lane: node's answer to `" + line + "` is not JSON: " + answer.substr(0, 200));
-    }
+  static constexpr int kAnswerTimeoutMs = 120'000;  // a turn takes well under a second
+
+  void close_pipes() {
+    if (to_ >= 0) ::close(to_);
+    if (from_ >= 0) ::close(from_);
+    to_ = from_ = -1;
   }
-  std::string exit_status() {
+  void expect_ok(const std::string& line) {
+    const auto j = request(line);
+    if (!j.is_object() || !j.value("ok", false))
+      throw std::runtime_error("jco lane: unexpected answer to `" + line + "`: " + j.dump());
+  }
+  // Sends one request line and reads one answer line; Node's death, silence
+  // or an answer that is not JSON fail the run.
+  nlohmann::json request(const std::string& line) {
+    const std::string out = line + "\n";
+    size_t sent = 0;
+    while (sent < out.size()) {
+      const ssize_t n = ::write(to_, out.data() + sent, out.size() - sent);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw stopped(line);
+      sent += static_cast<size_t>(n);
+    }
+    const auto deadline = Clock::now() + std::chrono::milliseconds(kAnswerTimeoutMs);
+    size_t newline;
+    while ((newline = pending_.find('\n')) == std::string::npos) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      pollfd p{from_, POLLIN, 0};
+      const int ready = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0)
+        throw std::runtime_error(fmt::format("jco lane: node did not answer `{}` within {} s", line,
+                                             kAnswerTimeoutMs / 1000));
+      char buf[4096];
+      const ssize_t n = ::read(from_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw stopped(line);
+      pending_.append(buf, static_cast<size_t>(n));
+    }
+    const std::string answer = pending_.substr(0, newline);
+    pending_.erase(0, newline + 1);
+    const auto j = nlohmann::json::parse(answer, nullptr, false);
+    if (j.is_discarded())
+      throw std::runtime_error("jco lane: node's answer to `" + line + "` is not JSON: " + answer.substr(0, 200));
+    return j;
+  }
+  std::runtime_error stopped(const std::string& line) {
     int status = 0;
-    if (pid_ <= 0 || ::waitpid(pid_, &status, 0) != pid_) return "no exit status";
-    pid_ = -1;
-    if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
-    return fmt::format("signal {}", WTERMSIG(status));
+    std::string how = "no exit status";
+    if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
+      pid_ = -1;
+      how = WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
+                              : fmt::format("signal {}", WTERMSIG(status));
+    }
+    return std::runtime_error("jco lane: node stopped (" + how + ") before answering `" + line + "`");
   }
 
   pid_t pid_ = -1;
-  FILE* to_ = nullptr;
-  FILE* from_ = nullptr;
+  int to_ = -1, from_ = -1;
+  std::string pending_;
 };
 
 struct Options {
@@ -408,7 +445,7 @@ struct Spread {
 };
 Spread spread(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
+  return {median(v), v.front(), v.back()};
 }
 
 int run(const Options& options) {
@@ -506,6 +543,11 @@ int run(const Options& options) {
 }  // namespace
 }  // namespace cmhost::bench::boundary
 
+namespace {
+const std::vector<std::string> kLaneNames = {"bytes", "dynamic", "typed", "typed-pmr", "typed-heap",
+                                             "visitor", "floor", "jco", "flat"};
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace cmhost::bench::boundary;
   CLI::App app{"cmhost boundary benchmark"};
@@ -521,13 +563,20 @@ int main(int argc, char** argv) {
   app.add_flag("--no-jco", no_jco, "Skip the jco lane");
   app.add_option("--node", options.node, "The Node.js that runs the jco lane")->capture_default_str();
   app.add_option("--lanes", options.only, "Run only these lanes (and bytes; \"flat\" for the flat lanes), e.g. for profiling")
-      ->check(CLI::IsMember({"bytes", "dynamic", "typed", "typed-pmr", "typed-heap", "visitor", "floor", "jco", "flat"}));
+      ->check(CLI::IsMember(kLaneNames));
   app.add_option("--corrupt", corrupt,
                  "LANE:text or LANE:float: that lane's checked deliveries get one text byte or float bit wrong "
                  "(the run must then fail; for testing the checks)");
   CLI11_PARSE(app, argc, argv);
-  options.with_jco =
-      !no_jco && (options.only.empty() || std::find(options.only.begin(), options.only.end(), "jco") != options.only.end());
+  const auto asked = [&](const std::string& lane) {
+    return options.only.empty() || lane == "bytes" || std::find(options.only.begin(), options.only.end(), lane) != options.only.end();
+  };
+  const bool jco_listed = std::find(options.only.begin(), options.only.end(), "jco") != options.only.end();
+  if (jco_listed && no_jco) {  // a lane asked for is never dropped quietly
+    fmt::print(stderr, "boundary: --lanes asks for jco, --no-jco leaves it out\n");
+    return 2;
+  }
+  options.with_jco = !no_jco && asked("jco");
   if (!corrupt.empty()) {
     const auto colon = corrupt.rfind(':');
     const std::string what = colon == std::string::npos ? "" : corrupt.substr(colon + 1);
@@ -535,7 +584,15 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "boundary: --corrupt takes LANE:text or LANE:float\n");
       return 2;
     }
-    options.corrupt.emplace(corrupt.substr(0, colon), what == "text" ? Corruption::Text : Corruption::Float);
+    const std::string lane = corrupt.substr(0, colon);
+    const bool runs = lane == "jco" ? options.with_jco
+                                    : asked(lane) && lane != "flat" &&
+                                          std::find(kLaneNames.begin(), kLaneNames.end(), lane) != kLaneNames.end();
+    if (!runs) {
+      fmt::print(stderr, "boundary: --corrupt names {}, which does not run\n", lane);
+      return 2;
+    }
+    options.corrupt.emplace(lane, what == "text" ? Corruption::Text : Corruption::Float);
   }
   try {
     return run(options);

@@ -28,7 +28,8 @@ const NODE_KINDS = new Map([['element', 0], ['text', 1], ['dynamic', 2]]);
 
 // What the timed rounds deliver to, as sink.hpp's TallySink: calls per case,
 // a sum of ids and numbers, text sizes (JS string lengths). The same walk
-// as in the first recorded runs, so the numbers stay comparable.
+// as in the first recorded runs, so the numbers stay comparable (it is not
+// compared with the C++ tally: floats are summed differently).
 class TallySink {
   constructor() { this.calls = new Array(17).fill(0); this.numbers = 0; this.textBytes = 0; }
   one(c, id) { this.calls[c]++; this.numbers += id; }

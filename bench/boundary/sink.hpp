@@ -106,8 +106,9 @@ class Sink {
 
 // What the timed rounds deliver to: calls per case, the sum of every id and
 // number, the sizes of texts. Cheap, so that it weighs little on the lanes
-// it times (and unchanged since the first recorded runs, so ratios stay
-// comparable); whether the lanes deliver the same values is DigestSink's job.
+// it times (for the batches it times, which carry no floats, the same sums
+// as in the first recorded runs, so ratios stay comparable); whether the
+// lanes deliver the same values is DigestSink's job.
 struct Tally {
   std::array<uint64_t, 17> calls{};
   uint64_t numbers = 0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/abi.hpp"
 
 namespace cmhost::abi {
@@ -37,19 +38,6 @@ Bytes bytes(const HostMemory& m, size_t at, size_t n) {
 }
 void poke(HostMemory& m, size_t at, const Bytes& b) {
   std::copy(b.begin(), b.end(), m.bytes().begin() + at);
-}
-
-template <typename F>
-void expect_error(ErrorKind kind, F&& f, const std::string& needle = "") {
-  try {
-    f();
-    ADD_FAILURE() << "expected " << to_string(kind);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    if (!needle.empty()) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  }
 }
 
 // ---- core signatures ---------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/abi.hpp"
 
 namespace cmhost::abi {
@@ -69,16 +70,6 @@ CanonOptions nan_off() {
   CanonOptions o;
   o.canonicalize_nan = false;
   return o;
-}
-
-template <typename F>
-void expect_error(ErrorKind kind, F&& f) {
-  try {
-    f();
-    ADD_FAILURE() << "expected " << to_string(kind);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-  }
 }
 
 std::vector<std::string> labels(size_t n) {

@@ -412,11 +412,24 @@ TEST_F(BoundaryGuest, BenchmarkDecodersDeliverEveryValue) {
 }
 
 TEST(BoundaryProtocol, BenchmarkDecoderRejectsMalformedFrames) {
-  ValRecorder sink;
-  for (const std::vector<uint8_t>& bad :
-       {std::vector<uint8_t>{9, 0, 0, 0, 0, 0, 0, 0, 0}, std::vector<uint8_t>{16, 0, 0, 0, 0, 0, 0, 0},
-        std::vector<uint8_t>{15, 0, 0, 0, 0, 0, 0, 0, 13, 1, 0, 0, 0, 1, 0}, std::vector<uint8_t>{8, 0, 0, 0, 0, 0, 0}})
-    EXPECT_THROW(bench::boundary::decode_bytes(bad, sink), std::runtime_error);
+  const std::pair<std::vector<uint8_t>, const char*> cases[] = {
+      {{9, 0, 0, 0, 0, 0, 0, 0, 0}, "unknown opcode"},
+      {{16, 0, 0, 0, 0, 0, 0, 0}, "malformed frame header"},  // longer than the list
+      {{15, 0, 0, 0, 0, 0, 0, 0, 13, 1, 0, 0, 0, 1, 0}, "text runs past the string segment"},
+      {{8, 0, 0, 0, 0, 0, 0}, "truncated frame header"},
+      {{9, 0, 0, 0, 0, 0, 0, 0, 18}, "unknown opcode"},
+      {{10, 0, 0, 0, 1, 0, 0, 0, 'x', 16}, "operation runs past the op segment"},
+      {{14, 0, 0, 0, 1, 0, 0, 0, 'x', 5, 1, 0, 0, 0}, "texts do not use up the string segment"},
+  };
+  for (const auto& [bytes, message] : cases) {
+    ValRecorder sink;
+    try {
+      bench::boundary::decode_bytes(bytes, sink);
+      ADD_FAILURE() << "accepted a frame that should fail with: " << message;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST_F(BoundaryGuest, RepeatedBuildsReuseTheGuestHeap) {

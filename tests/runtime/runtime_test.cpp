@@ -2,6 +2,7 @@
 // build time, instantiated and called through the embedder API.
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/cmhost.hpp"
 #include "test_support.hpp"
 
@@ -11,18 +12,6 @@ namespace {
 using abi::Type;
 
 std::string fixture(const char* name) { return std::string(CMHOST_TEST_COMPONENTS) + "/" + name + ".wasm"; }
-
-template <typename F>
-Error expect_error(ErrorKind kind, F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e;
-  }
-  ADD_FAILURE() << "expected a " << to_string(kind);
-  return Error(kind, "");
-}
 
 // One fixture component instantiated without imports.
 template <const char* Name>

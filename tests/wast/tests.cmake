@@ -25,14 +25,17 @@ cmhost_cli_test(wast-missing-file ARGS wast ${wast_dir}/missing.wast EXIT 2
 cmhost_cli_test(wast-expect ARGS wast ${wast_cache} --expect failures.expect failures.wast
                 WORKING_DIRECTORY ${wast_dir}
                 EXPECT "expectations: 1 passed as expected, 0 unconfirmed as expected, 14 known failures and skips, 0 unexpected\n")
-cmhost_cli_test(wast-expect-differs ARGS wast ${wast_cache} --expect /dev/null failures.wast EXIT 1
+cmhost_cli_test(wast-expect-differs ARGS wast ${wast_cache} --expect nothing-fails.expect failures.wast EXIT 1
                 WORKING_DIRECTORY ${wast_dir}
                 EXPECT "unexpected: failures.wast:11 assert_return failed \\(wrong-value\\), expected passed \\(pass\\)")
 # A known trap that becomes a crash is not the failure that was expected.
 cmhost_cli_test(wast-expect-crash ARGS wast ${wast_cache} --inject-crash failures.wast:15 --expect failures.expect
                 failures.wast EXIT 1 WORKING_DIRECTORY ${wast_dir}
                 EXPECT "unexpected: failures.wast:15 assert_return failed \\(crash\\), expected failed \\(trap\\): cmhost crashed: signal 6 [^\n]*\n.*11 known failures and skips, 3 unexpected\n")
-# A listed script that did not run, and another number of commands.
+# A listed script that did not run, another number of commands, and no count at all.
+cmhost_cli_test(wast-expect-needs-count ARGS wast ${wast_cache} --expect /dev/null failures.wast EXIT 2
+                WORKING_DIRECTORY ${wast_dir}
+                EXPECT "^cmhost: /dev/null: no `commands: N` line \\(the number of commands of the run\\)\n$")
 cmhost_cli_test(wast-expect-missing-script ARGS wast ${wast_cache} --expect failures-and-more.expect failures.wast
                 EXIT 1 WORKING_DIRECTORY ${wast_dir}
                 EXPECT "unexpected: unconfirmed.wast is listed but did not run\n")

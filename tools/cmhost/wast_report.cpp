@@ -112,6 +112,8 @@ Expectations read_expectations(const std::string& path) {
     if (!out.entries.emplace(key, e).second)
       throw Error(ErrorKind::Usage, where + ": `" + key + "` is listed twice");
   }
+  // Without the count, a script that loses or gains commands would go unseen.
+  if (!out.commands) throw Error(ErrorKind::Usage, path + ": no `commands: N` line (the number of commands of the run)");
   return out;
 }
 
@@ -182,7 +184,7 @@ int print_reports(const std::vector<FileReport>& reports, const PrintOptions& op
     }
     for (const auto& [file, _] : missing_files)
       unexpected.push_back(fmt::format("{} is listed but did not run", file));
-    if (options.expect->commands && *options.expect->commands != commands)
+    if (*options.expect->commands != commands)
       unexpected.push_back(fmt::format("{} commands ran, the expectations count {}", commands,
                                        *options.expect->commands));
   }

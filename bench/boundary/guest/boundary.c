@@ -192,6 +192,14 @@ static void put_u32(writer_t *w, uint32_t v) {
 }
 static void put_ns(writer_t *w, boundary_option_str_ref_t ns) { put_u16(w, ns.is_some ? ns.val : ABSENT_REF); }
 
+// What the byte protocol cannot carry (PROTOCOL.md): `some(0xffff)`, paths
+// over 255 bytes, more than 0xffff attributes, children or roots. The
+// measuring walks check, so an encoder never writes a wrong frame.
+static void encodable(bool ok) {
+  if (!ok) abort();
+}
+static void check_ns(boundary_option_str_ref_t ns) { encodable(!ns.is_some || ns.val != ABSENT_REF); }
+
 // The operand holds the length; the bytes go to the string segment.
 static size_t text_operand_len(size_t len) { return len < LONG_TEXT ? 2 : 6; }
 static void put_text_len(writer_t *w, size_t len) {
@@ -237,8 +245,11 @@ static void measure_node(const boundary_template_node_t *nodes, uint32_t index, 
   }
   if (node->tag != BOUNDARY_TEMPLATE_NODE_ELEMENT) return;
   const boundary_template_element_t *e = &node->val.element;
+  check_ns(e->ns);
+  encodable(e->attrs.len <= 0xffff && e->children.len <= 0xffff);
   *ops += 2 + 2 + 2 + 2;
   for (size_t i = 0; i < e->attrs.len; i++) {
+    check_ns(e->attrs.ptr[i].ns);
     *ops += 2 + 2 + text_operand_len(e->attrs.ptr[i].value.len);
     *text += e->attrs.ptr[i].value.len;
   }
@@ -352,7 +363,10 @@ void boundary_build_bytes(uint32_t rows, boundary_list_u8_t *ret) {
 // The bytes of one operation in both segments, and the operation written;
 // the rows batch above has its own writer, made for speed, and this one
 // for any batch.
-static void path_bytes(boundary_list_u8_t path, size_t *ops) { *ops += 1 + path.len; }
+static void path_bytes(boundary_list_u8_t path, size_t *ops) {
+  encodable(path.len <= 0xff);
+  *ops += 1 + path.len;
+}
 static void put_path(writer_t *w, boundary_list_u8_t path) {
   put_u8(w, (uint8_t)path.len);
   memcpy(w->ops, path.ptr, path.len);
@@ -369,6 +383,7 @@ static void measure_op(const boundary_operation_t *op, size_t *ops, size_t *text
     case BOUNDARY_OP_CACHE_STRING: *ops += 2, text_bytes(op->val.cache_string.str, ops, text); break;
     case BOUNDARY_OP_REGISTER_TEMPLATE: {
       const boundary_register_template_t *t = &op->val.register_template;
+      encodable(t->roots.len <= 0xffff);
       *ops += 2 + 2;
       for (size_t i = 0; i < t->roots.len; i++) measure_node(t->nodes.ptr, t->roots.ptr[i], ops, text);
       break;
@@ -383,6 +398,7 @@ static void measure_op(const boundary_operation_t *op, size_t *ops, size_t *text
     case BOUNDARY_OP_LOAD_TEMPLATE: *ops += 8; break;
     case BOUNDARY_OP_SET_ATTRIBUTE: {
       const boundary_attr_value_t *v = &op->val.set_attribute.value;
+      check_ns(op->val.set_attribute.ns);
       *ops += 4 + 2 + 2 + 1;
       if (v->tag == BOUNDARY_ATTR_VALUE_TEXT) text_bytes(v->val.text, ops, text);
       if (v->tag == BOUNDARY_ATTR_VALUE_FLOAT || v->tag == BOUNDARY_ATTR_VALUE_INT) *ops += 8;
