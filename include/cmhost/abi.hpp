@@ -6,6 +6,5 @@
 #include "cmhost/abi/copy.hpp"
 #include "cmhost/abi/host_memory.hpp"
 #include "cmhost/abi/type.hpp"
-#include "cmhost/abi/unicode.hpp"
 #include "cmhost/abi/val.hpp"
 #include "cmhost/error.hpp"

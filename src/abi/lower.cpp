@@ -5,7 +5,7 @@
 #include "cmhost/error.hpp"
 #include "program.hpp"
 #include "string_store.hpp"
-#include "cmhost/abi/unicode.hpp"
+#include "text.hpp"
 
 namespace cmhost::abi::detail {
 namespace {

@@ -6,9 +6,14 @@
 #include <cstring>
 #include <string>
 
-#include "cmhost/abi/unicode.hpp"
+#include "support/unicode.hpp"
 
 namespace cmhost::abi {
+
+using support::append_utf8;
+using support::is_unicode_scalar;
+using support::is_valid_utf8;
+using support::next_code_point;
 
 // Decodes UTF-16LE code units into UTF-8; false on an unpaired surrogate.
 bool utf16le_to_utf8(const uint8_t* p, size_t code_units, std::string& out);

@@ -150,7 +150,6 @@ namespace {
 
 bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool is_upper_alnum(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 template <typename Each>
 bool all_of(std::string_view text, Each each) {
@@ -178,56 +177,6 @@ bool is_words(std::string_view text) {
       text,
       [](std::string_view f) { return f[0] >= 'a' && f[0] <= 'z' && all_of(f, is_lower_alnum); },
       [](std::string_view f) { return all_of(f, is_lower_alnum); });
-}
-
-bool is_numeric_identifier(std::string_view text) {
-  return !text.empty() && all_of(text, is_digit) && (text.size() == 1 || text[0] != '0');
-}
-
-// Dot-separated, non-empty identifiers of [0-9A-Za-z-].
-bool is_dotted_identifiers(std::string_view text, bool numeric_without_leading_zero) {
-  while (true) {
-    const size_t dot = text.find('.');
-    const std::string_view id = text.substr(0, dot);
-    if (id.empty()) return false;
-    for (char c : id) {
-      if (!(is_lower_alnum(c) || is_upper_alnum(c) || c == '-')) return false;
-    }
-    if (numeric_without_leading_zero && all_of(id, is_digit) && !is_numeric_identifier(id))
-      return false;
-    if (dot == std::string_view::npos) return true;
-    text.remove_prefix(dot + 1);
-  }
-}
-
-// Semantic Versioning 2.0: MAJOR.MINOR.PATCH(-PRERELEASE)?(+BUILD)?
-bool is_valid_semver(std::string_view text) {
-  const size_t plus = text.find('+');
-  if (plus != std::string_view::npos) {
-    if (!is_dotted_identifiers(text.substr(plus + 1), false)) return false;
-    text = text.substr(0, plus);
-  }
-  const size_t dash = text.find('-');
-  if (dash != std::string_view::npos) {
-    if (!is_dotted_identifiers(text.substr(dash + 1), true)) return false;
-    text = text.substr(0, dash);
-  }
-  for (int part = 0; part < 3; ++part) {
-    const size_t dot = text.find('.');
-    if ((part < 2) == (dot == std::string_view::npos)) return false;
-    if (!is_numeric_identifier(text.substr(0, dot))) return false;
-    text = part < 2 ? text.substr(dot + 1) : std::string_view{};
-  }
-  return true;
-}
-
-// canonversion (🔗): 1 | 0.2 | 0.0.3 | 0.0.0 shapes.
-bool is_canon_version(std::string_view text) {
-  const auto positive = [](std::string_view n) { return is_numeric_identifier(n) && n != "0"; };
-  if (text == "0.0.0") return true;
-  if (text.substr(0, 4) == "0.0.") return positive(text.substr(4));
-  if (text.substr(0, 2) == "0.") return positive(text.substr(2));
-  return positive(text);
 }
 
 std::optional<ParsedExternName> fail(std::string* why, std::string reason) {
@@ -259,7 +208,7 @@ std::optional<ParsedExternName> parse_interface_name(std::string_view name, std:
     return fail(why, "interface `" + std::string(interface) + "` is not a label");
   if (at != std::string_view::npos) {
     const std::string_view version = rest.substr(at + 1);
-    if (!is_valid_semver(version) && !is_canon_version(version)) {
+    if (!support::is_semver(version) && !support::is_canon_version(version)) {
       return fail(why, "`" + std::string(version) + "` is not a valid version");
     }
     parsed.version = std::string(version);

@@ -1,20 +1,9 @@
 #include "reader.hpp"
 
-#include "cmhost/abi/unicode.hpp"
+#include "support/unicode.hpp"
 #include "cmhost/error.hpp"
 
 namespace cmhost::binary::detail {
-
-std::string hex(uint64_t value) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  do {
-    out.insert(out.begin(), digits[value & 0xf]);
-    value >>= 4;
-  } while (value != 0);
-  if (out.size() == 1) out.insert(out.begin(), '0');
-  return "0x" + out;
-}
 
 void Reader::fail_at(size_t offset, const std::string& reason) const {
   std::string message = "at byte " + hex(offset) + ": " + reason;
@@ -114,7 +103,7 @@ std::string Reader::read_name(const char* what) {
                        " remain");
   }
   const uint8_t* bytes = input_.data() + pos_;
-  if (!abi::is_valid_utf8(bytes, length)) fail_at(pos_, std::string(what) + " is not valid UTF-8");
+  if (!support::is_valid_utf8(bytes, length)) fail_at(pos_, std::string(what) + " is not valid UTF-8");
   pos_ += length;
   return std::string(reinterpret_cast<const char*>(bytes), length);
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/text.hpp"
 #include "cmhost/binary.hpp"
 
 namespace cmhost::binary::detail {
@@ -83,7 +84,7 @@ class Reader {
   unsigned depth_ = 0;
 };
 
-std::string hex(uint64_t value);
+using support::hex;
 
 // Reservations for vec(T) are capped: read_count bounds a count by the
 // remaining bytes, but a short input declaring many items must not reserve

@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "cmhost/abi/unicode.hpp"
+#include "support/unicode.hpp"
 #include "cmhost/error.hpp"
 
 namespace cmhost {
@@ -296,7 +296,7 @@ void append_literal_char(std::string& out, char32_t c) {
     out.append(hex, result.ptr);
     out += '}';
   } else {
-    abi::append_utf8(out, c);
+    support::append_utf8(out, c);
   }
 }
 
@@ -481,7 +481,7 @@ class Printer {
   }
 
   void char_literal(const Type& type, char32_t c) {
-    if (!abi::is_unicode_scalar(c)) mismatch(type, "the char is not a Unicode scalar value");
+    if (!support::is_unicode_scalar(c)) mismatch(type, "the char is not a Unicode scalar value");
     out += '\'';
     append_literal_char(out, c);
     out += '\'';
@@ -489,7 +489,7 @@ class Printer {
 
   void string_literal(const Type& type, std::string_view text) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-    if (!abi::is_valid_utf8(bytes, text.size())) mismatch(type, "the string is not valid UTF-8");
+    if (!support::is_valid_utf8(bytes, text.size())) mismatch(type, "the string is not valid UTF-8");
     out += '"';
     for (size_t i = 0; i < text.size();) {
       // Printable ASCII other than quotes and backslash is written as is.
@@ -498,7 +498,7 @@ class Printer {
         out += static_cast<char>(byte);
         ++i;
       } else {
-        append_literal_char(out, abi::next_code_point(bytes, i));
+        append_literal_char(out, support::next_code_point(bytes, i));
       }
     }
     out += '"';
@@ -632,7 +632,7 @@ class Source {
 // Offset of the first byte that is not part of well-formed UTF-8, if any.
 std::optional<size_t> find_invalid_utf8(std::string_view text) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-  if (abi::is_valid_utf8(bytes, text.size())) return std::nullopt;
+  if (support::is_valid_utf8(bytes, text.size())) return std::nullopt;
   size_t i = 0;
   while (i < text.size()) {
     const uint8_t lead = bytes[i];
@@ -641,7 +641,7 @@ std::optional<size_t> find_invalid_utf8(std::string_view text) {
                           : (lead & 0xF0) == 0xE0 ? 3
                           : (lead & 0xF8) == 0xF0 ? 4
                                                   : 0;
-    if (length == 0 || length > text.size() - i || !abi::is_valid_utf8(bytes + i, length)) break;
+    if (length == 0 || length > text.size() - i || !support::is_valid_utf8(bytes + i, length)) break;
     i += length;
   }
   return i;
@@ -766,7 +766,7 @@ class Lexer {
     if (c == '-' || is_digit(c)) return number(begin);
     if (c == '%' || is_lower(c) || is_upper(c)) return label(begin);
     size_t end = begin;
-    abi::next_code_point(reinterpret_cast<const unsigned char*>(text_.data()), end);
+    support::next_code_point(reinterpret_cast<const unsigned char*>(text_.data()), end);
     source_.fail(begin,
                  "unexpected character `" + std::string(text_.substr(begin, end - begin)) + "`");
   }
@@ -868,7 +868,7 @@ class Lexer {
     if (digits == 0 || i >= limit || text_[i] != '}')
       source_.fail(begin, "invalid escape; expected 1 to 6 hex digits and `}` after \\u{");
     ++i;
-    if (!abi::is_unicode_scalar(value))
+    if (!support::is_unicode_scalar(value))
       source_.fail(begin, "invalid escape; " + std::string(text_.substr(begin, i - begin)) +
                               " is not a Unicode scalar value");
     return value;
@@ -889,7 +889,7 @@ class Lexer {
     if (text_[i] == '\\') {
       value = escape(i, limit);
     } else {
-      value = abi::next_code_point(reinterpret_cast<const unsigned char*>(text_.data()), i);
+      value = support::next_code_point(reinterpret_cast<const unsigned char*>(text_.data()), i);
     }
     if (i >= limit || text_[i] != '\'')
       source_.fail(begin, "expected `'` after one character; a char literal holds exactly one");
@@ -906,7 +906,7 @@ class Lexer {
       const size_t run_end = std::min(backslash, end);
       out.append(text_.substr(i, run_end - i));
       i = run_end;
-      if (i < end) abi::append_utf8(out, escape(i, end));
+      if (i < end) support::append_utf8(out, escape(i, end));
     }
   }
 

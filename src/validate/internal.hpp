@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "support/text.hpp"
 #include "cmhost/validate.hpp"
 
 namespace cmhost::validate::detail {
@@ -17,7 +18,7 @@ namespace cmhost::validate::detail {
 // Throws the Validate error "at byte 0x..: <reason>".
 [[noreturn]] void fail(size_t offset, const std::string& reason);
 
-std::string hex(uint64_t value);
+using support::hex;
 
 // ---- core_module.cpp: core modules and core types ----
 
@@ -136,7 +137,6 @@ std::string describe_kind(const ExternDesc& desc);  // "func", "resource type", 
 
 // The canonical form under which names must be strongly-unique.
 std::string strongly_unique_key(const binary::ParsedExternName& name);
-bool is_semver(std::string_view version);
 
 // One list of import or export names of one scope (a component, component
 // type, instance type or bag of exports): checks each name's syntax and

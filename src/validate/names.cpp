@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "internal.hpp"
+#include "support/text.hpp"
 
 namespace cmhost::validate::detail {
 namespace {
@@ -16,56 +17,7 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-bool all_digits(std::string_view text) {
-  return !text.empty() &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// numeric identifier: 0 or digits without a leading zero
-bool is_number(std::string_view text) { return all_digits(text) && (text.size() == 1 || text[0] != '0'); }
-
-// Dot-separated non-empty identifiers of [0-9A-Za-z-].
-bool is_identifiers(std::string_view text, bool numbers_without_leading_zero) {
-  while (true) {
-    const size_t dot = text.find('.');
-    const std::string_view id = text.substr(0, dot);
-    if (id.empty()) return false;
-    for (char c : id)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return false;
-    if (numbers_without_leading_zero && all_digits(id) && !is_number(id)) return false;
-    if (dot == std::string_view::npos) return true;
-    text.remove_prefix(dot + 1);
-  }
-}
-
-// canonversion (🔗): 1 | 0.2 | 0.0.3 | 0.0.0
-bool is_canon_version(std::string_view v) {
-  auto positive = [](std::string_view n) { return is_number(n) && n != "0"; };
-  if (v == "0.0.0") return true;
-  if (v.substr(0, 4) == "0.0.") return positive(v.substr(4));
-  if (v.substr(0, 2) == "0.") return positive(v.substr(2));
-  return positive(v);
-}
-
 }  // namespace
-
-bool is_semver(std::string_view text) {
-  if (const size_t plus = text.find('+'); plus != std::string_view::npos) {
-    if (!is_identifiers(text.substr(plus + 1), false)) return false;
-    text = text.substr(0, plus);
-  }
-  if (const size_t dash = text.find('-'); dash != std::string_view::npos) {
-    if (!is_identifiers(text.substr(dash + 1), true)) return false;
-    text = text.substr(0, dash);
-  }
-  for (int part = 0; part < 3; ++part) {
-    const size_t dot = text.find('.');
-    if ((part < 2) == (dot == std::string_view::npos)) return false;
-    if (!is_number(text.substr(0, dot))) return false;
-    text = part < 2 ? text.substr(dot + 1) : std::string_view{};
-  }
-  return true;
-}
 
 std::string strongly_unique_key(const binary::ParsedExternName& name) {
   switch (name.kind) {
@@ -125,9 +77,9 @@ void NameScope::add(const binary::ExternName& extern_name, const ExternDesc& des
         if (desc.sort != binary::Sort::Instance)
           fail(offset, "only instances can have an `versionsuffix`");
         if (parsed->kind != Kind::Interface || !parsed->version ||
-            !is_canon_version(*parsed->version))
+            !support::is_canon_version(*parsed->version))
           fail(offset, where + "a `versionsuffix` needs a canonical interface version");
-        if (!is_semver(*parsed->version + attribute.value))
+        if (!support::is_semver(*parsed->version + attribute.value))
           fail(offset, where + "invalid interface version: `" + *parsed->version +
                            attribute.value + "` is not a valid semver");
         break;

@@ -18,12 +18,6 @@ void fail(size_t offset, const std::string& reason) {
   throw Error(ErrorKind::Validate, "at byte " + hex(offset) + ": " + reason);
 }
 
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
-
 namespace {
 
 abi::TypeRef primitive(binary::PrimValType t) {

@@ -3,7 +3,7 @@
 #include <bit>
 #include <charconv>
 
-#include "cmhost/abi/unicode.hpp"
+#include "support/unicode.hpp"
 
 namespace cmhost::tools {
 
@@ -120,9 +120,9 @@ Val val_from_json(const Type& t, const json& j) {
     case TypeKind::Char: {
       const auto s = j.get<std::string>();
       size_t at = 0;
-      if (s.empty() || !abi::is_valid_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size()))
+      if (s.empty() || !support::is_valid_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size()))
         bad("char", j);
-      const uint32_t c = abi::next_code_point(reinterpret_cast<const unsigned char*>(s.data()), at);
+      const uint32_t c = support::next_code_point(reinterpret_cast<const unsigned char*>(s.data()), at);
       if (at != s.size()) bad("char of more than one code point", j);
       return Val::char_(c);
     }
@@ -207,7 +207,7 @@ json val_to_json(const Type& t, const Val& v, bool canon) {
     }
     case TypeKind::Char: {
       std::string s;
-      abi::append_utf8(s, v.as_char());
+      support::append_utf8(s, v.as_char());
       return s;
     }
     case TypeKind::String: return std::string(v.as_string());

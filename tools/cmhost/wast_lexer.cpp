@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cmhost/error.hpp"
+#include "support/unicode.hpp"
 
 namespace cmhost::tools::wast {
 
@@ -17,24 +18,6 @@ int hex_digit(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 bool is_atom_char(char c) {
@@ -174,7 +157,7 @@ std::string decode_string_literal(std::string_view body) {
         }
         if (i >= body.size() || digits == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000))
           throw Error(ErrorKind::Usage, "bad `\\u` escape");
-        append_utf8(out, cp);
+        support::append_utf8(out, cp);
         break;
       }
       default: {

@@ -1,11 +1,13 @@
-// UTF-8 helpers for values that cross the boundary as host strings.
+// UTF-8 helpers: validating, decoding and encoding code points. Every stage
+// that reads or writes text uses these (names in binaries, strings crossing
+// the boundary, WAVE, the tools).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-namespace cmhost::abi {
+namespace cmhost::support {
 
 inline bool is_unicode_scalar(uint32_t c) { return c < 0xD800 || (c >= 0xE000 && c < 0x110000); }
 
@@ -54,4 +56,4 @@ inline void append_utf8(std::string& out, uint32_t c) {
   }
 }
 
-}  // namespace cmhost::abi
+}  // namespace cmhost::support
