@@ -145,7 +145,15 @@ class Store {
   virtual ExecutionStack* switch_execution_stack(ExecutionStack* stack) = 0;
 };
 
+// The core engines cmhost can run guests on. Each is a folder of
+// src/engine/ (docs/architecture.md).
+enum class Backend : uint8_t {
+  Interpreter,  // wabt's interpreter (src/engine/wabt/): no compiler needed at run time
+};
+const char* to_string(Backend backend) noexcept;
+
 struct EngineConfig {
+  Backend backend = Backend::Interpreter;
   // When set, every call from the host may execute at most about this many
   // budget units (loop iterations, and entries of functions that make calls)
   // before it traps with "instruction budget exhausted". Modules run
@@ -163,7 +171,7 @@ class Engine {
   virtual const EngineConfig& config() const = 0;
 };
 
-// The default backend: wabt's interpreter.
-std::unique_ptr<Engine> make_wabt_engine(EngineConfig config = {});
+// The engine of `config.backend`.
+std::unique_ptr<Engine> make_engine(EngineConfig config = {});
 
 }  // namespace cmhost::engine

@@ -7,7 +7,7 @@
 
 namespace cmhost {
 
-Engine::Engine(engine::EngineConfig config) : core_(engine::make_wabt_engine(config)) {}
+Engine::Engine(engine::EngineConfig config) : core_(engine::make_engine(std::move(config))) {}
 
 Component Component::from_bytes(Engine& engine, std::vector<uint8_t> bytes) {
   Component c;

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/engine/wabt_backend.hpp"
+#include "../../src/engine/wabt/wabt_backend.hpp"
 #include "cmhost/error.hpp"
 
 namespace cmhost::engine {
@@ -367,7 +367,7 @@ double as_f64(uint64_t bits) { return std::bit_cast<double>(bits); }
 class EngineTest : public ::testing::Test {
  protected:
   explicit EngineTest(EngineConfig config = {})
-      : engine_(make_wabt_engine(config)), store_(engine_->new_store()) {}
+      : engine_(make_engine(config)), store_(engine_->new_store()) {}
 
   std::shared_ptr<Instance> instantiate(std::span<const uint8_t> bytes,
                                         const std::vector<Extern>& imports = {}) {
@@ -873,7 +873,7 @@ std::vector<uint8_t> nested_blocks(uint32_t depth) {
 TEST_F(BudgetTest, DeepNestingIsAnImplementationLimit) {
   EXPECT_NO_THROW(engine_->compile(nested_blocks(5000)));
   expect_error(ErrorKind::Validate, [&] { engine_->compile(nested_blocks(50000)); }, "implementation limit");
-  EXPECT_NO_THROW(make_wabt_engine()->compile(nested_blocks(50000)));
+  EXPECT_NO_THROW(make_engine()->compile(nested_blocks(50000)));
 }
 
 TEST(EngineBudget, UnmeteredModulesLoadUnchanged) {
@@ -888,8 +888,8 @@ TEST(EngineBudget, UnmeteredModulesLoadUnchanged) {
 }
 
 TEST(EngineBudget, StoresRefuseModulesMeteredDifferently) {
-  auto metered = make_wabt_engine({.call_budget = 10});
-  auto plain = make_wabt_engine();
+  auto metered = make_engine({.call_budget = 10});
+  auto plain = make_engine();
   auto module = metered->compile(wasm(kArith));
   auto store = plain->new_store();
   expect_error(ErrorKind::Usage, [&] { store->instantiate(*module, {}); }, "metering");

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "wabt/error.h"
-#include "wabt/feature.h"
+#include <wabt/error.h>
+#include <wabt/feature.h>
 
 namespace cmhost::engine::wabt_backend {
 

@@ -5,14 +5,14 @@
 #include <string>
 
 #include "cmhost/error.hpp"
-#include "wabt/binary-reader-ir.h"
-#include "wabt/binary-reader-nop.h"
-#include "wabt/binary-reader.h"
-#include "wabt/binary-writer.h"
-#include "wabt/expr-visitor.h"
-#include "wabt/ir.h"
-#include "wabt/stream.h"
-#include "wabt/validator.h"
+#include <wabt/binary-reader-ir.h>
+#include <wabt/binary-reader-nop.h>
+#include <wabt/binary-reader.h>
+#include <wabt/binary-writer.h>
+#include <wabt/expr-visitor.h>
+#include <wabt/ir.h>
+#include <wabt/stream.h>
+#include <wabt/validator.h>
 #include "wabt_support.hpp"
 
 namespace cmhost::engine::wabt_backend {

@@ -5,7 +5,8 @@
 #include <map>
 #include <utility>
 
-#include "cmhost/engine.hpp"
+#include "wabt_engine.hpp"
+
 #include "cmhost/error.hpp"
 #include "wabt_backend.hpp"
 

@@ -18,10 +18,10 @@
 
 #include "cmhost/error.hpp"
 #include "fuel.hpp"
-#include "wabt/binary-reader-nop.h"
-#include "wabt/binary-reader.h"
-#include "wabt/interp/binary-reader-interp.h"
-#include "wabt/interp/interp.h"
+#include <wabt/binary-reader-nop.h>
+#include <wabt/binary-reader.h>
+#include <wabt/interp/binary-reader-interp.h>
+#include <wabt/interp/interp.h>
 #include "wabt_support.hpp"
 
 namespace cmhost::engine::wabt_backend {

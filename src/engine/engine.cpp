@@ -1,0 +1,23 @@
+// The backend an EngineConfig names. A new backend is a folder beside wabt/,
+// one Backend value and one case here.
+#include "cmhost/engine.hpp"
+#include "cmhost/error.hpp"
+#include "wabt/wabt_engine.hpp"
+
+namespace cmhost::engine {
+
+const char* to_string(Backend backend) noexcept {
+  switch (backend) {
+    case Backend::Interpreter: return "interpreter";
+  }
+  return "unknown";
+}
+
+std::unique_ptr<Engine> make_engine(EngineConfig config) {
+  switch (config.backend) {
+    case Backend::Interpreter: return make_wabt_engine(std::move(config));
+  }
+  throw Error(ErrorKind::Usage, "unknown engine backend " + std::to_string(static_cast<int>(config.backend)));
+}
+
+}  // namespace cmhost::engine
