@@ -1,0 +1,2 @@
+// The abi stage of the layering check fixture.
+#pragma once

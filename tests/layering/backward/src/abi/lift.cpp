@@ -1,0 +1,2 @@
+// Backward, deliberately: abi must not use runtime.
+#include "cmhost/runtime.hpp"

@@ -1,0 +1,2 @@
+// Forward: runtime may use abi.
+#include "cmhost/abi.hpp"
