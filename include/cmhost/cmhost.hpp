@@ -14,6 +14,8 @@
 
 #include <memory>
 #include <optional>
+#include <typeinfo>
+#include <utility>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,14 +57,67 @@ class Component {
   std::shared_ptr<const runtime::CompiledComponent> compiled_;
 };
 
+// Where instances live. A store may hold one object of the embedder's, its
+// user data, which host functions read with Caller::data<T>().
 class Store {
  public:
-  explicit Store(Engine& engine) : store_(std::make_unique<runtime::Store>(engine.core())) {}
+  explicit Store(Engine& engine);
+  template <class T>
+  Store(Engine& engine, T data) : Store(engine) {
+    data_ = std::make_shared<T>(std::move(data));
+    data_type_ = &typeid(T);
+  }
+  Store(Store&& other) noexcept;
+  Store& operator=(Store&& other) noexcept;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  // The user data; throws Error (Usage) naming both types when the store
+  // holds no T.
+  template <class T>
+  T& data() {
+    check_data_type(typeid(T));
+    return *static_cast<T*>(data_.get());
+  }
+
   runtime::Store& runtime() { return *store_; }
 
  private:
+  void check_data_type(const std::type_info& asked) const;
+
   std::unique_ptr<runtime::Store> store_;
+  std::shared_ptr<void> data_;
+  const std::type_info* data_type_ = nullptr;
 };
+
+// What a host function sees of its call: the store (and its user data), and
+// when a guest calls it through a lowered import, the guest's memory and
+// realloc as that import's options give them. Valid during the call only.
+class Caller {
+ public:
+  explicit Caller(runtime::HostCall& call) : call_(call) {}
+  Store& store();
+  template <class T>
+  T& data() {
+    return store().data<T>();
+  }
+  // Whether the caller is a guest (not the host calling the function itself).
+  bool from_guest() const { return call_.caller != nullptr; }
+  // The calling guest's memory, empty when the call has none (called by the
+  // host, or lowered without a `memory` option). Invalid after realloc or
+  // anything else that can grow memory.
+  std::span<uint8_t> memory();
+  // Allocates in the caller's memory with its `realloc`; Error (Usage) when
+  // the call has none, Trap when the guest traps.
+  uint64_t realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align, uint64_t new_size);
+
+ private:
+  runtime::HostCall& call_;
+};
+
+// A host function with its call's context.
+using HostFunction = std::function<std::vector<Val>(Caller& caller, std::span<const Val> args)>;
 
 class Func {
  public:
@@ -108,7 +163,9 @@ class Instance {
 // (`wasi:cli/stdout@0.2.0#get-stdout`). Types are checked at instantiation.
 class Linker {
  public:
-  void define_func(std::string name, FuncType type, runtime::HostCallback callback);
+  void define_func(std::string name, FuncType type, HostFunction function);
+  // The same for a function that needs nothing of its call but the arguments.
+  void define_func(std::string name, FuncType type, std::function<std::vector<Val>(std::span<const Val>)> function);
   // A host resource type for the import `name` (`ns:pkg/iface@1.0.0#file`
   // or a root `file`). Host functions make handles with
   // Store::runtime().new_resource(type, rep); `drop` runs when an own handle

@@ -65,8 +65,17 @@ struct InstanceItems {
   const Item* find(std::string_view name) const;
 };
 
+// What a host function sees of its call: the store, and when a guest calls
+// it through a lowered import, the calling instance and its side of the
+// call (memory, realloc and handles, as the lower's options give them).
+struct HostCall {
+  Store& store;
+  ComponentInstance* caller = nullptr;   // null when the host calls
+  abi::AbiContext* caller_cx = nullptr;  // null when the host calls
+};
+
 // A host function: receives lifted arguments, returns the results.
-using HostCallback = std::function<std::vector<abi::Val>(std::span<const abi::Val> args)>;
+using HostCallback = std::function<std::vector<abi::Val>(HostCall& call, std::span<const abi::Val> args)>;
 
 // A component-level function: lifted from core wasm, or defined by the host.
 class Func {
@@ -81,6 +90,8 @@ class Func {
   // function's task runs, with every other task it waits for, until it
   // returns its result; a deadlock traps.
   std::vector<abi::Val> call(Store& store, std::span<const abi::Val> args) const;
+  // Calls a host function with its call's context; Usage for lifted ones.
+  std::vector<abi::Val> call_host(HostCall& call, std::span<const abi::Val> args) const;
   // Calls a lifted function and hands its result to `read` where the callee
   // left it (read it with abi::typed loads and views): no Val is built.
   // Post-return runs after `read` returns. Throws Usage for host functions.
@@ -193,6 +204,11 @@ class Store {
   // a guest as Val::own(handle)); the rep behind a host handle; dropping a
   // host-held own handle (runs the type's destructor).
   uint32_t new_resource(const ResourceTypeRef& type, uint32_t rep);
+
+  // The embedder's object for this store (cmhost::Store sets it to itself),
+  // which host functions reach through HostCall::store.
+  void* embedder() const { return embedder_; }
+  void set_embedder(void* embedder) { embedder_ = embedder; }
   uint32_t resource_rep(uint32_t handle);
   void drop_resource(uint32_t handle);
 
@@ -207,6 +223,7 @@ class Store {
   std::vector<std::shared_ptr<ComponentInstance>> instances_;
   std::unique_ptr<HandleTable> host_handles_;
   uint64_t next_call_id_ = 1;
+  void* embedder_ = nullptr;
   // After the instances: destroyed first, unwinding fibers that use them.
   std::unique_ptr<Scheduler> scheduler_;
 };

@@ -4,10 +4,49 @@
 #include <iterator>
 
 #include "cmhost/cmhost.hpp"
+#include "host/type_name.hpp"
 
 namespace cmhost {
 
 Engine::Engine(engine::EngineConfig config) : core_(engine::make_engine(std::move(config))) {}
+
+Store::Store(Engine& engine) : store_(std::make_unique<runtime::Store>(engine.core())) { store_->set_embedder(this); }
+
+Store::Store(Store&& other) noexcept
+    : store_(std::move(other.store_)), data_(std::move(other.data_)), data_type_(other.data_type_) {
+  if (store_) store_->set_embedder(this);
+}
+
+Store& Store::operator=(Store&& other) noexcept {
+  store_ = std::move(other.store_);
+  data_ = std::move(other.data_);
+  data_type_ = other.data_type_;
+  if (store_) store_->set_embedder(this);
+  return *this;
+}
+
+Store::~Store() = default;
+
+void Store::check_data_type(const std::type_info& asked) const {
+  if (data_type_ && *data_type_ == asked) return;
+  throw Error(ErrorKind::Usage, data_type_ ? fmt::format("the store's data is a {}, not a {}", host::type_name(*data_type_),
+                                                         host::type_name(asked))
+                                           : fmt::format("the store has no data (asked for a {})", host::type_name(asked)));
+}
+
+Store& Caller::store() { return *static_cast<Store*>(call_.store.embedder()); }
+
+std::span<uint8_t> Caller::memory() {
+  if (!call_.caller_cx || !call_.caller_cx->has_memory()) return {};
+  call_.caller_cx->refresh();
+  return {call_.caller_cx->base(), static_cast<size_t>(call_.caller_cx->size())};
+}
+
+uint64_t Caller::realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align, uint64_t new_size) {
+  if (!call_.caller_cx || !call_.caller_cx->has_memory())
+    throw Error(ErrorKind::Usage, "the call has no guest memory to allocate in");
+  return call_.caller_cx->realloc(old_ptr, old_size, align, new_size);
+}
 
 Component Component::from_bytes(Engine& engine, std::vector<uint8_t> bytes) {
   Component c;
@@ -75,7 +114,20 @@ Func Instance::func(std::string_view name) const {
                                             known.empty() ? "none" : known));
 }
 
-void Linker::define_func(std::string name, FuncType type, runtime::HostCallback callback) {
+void Linker::define_func(std::string name, FuncType type, HostFunction function) {
+  auto callback = [function = std::move(function)](runtime::HostCall& call, std::span<const Val> args) {
+    Caller caller(call);
+    return function(caller, args);
+  };
+  definitions_.push_back(
+      {std::move(name), runtime::Func::host(std::make_shared<const FuncType>(std::move(type)), std::move(callback))});
+}
+
+void Linker::define_func(std::string name, FuncType type,
+                         std::function<std::vector<Val>(std::span<const Val>)> function) {
+  auto callback = [function = std::move(function)](runtime::HostCall&, std::span<const Val> args) {
+    return function(args);
+  };
   definitions_.push_back(
       {std::move(name), runtime::Func::host(std::make_shared<const FuncType>(std::move(type)), std::move(callback))});
 }
@@ -126,7 +178,7 @@ void check_instance_supply(const std::string& name, const validate::InstanceType
 }
 
 runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
-  return runtime::Func::host(std::move(type), [name](std::span<const Val>) -> std::vector<Val> {
+  return runtime::Func::host(std::move(type), [name](runtime::HostCall&, std::span<const Val>) -> std::vector<Val> {
     throw_trap("called the stub of unsupplied import `" + name + "`");
   });
 }

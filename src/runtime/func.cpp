@@ -117,14 +117,20 @@ void Func::call_reading(Store& store, std::span<const abi::Val> args, const Resu
   call_lifted(store, steps);
 }
 
+std::vector<abi::Val> Func::call_host(HostCall& call, std::span<const abi::Val> args) const {
+  if (!host_) throw Error(ErrorKind::Usage, "call_host calls host functions");
+  if (args.size() != type_->params.size())
+    throw_invalid_value("expected " + std::to_string(type_->params.size()) + " arguments, got " +
+                        std::to_string(args.size()));
+  auto results = host_(call, args);
+  check_result_count(*type_, results);
+  return results;
+}
+
 std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) const {
   if (host_) {
-    if (args.size() != type_->params.size())
-      throw_invalid_value("expected " + std::to_string(type_->params.size()) + " arguments, got " +
-                          std::to_string(args.size()));
-    auto results = host_(args);
-    check_result_count(*type_, results);
-    return results;
+    HostCall call{store};
+    return call_host(call, args);
   }
   if (!type_->async) {
     ValSteps steps(*abi_, args);

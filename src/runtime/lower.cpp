@@ -170,7 +170,8 @@ void Lowering::call_host(const LowerSite& site, const Func& target, std::span<co
   CallerSide caller(site, &site.inst->may_leave_, 0);
   abi::AbiContext& cx = caller.cx;
   const std::vector<abi::Val> args = site.abi->lift_args(cx, params);
-  const std::vector<abi::Val> values = target.call(store, args);
+  HostCall call{store, site.inst, &cx};
+  const std::vector<abi::Val> values = target.call_host(call, args);
   cx.refresh();
   std::vector<uint64_t> flat;
   site.abi->lower_results(cx, values, params, flat);

@@ -64,6 +64,7 @@ class AbiContext {
   void require_memory(const char* why) const {
     if (!memory_) no_memory(why);
   }
+  bool has_memory() const { return memory_ != nullptr; }
 
  private:
   [[noreturn]] static void no_memory(const char* why);
