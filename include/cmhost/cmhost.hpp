@@ -30,7 +30,14 @@
 
 namespace cmhost {
 
+namespace host {
+class Objects;
+}
+
 using abi::Val;
+
+template <class T>
+class HostResource;
 using validate::FuncType;
 
 class Engine {
@@ -82,11 +89,20 @@ class Store {
   }
 
   runtime::Store& runtime() { return *store_; }
+  // How many host objects of host resources the store holds (for leak checks).
+  size_t host_objects() const;
 
  private:
+  template <class T>
+  friend class HostResource;
+  friend class Linker;
   void check_data_type(const std::type_info& asked) const;
+  Val new_host_object(const runtime::ResourceTypeRef& type, std::shared_ptr<void> object, const std::type_info& t);
+  void* host_object(const runtime::ResourceTypeRef& type, const Val& handle, const std::type_info& t);
+  static void drop_host_object(runtime::Store& store, uint32_t rep);
 
   std::unique_ptr<runtime::Store> store_;
+  std::unique_ptr<host::Objects> objects_;
   std::shared_ptr<void> data_;
   const std::type_info* data_type_ = nullptr;
 };
@@ -114,6 +130,29 @@ class Caller {
 
  private:
   runtime::HostCall& call_;
+};
+
+// A resource type the host defines, whose values are C++ objects of type T
+// owned by the store: `make` hands out an own handle to a new object, `get`
+// finds the object behind a handle the host holds (an argument of a host
+// function, say), and the object is destroyed when its last own handle is
+// dropped, by a guest or by the host, or with the store.
+template <class T>
+class HostResource {
+ public:
+  explicit HostResource(runtime::ResourceTypeRef type) : type_(std::move(type)) {}
+  // For function types: abi::Type::own(resource.type()), abi::Type::borrow(...).
+  const abi::ResourceTypeRef& type() const { return type_->abi_type; }
+  const runtime::ResourceTypeRef& runtime_type() const { return type_; }
+
+  Val make(Store& store, std::unique_ptr<T> object) const {
+    return store.new_host_object(type_, std::shared_ptr<void>(std::move(object)), typeid(T));
+  }
+  // Error (InvalidValue) when the handle is not one of this resource's.
+  T& get(Store& store, const Val& handle) const { return *static_cast<T*>(store.host_object(type_, handle, typeid(T))); }
+
+ private:
+  runtime::ResourceTypeRef type_;
 };
 
 // A host function with its call's context.
@@ -171,6 +210,12 @@ class Linker {
   // Store::runtime().new_resource(type, rep); `drop` runs when an own handle
   // of it is dropped, by a guest or by the host.
   runtime::ResourceTypeRef define_resource(std::string name, std::function<void(uint32_t rep)> drop);
+  // A host resource type for the import `name` whose values are C++ objects
+  // of type T (see HostResource).
+  template <class T>
+  HostResource<T> define_resource(std::string name) {
+    return HostResource<T>(define_host_object_resource(std::move(name)));
+  }
   // Supplies the instance import `name` with another instance's exports
   // (functions, resource and value types, nested instances), so components
   // link to each other as a parent component would link them. Both instances
@@ -185,6 +230,7 @@ class Linker {
   Instance instantiate(Store& store, const Component& component) const;
 
  private:
+  runtime::ResourceTypeRef define_host_object_resource(std::string name);
   struct Definition {
     std::string name;
     runtime::FuncRef func;

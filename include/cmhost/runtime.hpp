@@ -40,7 +40,8 @@ struct ResourceType {
   std::string name;
   ComponentInstance* owner = nullptr;  // null for host resources
   std::optional<engine::Extern> dtor;
-  std::function<void(uint32_t rep)> host_drop;  // host resources: called when an own handle is dropped
+  // Host resources: called when an own handle is dropped, in the store that held it.
+  std::function<void(Store& store, uint32_t rep)> host_drop;
   abi::ResourceTypeRef abi_type;  // host resources: the identity host function types use
 };
 using ResourceTypeRef = std::shared_ptr<const ResourceType>;
@@ -210,6 +211,8 @@ class Store {
   void* embedder() const { return embedder_; }
   void set_embedder(void* embedder) { embedder_ = embedder; }
   uint32_t resource_rep(uint32_t handle);
+  // The same, checking that the handle is one of `type`'s (InvalidValue).
+  uint32_t resource_rep(uint32_t handle, const ResourceTypeRef& type);
   void drop_resource(uint32_t handle);
 
  private:

@@ -4,28 +4,63 @@
 #include <iterator>
 
 #include "cmhost/cmhost.hpp"
+#include "host/objects.hpp"
 #include "host/type_name.hpp"
 
 namespace cmhost {
 
 Engine::Engine(engine::EngineConfig config) : core_(engine::make_engine(std::move(config))) {}
 
-Store::Store(Engine& engine) : store_(std::make_unique<runtime::Store>(engine.core())) { store_->set_embedder(this); }
+Store::Store(Engine& engine)
+    : store_(std::make_unique<runtime::Store>(engine.core())), objects_(std::make_unique<host::Objects>()) {
+  store_->set_embedder(this);
+}
 
 Store::Store(Store&& other) noexcept
-    : store_(std::move(other.store_)), data_(std::move(other.data_)), data_type_(other.data_type_) {
+    : store_(std::move(other.store_)),
+      objects_(std::move(other.objects_)),
+      data_(std::move(other.data_)),
+      data_type_(other.data_type_) {
   if (store_) store_->set_embedder(this);
 }
 
 Store& Store::operator=(Store&& other) noexcept {
   store_ = std::move(other.store_);
+  objects_ = std::move(other.objects_);
   data_ = std::move(other.data_);
   data_type_ = other.data_type_;
   if (store_) store_->set_embedder(this);
   return *this;
 }
 
-Store::~Store() = default;
+// The instances go first: a guest's handles dropped as they are destroyed
+// reach the host objects, which outlive them.
+Store::~Store() { store_.reset(); }
+
+size_t Store::host_objects() const { return objects_->size(); }
+
+Val Store::new_host_object(const runtime::ResourceTypeRef& type, std::shared_ptr<void> object,
+                           const std::type_info& t) {
+  const uint32_t rep = objects_->add(std::move(object), t);
+  try {
+    return Val::own(store_->new_resource(type, rep));
+  } catch (...) {
+    objects_->remove(rep);
+    throw;
+  }
+}
+
+void* Store::host_object(const runtime::ResourceTypeRef& type, const Val& handle, const std::type_info& t) {
+  if (handle.kind() != abi::ValKind::Own && handle.kind() != abi::ValKind::Borrow)
+    throw_invalid_value("a host resource handle is an own or borrow value");
+  const uint32_t rep = store_->resource_rep(handle.as_handle(), type);
+  return objects_->get(rep, t);
+}
+
+void Store::drop_host_object(runtime::Store& store, uint32_t rep) {
+  if (auto* embedder = static_cast<Store*>(store.embedder()); embedder && embedder->objects_)
+    embedder->objects_->remove(rep);
+}
 
 void Store::check_data_type(const std::type_info& asked) const {
   if (data_type_ && *data_type_ == asked) return;
@@ -135,7 +170,16 @@ void Linker::define_func(std::string name, FuncType type,
 runtime::ResourceTypeRef Linker::define_resource(std::string name, std::function<void(uint32_t rep)> drop) {
   auto type = std::make_shared<runtime::ResourceType>();
   type->name = name.substr(name.find('#') + 1);
-  type->host_drop = std::move(drop);
+  type->host_drop = [drop = std::move(drop)](runtime::Store&, uint32_t rep) { drop(rep); };
+  type->abi_type = std::make_shared<const abi::ResourceType>(abi::ResourceType{type->name});
+  resources_.emplace_back(std::move(name), type);
+  return type;
+}
+
+runtime::ResourceTypeRef Linker::define_host_object_resource(std::string name) {
+  auto type = std::make_shared<runtime::ResourceType>();
+  type->name = name.substr(name.find('#') + 1);
+  type->host_drop = &Store::drop_host_object;
   type->abi_type = std::make_shared<const abi::ResourceType>(abi::ResourceType{type->name});
   resources_.emplace_back(std::move(name), type);
   return type;

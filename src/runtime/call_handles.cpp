@@ -9,7 +9,7 @@ namespace cmhost::runtime {
 namespace {
 
 void run_destructor(Store& store, const ResourceType& type, uint32_t rep) {
-  if (type.host_drop) return type.host_drop(rep);
+  if (type.host_drop) return type.host_drop(store, rep);
   if (type.dtor) {
     const uint64_t arg = rep;
     store.core().call(*type.dtor, std::span<const uint64_t>(&arg, 1), {});
@@ -186,6 +186,15 @@ uint32_t Store::new_resource(const ResourceTypeRef& type, uint32_t rep) {
 uint32_t Store::resource_rep(uint32_t handle) {
   const ResourceHandle* h = host_handles_->find(handle);
   if (!h) throw_invalid_value("the host holds no handle " + std::to_string(handle));
+  return h->rep;
+}
+
+uint32_t Store::resource_rep(uint32_t handle, const ResourceTypeRef& type) {
+  const ResourceHandle* h = host_handles_->find(handle);
+  if (!h) throw_invalid_value("the host holds no handle " + std::to_string(handle));
+  if (h->type != type)
+    throw_invalid_value(fmt::format("handle {} is a `{}`, not a `{}`", handle, h->type ? h->type->name : "?",
+                                    type ? type->name : "?"));
   return h->rep;
 }
 

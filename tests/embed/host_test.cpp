@@ -103,5 +103,84 @@ TEST_F(HostContext, DataOfTheWrongTypeIsAUsageErrorNamingBothTypes) {
                "the store's data is a std::vector<int");
 }
 
+// ---- Host resources holding C++ objects ----
+
+// A file of the host: its size, and a count of destroyed files.
+struct File {
+  File(uint32_t size, int* destroyed) : size(size), destroyed(destroyed) {}
+  ~File() { ++*destroyed; }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  uint32_t size;
+  int* destroyed;
+};
+
+// cmhost:test/files as host objects, for tests/components/host-resources.wat.
+struct HostFiles {
+  Linker linker;
+  HostResource<File> file = linker.define_resource<File>("cmhost:test/files@0.1.0#file");
+  int destroyed = 0;
+
+  HostFiles() {
+    const auto own = Type::own(file.type());
+    const auto borrow = Type::borrow(file.type());
+    linker.define_func("cmhost:test/files@0.1.0#[constructor]file", func_type({{"size", Type::u32()}}, own),
+                       [this](Caller& caller, std::span<const Val> args) {
+                         return std::vector<Val>{
+                             file.make(caller.store(), std::make_unique<File>(args[0].as_u32(), &destroyed))};
+                       });
+    linker.define_func("cmhost:test/files@0.1.0#[method]file.size", func_type({{"self", borrow}}, Type::u32()),
+                       [this](Caller& caller, std::span<const Val> args) {
+                         return std::vector<Val>{Val::u32(file.get(caller.store(), args[0]).size)};
+                       });
+  }
+};
+
+class HostObjects : public ::testing::Test {
+ protected:
+  Engine engine;
+  Component component = Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm");
+  HostFiles host;
+};
+
+TEST_F(HostObjects, GuestMakesUsesAndDropsAHostObject) {
+  Store store(engine);
+  const Instance instance = host.linker.instantiate(store, component);
+  EXPECT_EQ(instance.func("run").call(store, {})[0].as_u32(), 7u);
+  EXPECT_EQ(host.destroyed, 1);  // the guest dropped its own handle: the File's destructor ran
+  EXPECT_EQ(store.host_objects(), 0u);
+}
+
+TEST_F(HostObjects, HostMakesAnObjectAndTheGuestDropsIt) {
+  Store store(engine);
+  const Instance instance = host.linker.instantiate(store, component);
+  const Val handle = host.file.make(store, std::make_unique<File>(42, &host.destroyed));
+  EXPECT_EQ(host.file.get(store, handle).size, 42u);
+  EXPECT_EQ(store.host_objects(), 1u);
+  EXPECT_EQ(instance.func("take").call(store, std::vector<Val>{handle})[0].as_u32(), 42u);
+  EXPECT_EQ(host.destroyed, 1);
+  EXPECT_EQ(store.host_objects(), 0u);
+  // The handle went to the guest: the host no longer holds it.
+  expect_error(ErrorKind::InvalidValue, [&] { (void)host.file.get(store, handle); }, "the host holds no handle");
+}
+
+TEST_F(HostObjects, HandlesOfAnotherTypeOrNotHandlesAreRefused) {
+  Store store(engine);
+  const HostResource<File> other = host.linker.define_resource<File>("cmhost:test/other#file");
+  const Val handle = other.make(store, std::make_unique<File>(1, &host.destroyed));
+  expect_error(ErrorKind::InvalidValue, [&] { (void)host.file.get(store, handle); }, "not a `file`");
+  expect_error(ErrorKind::InvalidValue, [&] { (void)host.file.get(store, Val::u32(0)); }, "own or borrow");
+}
+
+TEST_F(HostObjects, ObjectsTheHostStillHoldsGoWithTheStore) {
+  {
+    Store store(engine);
+    (void)host.file.make(store, std::make_unique<File>(3, &host.destroyed));
+    (void)host.file.make(store, std::make_unique<File>(4, &host.destroyed));
+    EXPECT_EQ(host.destroyed, 0);
+  }
+  EXPECT_EQ(host.destroyed, 2);
+}
+
 }  // namespace
 }  // namespace cmhost
