@@ -199,7 +199,10 @@ class Instance {
 
 // Supplies a component's imports: host functions by name, either a root
 // import (`log`) or a function of an imported interface
-// (`wasi:cli/stdout@0.2.0#get-stdout`). Types are checked at instantiation.
+// (`wasi:cli/stdout@0.2.0#get-stdout`). Types are checked at instantiation,
+// by the check validation makes of a component's instantiation arguments
+// (validate::instantiation_mismatch): a mismatch names the import, the
+// expected and the supplied type.
 class Linker {
  public:
   void define_func(std::string name, FuncType type, HostFunction function);
@@ -219,8 +222,7 @@ class Linker {
   // Supplies the instance import `name` with another instance's exports
   // (functions, resource and value types, nested instances), so components
   // link to each other as a parent component would link them. Both instances
-  // must live in the same Store. Function types are checked at
-  // instantiation; resources are matched by the runtime when it binds them.
+  // must live in the same Store. Types are checked at instantiation.
   void define_instance(std::string name, const Instance& instance);
   // With stubs, imported functions the linker lacks are supplied by
   // functions that trap when called, so a component runs until it uses one.
@@ -237,7 +239,7 @@ class Linker {
   };
   std::vector<Definition> definitions_;
   std::vector<std::pair<std::string, runtime::ResourceTypeRef>> resources_;
-  std::vector<std::pair<std::string, std::shared_ptr<const runtime::InstanceItems>>> instances_;
+  std::vector<std::pair<std::string, std::shared_ptr<runtime::ComponentInstance>>> instances_;
   bool stub_imports_ = false;
 };
 

@@ -130,9 +130,13 @@ class ComponentInstance {
   const InstanceItems& exports() const { return *exports_; }
   std::shared_ptr<const InstanceItems> exports_ref() const { return exports_; }
   bool poisoned() const { return poisoned_; }
+  // The validated type of the instance's component (its exports as the
+  // validator typed them), null for instances made without one.
+  const validate::ComponentType* type() const { return plan_ ? &plan_->type : nullptr; }
 
  private:
   friend class Instantiator;
+  friend class Store;
   friend class Func;
   friend class CallHandles;
   friend class Scheduler;
@@ -156,6 +160,9 @@ class ComponentInstance {
   std::vector<std::shared_ptr<const InstanceItems>> instances_;
   std::vector<Item> components_;  // plan and scope
   const validate::ComponentPlan* plan_ = nullptr;  // its types resolve Type operands
+  // A root instance keeps its plan (and so its type) alive: the component it
+  // was made from may go first.
+  std::shared_ptr<const validate::ComponentPlan> root_plan_;
   const ComponentInstance* scope_ = nullptr;       // the enclosing instance, for outer aliases
   std::map<const abi::ResourceType*, ResourceTypeRef> resources_;
   std::vector<std::shared_ptr<ComponentInstance>> children_;
@@ -233,10 +240,5 @@ class Store {
 
 // Compiles the core modules of a validated plan.
 CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span<const uint8_t> bytes);
-
-// Whether `actual` may be supplied for an import of type `expected`
-// (function types compared structurally); on mismatch `why` says how.
-bool func_type_matches(const validate::FuncType& actual, const validate::FuncType& expected,
-                       std::string* why, const abi::SameResource& same_resource = {});
 
 }  // namespace cmhost::runtime

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -301,6 +302,20 @@ std::string to_string(const Plan& plan);
 // bound inside instance and component types are matched up as instantiation
 // does. Functions compare exactly (as wasmtime does).
 std::optional<std::string> subtype_mismatch(const ExternDesc& actual, const ExternDesc& expected);
+
+// Why `args` cannot instantiate a component of type `type`: the one check
+// both validation (of `instantiate` in a component) and linking (of what an
+// embedder supplies) make. The component's imported resource types are
+// bound to the arguments' of the same names first, then every import with
+// an argument must be satisfied by it (imports without one are not checked
+// here: the caller reports what is missing).
+struct ImportMismatch {
+  std::string import;   // the import's name
+  std::string why;
+  ExternDesc expected;  // the import's type, with the bound resources
+};
+std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
+                                                     const std::map<std::string, ExternDesc>& args);
 
 // Component text (WAT-like) for types, e.g. `(func (param "x" u32) (result string))`.
 std::string to_string(const ExternDesc& desc);

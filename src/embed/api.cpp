@@ -186,39 +186,25 @@ runtime::ResourceTypeRef Linker::define_host_object_resource(std::string name) {
 }
 
 void Linker::define_instance(std::string name, const Instance& instance) {
-  instances_.emplace_back(std::move(name), instance.runtime()->exports_ref());
+  instances_.emplace_back(std::move(name), instance.runtime());
 }
 
 namespace {
 
-// Whether another instance's exports can supply an import of `type`: every
-// export the type names, of the same sort, functions of matching types.
-// Resources compare loosely here (any resource for any resource): which
-// resource an import stands for is bound by the runtime when it instantiates.
-void check_instance_supply(const std::string& name, const validate::InstanceType& type,
-                           const runtime::InstanceItems& supplied, std::vector<std::string>& problems) {
-  const abi::SameResource any_resource = [](const abi::ResourceType&, const abi::ResourceType&) { return true; };
-  for (const auto& e : type.exports) {
-    const std::string full = name + "#" + e.name;
-    const runtime::Item* item = supplied.find(e.name);
-    if (!item) {
-      problems.push_back(full + " (not exported by the supplied instance)");
-      continue;
-    }
-    if (item->sort != e.desc.sort) {
-      problems.push_back(fmt::format("{} (a {} is supplied for a {})", full, binary::to_string(item->sort),
-                                     binary::to_string(e.desc.sort)));
-      continue;
-    }
-    std::string why;
-    if (e.desc.sort == binary::Sort::Func &&
-        !runtime::func_type_matches(item->func->type(), *e.desc.func, &why, any_resource))
-      problems.push_back(full + " (wrong type: " + why + ")");
-    else if (e.desc.sort == binary::Sort::Type && e.desc.resource && !item->resource)
-      problems.push_back(full + " (a resource type is expected)");
-    else if (e.desc.sort == binary::Sort::Instance && e.desc.instance && item->instance)
-      check_instance_supply(full, *e.desc.instance, *item->instance, problems);
-  }
+// What a definition supplies, as the validator types it: the one link check
+// compares these with the component's imports (validate::instantiation_mismatch).
+validate::ExternDesc func_desc(const runtime::FuncRef& func) {
+  validate::ExternDesc d;
+  d.sort = binary::Sort::Func;
+  d.func = func->type_ref();
+  return d;
+}
+
+validate::ExternDesc resource_desc(const runtime::ResourceTypeRef& resource) {
+  validate::ExternDesc d;
+  d.sort = binary::Sort::Type;
+  d.resource = resource->abi_type;
+  return d;
 }
 
 runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
@@ -231,6 +217,7 @@ runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> t
 
 Instance Linker::instantiate(Store& store, const Component& component) const {
   std::map<std::string, runtime::Item, std::less<>> imports;
+  std::map<std::string, validate::ExternDesc> supplied;  // what is type-checked, by import name
   std::vector<std::string> missing;
   auto find = [&](const std::string& name) -> runtime::FuncRef {
     for (const auto& d : definitions_)
@@ -242,9 +229,9 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
       if (n == name) return type;
     return nullptr;
   };
-  auto find_instance = [&](const std::string& name) -> std::shared_ptr<const runtime::InstanceItems> {
+  auto find_instance = [&](const std::string& name) -> const runtime::ComponentInstance* {
     for (auto it = instances_.rbegin(); it != instances_.rend(); ++it)  // the latest definition wins
-      if (it->first == name) return it->second;
+      if (it->first == name) return it->second.get();
     return nullptr;
   };
   for (const auto& import : component.type().imports) {
@@ -252,27 +239,33 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
     item.sort = import.desc.sort;
     if (import.desc.sort == binary::Sort::Func) {
       item.func = find(import.name);
-      if (!item.func && stub_imports_) item.func = stub(import.name, import.desc.func);
+      if (item.func) supplied[import.name] = func_desc(item.func);
+      if (!item.func && stub_imports_) item.func = stub(import.name, import.desc.func);  // stubs are not checked
       if (!item.func) missing.push_back(import.name);
     } else if (import.desc.sort == binary::Sort::Instance && find_instance(import.name)) {
-      const auto supplied = find_instance(import.name);
-      std::vector<std::string> problems;
-      check_instance_supply(import.name, *import.desc.instance, *supplied, problems);
-      if (!problems.empty()) {
-        std::string list;
-        for (const auto& p : problems) list += "\n  " + p;
-        throw Error(ErrorKind::Link, "instance import `" + import.name + "` cannot be supplied:" + list);
+      const runtime::ComponentInstance& other = *find_instance(import.name);
+      item.instance = other.exports_ref();
+      if (other.type()) {
+        validate::ExternDesc d;
+        d.sort = binary::Sort::Instance;
+        d.instance = std::make_shared<const validate::InstanceType>(validate::InstanceType{other.type()->exports, {}});
+        supplied[import.name] = std::move(d);
       }
-      item.instance = supplied;
     } else if (import.desc.sort == binary::Sort::Instance) {
       auto items = std::make_shared<runtime::InstanceItems>();
+      auto type = std::make_shared<validate::InstanceType>();
+      bool stubbed = false;
       for (const auto& e : import.desc.instance->exports) {
         const std::string full = import.name + "#" + e.name;
         runtime::Item inner;
         inner.sort = e.desc.sort;
         if (e.desc.sort == binary::Sort::Func) {
           inner.func = find(full);
-          if (!inner.func && stub_imports_) inner.func = stub(full, e.desc.func);
+          if (inner.func) type->exports.push_back({e.name, func_desc(inner.func)});
+          if (!inner.func && stub_imports_) {
+            inner.func = stub(full, e.desc.func);
+            stubbed = true;
+          }
           if (!inner.func) {
             missing.push_back(full);
             continue;
@@ -283,8 +276,10 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
             missing.push_back(full + " (resource)");
             continue;
           }
+          type->exports.push_back({e.name, resource_desc(inner.resource)});
         } else if (e.desc.sort == binary::Sort::Type && e.desc.value) {
           inner.value_type = e.desc.value;
+          type->exports.push_back({e.name, e.desc});
         } else {
           missing.push_back(full + " (" + binary::to_string(e.desc.sort) + ")");
           continue;
@@ -292,9 +287,16 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
         items->exports.emplace_back(e.name, inner);
       }
       item.instance = items;
+      if (!stubbed) {  // an instance with stubs runs until one is called: not checked
+        validate::ExternDesc d;
+        d.sort = binary::Sort::Instance;
+        d.instance = std::move(type);
+        supplied[import.name] = std::move(d);
+      }
     } else if (import.desc.sort == binary::Sort::Type && import.desc.resource) {
       item.resource = find_resource(import.name);
-      if (!item.resource) missing.push_back(import.name + " (resource)");
+      if (item.resource) supplied[import.name] = resource_desc(item.resource);
+      else missing.push_back(import.name + " (resource)");
     } else if (import.desc.sort == binary::Sort::Type && import.desc.value) {
       item.value_type = import.desc.value;
     } else {
@@ -307,6 +309,10 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
     for (const auto& m : missing) list += "\n  " + m;
     throw Error(ErrorKind::Link, "missing imports:" + list);
   }
+  if (const auto mismatch = validate::instantiation_mismatch(component.type(), supplied))
+    throw Error(ErrorKind::Link, fmt::format("import `{}` has the wrong type: {}\n  expected: {}\n  supplied: {}",
+                                             mismatch->import, mismatch->why, validate::to_string(mismatch->expected),
+                                             validate::to_string(supplied.at(mismatch->import))));
   return Instance(store.runtime().instantiate(component.compiled(), imports));
 }
 

@@ -189,29 +189,4 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
   }
 }
 
-bool func_type_matches(const validate::FuncType& actual, const validate::FuncType& expected,
-                       std::string* why, const abi::SameResource& same_resource) {
-  auto fail = [&](std::string reason) {
-    if (why) *why = std::move(reason);
-    return false;
-  };
-  if (actual.async != expected.async) return fail("one function is async and the other is not");
-  if (actual.params.size() != expected.params.size())
-    return fail("expected " + std::to_string(expected.params.size()) + " parameters, got " +
-                std::to_string(actual.params.size()));
-  for (size_t i = 0; i < actual.params.size(); ++i) {
-    if (actual.param_names[i] != expected.param_names[i])
-      return fail("parameter " + std::to_string(i) + " is named `" + actual.param_names[i] +
-                  "`, expected `" + expected.param_names[i] + "`");
-    if (!abi::equal(*actual.params[i], *expected.params[i], same_resource))
-      return fail("parameter `" + actual.param_names[i] + "` is " + actual.params[i]->to_wit() +
-                  ", expected " + expected.params[i]->to_wit());
-  }
-  if (!actual.result != !expected.result) return fail("the result arity differs");
-  if (actual.result && !abi::equal(*actual.result, *expected.result, same_resource))
-    return fail("the result is " + actual.result->to_wit() + ", expected " +
-                expected.result->to_wit());
-  return true;
-}
-
 }  // namespace cmhost::runtime

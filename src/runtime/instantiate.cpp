@@ -169,36 +169,20 @@ class Instantiator {
 
   // ---- imports ----
 
-  // Host-supplied items are checked here; items from other components were
-  // checked by validation, with resource types substituted.
-  static void check_import(const ComponentInstance& inst, const std::string& name, const Item& item,
-                           const validate::ExternDesc& desc) {
+  // What the host supplies is type-checked before instantiation, by the one
+  // link check (validate::instantiation_mismatch, run by cmhost::Linker);
+  // here only its presence and sort, which instantiation relies on.
+  static void check_present(const std::string& name, const Item& item, const validate::ExternDesc& desc) {
     if (item.sort != desc.sort)
       link_error(fmt::format("import `{}` must be a {}, got a {}", name, binary::to_string(desc.sort),
                              binary::to_string(item.sort)));
-    switch (desc.sort) {
-      case Sort::Func: {
-        if (!item.func->is_host()) break;
-        // The import's resource types (bound by now) against the identities
-        // the host's function type uses.
-        auto same_resource = [&inst](const abi::ResourceType& actual, const abi::ResourceType& expected) {
-          auto it = inst.resources_.find(&expected);
-          return it != inst.resources_.end() && it->second->abi_type.get() == &actual;
-        };
-        std::string why;
-        if (!func_type_matches(item.func->type(), *desc.func, &why, same_resource))
-          link_error(fmt::format("import `{}` has the wrong type: {}", name, why));
-        break;
+    if (desc.sort == Sort::Func && !item.func) link_error(fmt::format("import `{}` has no function", name));
+    if (desc.sort == Sort::Instance)
+      for (const auto& e : desc.instance->exports) {
+        const Item* provided = item.instance ? item.instance->find(e.name) : nullptr;
+        if (!provided) link_error(fmt::format("import `{}` lacks export `{}`", name, e.name));
+        check_present(name + "#" + e.name, *provided, e.desc);
       }
-      case Sort::Instance:
-        for (const auto& e : desc.instance->exports) {
-          const Item* provided = item.instance->find(e.name);
-          if (!provided) link_error(fmt::format("import `{}` lacks export `{}`", name, e.name));
-          check_import(inst, name + "#" + e.name, *provided, e.desc);
-        }
-        break;
-      default: break;
-    }
   }
 
   // ---- steps ----
@@ -260,7 +244,7 @@ class Instantiator {
     if (it->second.sort == Sort::Type) bind_resource(inst, s.desc.resource, it->second);
     if (it->second.sort == Sort::Instance && s.desc.instance && it->second.instance)
       bind_instance_resources(inst, *s.desc.instance, *it->second.instance);
-    check_import(inst, s.name, it->second, s.desc);
+    check_present(s.name, it->second, s.desc);
     push(inst, it->second);
   }
 
@@ -383,6 +367,7 @@ Store::~Store() { scheduler_->shutdown(); }
 std::shared_ptr<ComponentInstance> Store::instantiate(const CompiledComponent& component,
                                                       const ImportMap& imports) {
   auto inst = Instantiator(*this, component).run(*component.plan.root, imports);
+  inst->root_plan_ = component.plan.root;
   instances_.push_back(inst);
   return inst;
 }

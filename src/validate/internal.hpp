@@ -112,6 +112,13 @@ void freshen(const std::vector<abi::ResourceTypeRef>& resources, ResourceMap& ma
 void collect_free_resources(const ExternDesc& desc, ResourceSet& out);
 void collect_free_resources(const abi::TypeRef& type, ResourceSet& out);
 
+// The check instantiation makes (instantiation_mismatch in validate.hpp),
+// leaving in `map` the component's imported resource types bound to the
+// arguments'; `names` renames handles as the validator's substitutions do.
+std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
+                                                     const std::map<std::string, ExternDesc>& args, ResourceMap& map,
+                                                     HandleNames* names = nullptr);
+
 // Binds the resources of `bindable` that `expected` introduces (type exports
 // of instances, recursively) to what `actual` has at the same names.
 void bind_resources(const ExternDesc& actual, const ExternDesc& expected,

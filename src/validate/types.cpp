@@ -606,6 +606,23 @@ std::optional<std::string> extern_mismatch(const ExternDesc& actual, const Exter
   return Matcher().desc(actual, expected);
 }
 
+std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
+                                                     const std::map<std::string, ExternDesc>& args, ResourceMap& map,
+                                                     HandleNames* names) {
+  ResourceSet bindable;
+  for (const auto& r : type.imported_resources) bindable.insert(r.get());
+  for (const auto& import : type.imports)
+    if (auto arg = args.find(import.name); arg != args.end()) bind_resources(arg->second, import.desc, bindable, map);
+  Substitution subst(map, names);
+  for (const auto& import : type.imports) {
+    auto arg = args.find(import.name);
+    if (arg == args.end()) continue;
+    ExternDesc expected = subst.apply(import.desc);
+    if (auto why = extern_mismatch(arg->second, expected)) return ImportMismatch{import.name, *why, std::move(expected)};
+  }
+  return std::nullopt;
+}
+
 bool contains_borrow(const abi::Type& type) {
   return any_node(type, [](const abi::Type& t) { return t.kind() == TypeKind::Borrow; });
 }
@@ -621,6 +638,12 @@ bool contains_pointer(const abi::Type& type) {
 
 std::optional<std::string> subtype_mismatch(const ExternDesc& actual, const ExternDesc& expected) {
   return detail::extern_mismatch(actual, expected);
+}
+
+std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
+                                                     const std::map<std::string, ExternDesc>& args) {
+  detail::ResourceMap map;
+  return detail::instantiation_mismatch(type, args, map);
 }
 
 }  // namespace cmhost::validate

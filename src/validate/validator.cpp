@@ -415,24 +415,14 @@ void Validator::instance(Scope& s, const binary::Instance& i, size_t offset) {
     }
     // The arguments supply the component's imported resource types, which
     // the import types (and then the export types) are specialized to.
-    ResourceSet bindable;
-    for (const auto& r : type.imported_resources) bindable.insert(r.get());
     ResourceMap map;
     for (const auto& import : type.imports)
-      if (auto arg = args.find(import.name); arg != args.end())
-        bind_resources(arg->second, import.desc, bindable, map);
-    {
-      Substitution subst(map, &handle_names_);
-      for (const auto& import : type.imports) {
-        auto arg = args.find(import.name);
-        if (arg == args.end())
-          fail(offset, "missing import named `" + import.name + "` when instantiating " +
-                           describe(s, Sort::Component, inst->component));
-        if (auto why = extern_mismatch(arg->second, subst.apply(import.desc)))
-          fail(offset, "type mismatch for import `" + import.name + "` of " +
-                           describe(s, Sort::Component, inst->component) + ": " + *why);
-      }
-    }
+      if (args.find(import.name) == args.end())
+        fail(offset, "missing import named `" + import.name + "` when instantiating " +
+                         describe(s, Sort::Component, inst->component));
+    if (auto mismatch = detail::instantiation_mismatch(type, args, map, &handle_names_))
+      fail(offset, "type mismatch for import `" + mismatch->import + "` of " +
+                       describe(s, Sort::Component, inst->component) + ": " + mismatch->why);
     // Each instance gets fresh resource types for those the component
     // defines, and the types it imported are the arguments' own (which
     // matters for their names: external visibility).

@@ -103,6 +103,35 @@ TEST_F(HostContext, DataOfTheWrongTypeIsAUsageErrorNamingBothTypes) {
                "the store's data is a std::vector<int");
 }
 
+// ---- The link check ----
+
+// What the host supplies is checked as instantiation arguments are: a
+// function of the wrong type is a link error naming the import, the type
+// the component expects and the one supplied.
+TEST_F(HostContext, AHostFunctionOfTheWrongTypeIsALinkErrorNamingBothTypes) {
+  Linker linker = this->linker();
+  Linker wrong;
+  wrong.define_func("cmhost:test/env@0.1.0#log", func_type({{"msg", Type::string()}}, nullptr),
+                    [](std::span<const Val>) { return std::vector<Val>{}; });
+  wrong.define_func("cmhost:test/env@0.1.0#get", func_type({{"key", Type::string()}}, Type::string()),
+                    [](std::span<const Val>) { return std::vector<Val>{}; });
+  wrong.define_func("cmhost:test/env@0.1.0#keys", func_type({}, Type::list(Type::string())),
+                    [](std::span<const Val>) { return std::vector<Val>{}; });
+  Store store(engine);
+  const Error e = expect_error(ErrorKind::Link, [&] { wrong.instantiate(store, component); });
+  const std::string message = e.what();
+  EXPECT_NE(message.find("import `cmhost:test/env@0.1.0` has the wrong type: type mismatch in instance export `log`"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("expected 2 parameters, found 1\n  expected: (instance"), std::string::npos) << message;
+  EXPECT_NE(message.find("\n  supplied: (instance"), std::string::npos) << message;
+  EXPECT_NE(message.find("(export \"log\" (func (param \"level\""), std::string::npos) << message;
+  EXPECT_NE(message.find("(export \"log\" (func (param \"msg\" string)))"), std::string::npos)
+      << message;
+  // The right types link.
+  EXPECT_NO_THROW(linker.instantiate(store, component));
+}
+
 // ---- Host resources holding C++ objects ----
 
 // A file of the host: its size, and a count of destroyed files.
