@@ -24,6 +24,8 @@ namespace cmhost::runtime {
 
 class Store;
 class ComponentInstance;
+class CoreCall;
+class GuestContext;
 class Func;
 class HandleTable;
 class LiftedCallSteps;
@@ -104,6 +106,7 @@ class Func {
   friend class Task;
   friend class Lowering;
   friend class Builtins;
+  friend class CoreCall;
   Func() = default;
   // Calls a lifted function of a synchronous type with the spec's
   // enter/leave rules, borrow checks and poisoning; `steps` passes the
@@ -137,6 +140,8 @@ class ComponentInstance {
  private:
   friend class Instantiator;
   friend class Store;
+  friend class GuestContext;
+  friend class CoreCall;
   friend class Func;
   friend class CallHandles;
   friend class Scheduler;

@@ -285,7 +285,7 @@ engine::HostFunc Builtins::make_func(const Site& site) {
                site.options.abi.encoding != task.func->abi_->options().encoding))
             throw_trap("task.return's options differ from those of the task's lift");
         }
-        task.return_(task.callee_abi->cx, p);
+        task.return_(task.callee_abi->cx(), p);
       };
     case CanonKind::TaskCancel:
       return [site](engine::Caller&, Params, Results) {
@@ -427,11 +427,10 @@ engine::HostFunc Builtins::make_func(const Site& site) {
     case CanonKind::ErrorContextNew:
       return [site](engine::Caller&, Params p, Results r) {
         check_may_leave(site);
-        CoreGuestMemory memory(site.store->core(), *site.options.memory, std::nullopt, may_leave_flag(site));
-        abi::AbiContext cx(&memory, site.options.abi);
+        GuestContext guest(*site.store, *site.inst, site.options.memory, std::nullopt, site.options.abi, nullptr);
         const abi::ValueAbi string_abi(abi::Type::string(), site.options.abi.addr);
         const uint64_t flat[2] = {p[0], p[1]};
-        const abi::Val message = string_abi.lift_flat(cx, flat);
+        const abi::Val message = string_abi.lift_flat(guest.cx(), flat);
         auto context = std::make_shared<ErrorContext>(std::string(message.as_string()));
         r[0] = handles(site).add(HandleKind::ErrorContext, std::move(context));
       };
@@ -439,10 +438,10 @@ engine::HostFunc Builtins::make_func(const Site& site) {
       return [site](engine::Caller&, Params p, Results) {
         check_may_leave(site);
         auto& context = handles(site).get<ErrorContext>(static_cast<uint32_t>(p[0]), HandleKind::ErrorContext);
-        CoreGuestMemory memory(site.store->core(), *site.options.memory, site.options.realloc, may_leave_flag(site));
-        abi::AbiContext cx(&memory, site.options.abi);
+        GuestContext guest(*site.store, *site.inst, site.options.memory, site.options.realloc, site.options.abi,
+                           nullptr);
         const abi::ValueAbi string_abi(abi::Type::string(), site.options.abi.addr);
-        string_abi.store(cx, abi::Val::string(context.debug_message), p[1]);
+        string_abi.store(guest.cx(), abi::Val::string(context.debug_message), p[1]);
       };
     case CanonKind::ErrorContextDrop:
       return [site](engine::Caller&, Params p, Results) {

@@ -1,7 +1,6 @@
 #include "cmhost/error.hpp"
 #include "cmhost/runtime.hpp"
-#include "call_handles.hpp"
-#include "guest_memory.hpp"
+#include "call_context.hpp"
 #include "lifted_call.hpp"
 #include "task.hpp"
 
@@ -163,23 +162,16 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
   try {
     task.implicit_thread = &thread;
     task.register_thread(thread);
-    std::optional<CoreGuestMemory> memory;
-    if (memory_) memory.emplace(store.core(), *memory_, realloc_, &inst.may_leave_);
-    CallHandles handles(store, inst, task.id);
-    abi::AbiContext cx(memory ? &*memory : nullptr, abi_->options(), &handles);
+    GuestContext callee(store, inst, memory_, realloc_, abi_->options(), task.id);
+    abi::AbiContext& cx = callee.cx();
     std::vector<uint64_t> flat;
     task.start(cx, flat);
-    std::vector<uint64_t> core_results(core_result_count_);
-    store.core().call(core_func_, flat, core_results);
-    handles.check_borrows_dropped();
-    cx.refresh();  // the callee may have grown memory
-    task.return_(cx, core_results);
-    if (post_return_) {
-      // Post-return may not call out of the instance (the spec clears may_leave).
-      inst.may_leave_ = false;
-      store.core().call(*post_return_, core_results, {});
-      inst.may_leave_ = true;
-    }
+    std::vector<uint64_t> core_results;
+    CoreCall::run(store, inst, *this, flat, core_results, [&](std::span<const uint64_t> results) {
+      callee.handles().check_borrows_dropped();
+      cx.refresh();  // the callee may have grown memory
+      task.return_(cx, results);
+    });
     // A synchronous type never holds the instance exclusively.
     task.implicit_thread = nullptr;
     task.unregister_thread(thread);

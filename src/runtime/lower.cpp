@@ -1,8 +1,7 @@
 #include "lower.hpp"
 
-#include "call_handles.hpp"
+#include "call_context.hpp"
 #include "cmhost/error.hpp"
-#include "guest_memory.hpp"
 #include "lifted_call.hpp"
 #include "task.hpp"
 #include "waitables.hpp"
@@ -11,24 +10,7 @@ namespace cmhost::runtime {
 
 namespace {
 
-std::optional<CoreGuestMemory> caller_memory(const LowerSite& site, bool* may_leave) {
-  if (!site.memory) return std::nullopt;
-  return std::optional<CoreGuestMemory>(std::in_place, site.store->core(), *site.memory, site.realloc, may_leave);
-}
-
-// The caller's side of a call made on this stack: its memory (with the
-// caller's may_leave flag), its handle moves (borrows scoped by `call_id`)
-// and the ABI context over both.
-struct CallerSide {
-  CallerSide(const LowerSite& site, bool* may_leave, uint64_t call_id)
-      : memory(caller_memory(site, may_leave)),
-        handles(*site.store, *site.inst, call_id),
-        cx(memory ? &*memory : nullptr, site.abi->options(), &handles) {}
-  std::optional<CoreGuestMemory> memory;
-  CallHandles handles;
-  abi::AbiContext cx;
-};
-
+// The caller's side of a call made on this stack, borrows scoped by `call_id`.
 // Copies between the caller's core values and memory and the callee's.
 class CopySteps final : public LiftedCallSteps {
  public:
@@ -55,10 +37,9 @@ class CopySteps final : public LiftedCallSteps {
 // observes: when the caller is gone, results are dropped.
 class LowerSteps final : public LiftedCallSteps {
  public:
-  LowerSteps(const LowerSite& site, bool* may_leave, std::shared_ptr<const abi::FunctionAbi> callee_abi,
+  LowerSteps(const LowerSite& site, std::shared_ptr<const abi::FunctionAbi> callee_abi,
              std::span<const uint64_t> args, const std::shared_ptr<Subtask>& subtask)
       : site_(site),
-        may_leave_(may_leave),
         callee_abi_(std::move(callee_abi)),
         args_(args.begin(), args.end()),
         subtask_(subtask) {}
@@ -67,9 +48,9 @@ class LowerSteps final : public LiftedCallSteps {
     std::shared_ptr<Subtask> subtask = subtask_.lock();
     if (!subtask) throw_trap("the caller of this task is gone");
     subtask->on_start();
-    std::optional<CoreGuestMemory> memory = caller_memory(site_, may_leave_);
-    abi::AbiContext caller(memory ? &*memory : nullptr, site_.abi->options(), subtask->lenders.get());
-    const std::vector<abi::Val> args = site_.abi->lift_args(caller, args_);
+    GuestContext caller(*site_.store, *site_.inst, site_.memory, site_.realloc, site_.abi->options(),
+                        subtask->lenders.get());
+    const std::vector<abi::Val> args = site_.abi->lift_args(caller.cx(), args_);
     callee_abi_->lower_args(callee, args, flat);
   }
 
@@ -77,10 +58,10 @@ class LowerSteps final : public LiftedCallSteps {
     const std::vector<abi::Val> results = callee_abi_->lift_results(callee, flat);
     std::shared_ptr<Subtask> subtask = subtask_.lock();
     if (!subtask) return;
-    std::optional<CoreGuestMemory> memory = caller_memory(site_, may_leave_);
-    abi::AbiContext caller(memory ? &*memory : nullptr, site_.abi->options(), subtask->lenders.get());
+    GuestContext caller(*site_.store, *site_.inst, site_.memory, site_.realloc, site_.abi->options(),
+                        subtask->lenders.get());
     std::vector<uint64_t> out;
-    site_.abi->lower_results(caller, results, args_, out);
+    site_.abi->lower_results(caller.cx(), results, args_, out);
     subtask->resolve(Subtask::State::Returned, std::move(out));
   }
 
@@ -94,7 +75,6 @@ class LowerSteps final : public LiftedCallSteps {
 
  private:
   LowerSite site_;
-  bool* may_leave_;
   std::shared_ptr<const abi::FunctionAbi> callee_abi_;
   std::vector<uint64_t> args_;
   std::weak_ptr<Subtask> subtask_;
@@ -146,8 +126,9 @@ engine::HostFunc Lowering::fused(const LowerSite& site, FuncRef target) {
   auto copy = std::make_shared<const abi::CallCopy>(*site.abi, *target->abi_);
   return [site, target, copy](engine::Caller&, std::span<const uint64_t> params, std::span<uint64_t> results) {
     check_may_leave(*site.inst);
-    CallerSide caller(site, &site.inst->may_leave_, site.store->next_call_id_++);
-    CopySteps steps(*copy, caller.cx, params);
+    GuestContext caller(*site.store, *site.inst, site.memory, site.realloc, site.abi->options(),
+                        site.store->next_call_id_++);
+    CopySteps steps(*copy, caller.cx(), params);
     target->call_lifted(*site.store, steps, site.inst);
     std::copy(steps.results.begin(), steps.results.end(), results.begin());
   };
@@ -167,8 +148,8 @@ engine::HostFunc Lowering::make(LowerSite site, FuncRef target) {
 void Lowering::call_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                          std::span<uint64_t> results) {
   Store& store = *site.store;
-  CallerSide caller(site, &site.inst->may_leave_, 0);
-  abi::AbiContext& cx = caller.cx;
+  GuestContext caller(store, *site.inst, site.memory, site.realloc, site.abi->options(), uint64_t{0});
+  abi::AbiContext& cx = caller.cx();
   const std::vector<abi::Val> args = site.abi->lift_args(cx, params);
   HostCall call{store, site.inst, &cx};
   const std::vector<abi::Val> values = target.call_host(call, args);
@@ -185,8 +166,8 @@ void Lowering::call_host(const LowerSite& site, const Func& target, std::span<co
 void Lowering::call_sync(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                          std::span<uint64_t> results) {
   Store& store = *site.store;
-  CallerSide caller(site, &site.inst->may_leave_, 0);
-  SyncSteps steps(*site.abi, caller.cx, *target.abi_, params);
+  GuestContext caller(store, *site.inst, site.memory, site.realloc, site.abi->options(), uint64_t{0});
+  SyncSteps steps(*site.abi, caller.cx(), *target.abi_, params);
   target.call_lifted(store, steps, site.inst);
   if (site.async) {
     results[0] = pack_subtask(Subtask::State::Returned, 0);
@@ -205,7 +186,7 @@ void Lowering::call_async(const LowerSite& site, const Func& target, std::span<c
   ComponentInstance& caller = *site.inst;
   auto subtask = std::make_shared<Subtask>();
   subtask->lenders = std::make_unique<CallHandles>(store, caller, 0);
-  auto steps = std::make_shared<LowerSteps>(site, &caller.may_leave_, target.abi_, params, subtask);
+  auto steps = std::make_shared<LowerSteps>(site, target.abi_, params, subtask);
   subtask->callee = Task::start_async(store, target, std::move(steps), &caller);
   if (!site.async) {
     if (!subtask->resolved()) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "call_handles.hpp"
+#include "call_context.hpp"
 #include "cmhost/error.hpp"
 
 namespace cmhost::runtime {
@@ -68,12 +68,10 @@ void GuestBuffer::copy(GuestBuffer& src, GuestBuffer& dst, uint64_t n) {
       const std::span<uint8_t> to = store.core().memory_bytes(*dst.options_.memory);
       std::memmove(to.data() + dst.ptr_, from.data() + src.ptr_, n * src_layout.size);
     } else {
-      CoreGuestMemory src_memory(store.core(), *src.options_.memory, src.options_.realloc, src.may_leave_);
-      CoreGuestMemory dst_memory(store.core(), *dst.options_.memory, dst.options_.realloc, dst.may_leave_);
-      CallHandles src_handles(store, src.inst_, 0);
-      CallHandles dst_handles(store, dst.inst_, 0);
-      abi::AbiContext from(&src_memory, src.options_.abi, &src_handles);
-      abi::AbiContext to(&dst_memory, dst.options_.abi, &dst_handles);
+      GuestContext src_side(store, src.inst_, src.options_.memory, src.options_.realloc, src.options_.abi, uint64_t{0});
+      GuestContext dst_side(store, dst.inst_, dst.options_.memory, dst.options_.realloc, dst.options_.abi, uint64_t{0});
+      abi::AbiContext& from = src_side.cx();
+      abi::AbiContext& to = dst_side.cx();
       const abi::ValueCopy program(src.elem_, src.options_.abi.addr, dst.elem_, dst.options_.abi.addr);
       for (uint64_t i = 0; i < n; ++i) {
         from.refresh();

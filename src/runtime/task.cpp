@@ -3,18 +3,13 @@
 #include <algorithm>
 
 #include "cmhost/error.hpp"
+#include "call_context.hpp"
 #include "handles.hpp"
 #include "waitables.hpp"
 
 namespace cmhost::runtime {
 
 namespace {
-
-std::optional<CoreGuestMemory> callee_memory(Store& store, const std::optional<engine::Extern>& memory,
-                                             const std::optional<engine::Extern>& realloc, bool* may_leave) {
-  if (!memory) return std::nullopt;
-  return std::optional<CoreGuestMemory>(std::in_place, store.core(), *memory, realloc, may_leave);
-}
 
 // Callback codes of an async lift with a callback.
 enum CallbackCode : uint32_t { kExit = 0, kYield = 1, kWait = 2, kMaxCode = 2 };
@@ -29,11 +24,6 @@ void Task::cannot_enter(const ComponentInstance& inst) {
 }
 
 // ---- the task's state ----
-
-Task::CalleeAbi::CalleeAbi(Store& store, ComponentInstance& inst, const Func& func, uint64_t task_id)
-    : memory(callee_memory(store, func.memory_, func.realloc_, &inst.may_leave_)),
-      handles(store, inst, task_id),
-      cx(memory ? &*memory : nullptr, func.abi_->options(), &handles) {}
 
 bool Task::async_type() const { return func->type_->async; }
 
@@ -135,11 +125,11 @@ void Task::start(abi::AbiContext& cx, std::vector<uint64_t>& flat_args) {
 
 void Task::returned_twice() { throw_trap("task.return called more than once (the task already returned)"); }
 
-void Task::check_callee_borrows() { callee_abi->handles.check_borrows_dropped(); }
+void Task::check_callee_borrows() { callee_abi->handles().check_borrows_dropped(); }
 
 void Task::cancel() {
   if (state != State::CancelDelivered) throw_trap("task.cancel called when no cancellation was delivered");
-  if (auto* abi = callee_abi.get()) abi->handles.check_borrows_dropped();
+  if (auto* abi = callee_abi.get()) abi->handles().check_borrows_dropped();
   caller->cancelled();
   state = State::Resolved;
   caller = nullptr;
@@ -185,23 +175,19 @@ std::shared_ptr<Task> Task::start_async(Store& store, const Func& func, std::sha
 void Task::run_implicit_thread(Store& store) {
   Thread& thread = *store.scheduler().current();
   if (!enter_implicit_thread(thread)) return;
-  callee_abi = std::make_unique<CalleeAbi>(store, *inst, *func, id);
-  abi::AbiContext& cx = callee_abi->cx;
+  callee_abi = std::make_unique<GuestContext>(store, *inst, func->memory_, func->realloc_, func->abi_->options(), id);
+  abi::AbiContext& cx = callee_abi->cx();
   std::vector<uint64_t> flat_args;
   start(cx, flat_args);
 
   if (!func->async_lift_) {
     // An async type lifted synchronously: the core function returns the
     // result, then post-return runs.
-    std::vector<uint64_t> flat_results(func->core_result_count_);
-    store.core().call(func->core_func_, flat_args, flat_results);
-    cx.refresh();
-    return_(cx, flat_results);
-    if (func->post_return_) {
-      inst->may_leave_ = false;
-      store.core().call(*func->post_return_, flat_results, {});
-      inst->may_leave_ = true;
-    }
+    std::vector<uint64_t> flat_results;
+    CoreCall::run(store, *inst, *func, flat_args, flat_results, [&](std::span<const uint64_t> results) {
+      cx.refresh();
+      return_(cx, results);
+    });
     exit_implicit_thread();
     return;
   }

@@ -14,9 +14,8 @@
 #include <optional>
 #include <vector>
 
-#include "call_handles.hpp"
+#include "call_context.hpp"
 #include "cmhost/runtime.hpp"
-#include "guest_memory.hpp"
 #include "lifted_call.hpp"
 #include "scheduler.hpp"
 
@@ -42,13 +41,7 @@ class Task : public std::enable_shared_from_this<Task> {
   Thread inline_thread;  // the implicit thread of a synchronous-typed task
 
   // An async task's side of the canonical ABI, for task.return.
-  struct CalleeAbi {
-    CalleeAbi(Store& store, ComponentInstance& inst, const Func& func, uint64_t task_id);
-    std::optional<CoreGuestMemory> memory;
-    CallHandles handles;
-    abi::AbiContext cx;
-  };
-  std::unique_ptr<CalleeAbi> callee_abi;
+  std::unique_ptr<GuestContext> callee_abi;  // the callee's side, while its core code runs
 
   bool async_type() const;
   bool needs_exclusive() const;  // async type, lifted synchronously or with a callback
