@@ -39,6 +39,16 @@ void BM_HostCallsExport(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// The same call typed: the signature checked once, no Vals.
+void BM_HostCallsExportTyped(benchmark::State& state) {
+  Setup setup;
+  const auto id = setup.callee_instance.typed_func<uint32_t(uint32_t)>("id");
+  for (auto _ : state) {
+    if (id.call(setup.store, 7) != 7) state.SkipWithError("wrong result");
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 // Items are the cross-component calls; time per item is one call.
 void BM_ComponentCallsComponent(benchmark::State& state) {
   Setup setup;
@@ -53,6 +63,7 @@ void BM_ComponentCallsComponent(benchmark::State& state) {
 }
 
 BENCHMARK(BM_HostCallsExport);
+BENCHMARK(BM_HostCallsExportTyped);
 BENCHMARK(BM_ComponentCallsComponent)->Arg(1000);
 
 }  // namespace

@@ -5,6 +5,7 @@
 // per call without the setup.
 //
 //   cmhost_call_count host N     N host->guest calls
+//   cmhost_call_count typed N    N host->guest typed calls (Instance::typed_func)
 //   cmhost_call_count fused N    one host call of `run(N)`: N component->component calls
 #include <cstdio>
 #include <cstdlib>
@@ -15,7 +16,7 @@
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: cmhost_call_count host|fused N\n");
+    std::fprintf(stderr, "usage: cmhost_call_count host|typed|fused N\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -32,6 +33,9 @@ int main(int argc, char** argv) {
       const cmhost::Val x = cmhost::Val::u32(i);
       check += id.call(store, {&x, 1})[0].as_u32();
     }
+  } else if (mode == "typed") {
+    const auto id = callee_instance.typed_func<uint32_t(uint32_t)>("id");
+    for (uint32_t i = 0; i < n; ++i) check += id.call(store, i);
   } else if (mode == "fused") {
     cmhost::Component caller = cmhost::Component::from_file(engine, component_path("call-caller"));
     cmhost::Linker linker;

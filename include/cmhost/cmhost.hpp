@@ -14,6 +14,8 @@
 
 #include <memory>
 #include <optional>
+#include <array>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <span>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "cmhost/abi.hpp"
+#include "cmhost/abi/typed.hpp"
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
 #include "cmhost/runtime.hpp"
@@ -174,8 +177,77 @@ class Func {
     func_->call_reading(store.runtime(), args, read);
   }
 
+  const runtime::FuncRef& runtime() const { return func_; }
+
  private:
   std::string name_;
+  runtime::FuncRef func_;
+};
+
+// An export called with C++ values: the signature was checked against the
+// export's type once, when it was looked up (Instance::typed_func), so a
+// call lowers the arguments and reads the result with no checks of types
+// and no Vals. Arguments are scalars (bool, integers, floats, char32_t); the
+// result is a scalar, or any type abi::typed reads (records, variants,
+// strings, lists, ... as owning C++ types).
+template <class Signature>
+class TypedFunc;
+
+template <class R, class... Args>
+class TypedFunc<R(Args...)> {
+  static_assert((abi::typed::is_flat_scalar_v<Args> && ...),
+                "typed calls take scalar arguments (bool, integers, floats, char32_t); call Func::call for others");
+
+ public:
+  R call(Store& store, Args... args) const {
+    const std::array<uint64_t, sizeof...(Args)> flat{abi::typed::to_flat(args)...};
+    if constexpr (std::is_void_v<R>) {
+      func_->call_flat_reading(store.runtime(), flat, [](const abi::typed::CallResult&) {});
+    } else {
+      std::optional<R> out;  // R need not be default-constructible
+      func_->call_flat_reading(store.runtime(), flat, [&out](const abi::typed::CallResult& r) {
+        if constexpr (abi::typed::is_flat_scalar_v<R>) {
+          out.emplace(abi::typed::from_flat<R>(r.core[0], r.cx.options()));
+        } else {
+          abi::typed::Reader reader(r.cx);
+          out.emplace(abi::typed::load_result<R>(reader, r));
+        }
+      });
+      return std::move(*out);
+    }
+  }
+
+ private:
+  friend class Instance;
+  explicit TypedFunc(runtime::FuncRef func) : func_(std::move(func)) {}
+
+  // Why the export's type and the C++ signature differ, or empty.
+  static std::string mismatch(const FuncType& type, bool results_spilled) {
+    if (type.async) return "the export is async";
+    if (type.params.size() != sizeof...(Args))
+      return "the export takes " + std::to_string(type.params.size()) + " parameters, the C++ signature " +
+             std::to_string(sizeof...(Args));
+    std::string why;
+    size_t i = 0;
+    ((why.empty() && !abi::typed::Canon<Args, abi::AddrWidth::I32>::matches(*type.params[i])
+          ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type.param_names[i] + "`) is " +
+                         type.params[i]->to_wit())
+          : (void)0,
+      ++i),
+     ...);
+    if (!why.empty()) return why;
+    if constexpr (std::is_void_v<R>) {
+      if (type.result) return "the export returns " + type.result->to_wit() + ", the C++ signature nothing";
+    } else {
+      if (!type.result) return "the export returns nothing";
+      if (!abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*type.result))
+        return "the result is " + type.result->to_wit();
+      if (!abi::typed::is_flat_scalar_v<R> && !results_spilled)
+        return "the result " + type.result->to_wit() + " is passed flat: read it as a scalar type";
+    }
+    return "";
+  }
+
   runtime::FuncRef func_;
 };
 
@@ -190,10 +262,25 @@ class Instance {
   Func func(std::string_view name) const;
   // Every exported function, with its full name.
   std::vector<Func> funcs() const;
+  // The export `name` to be called with C++ values, e.g.
+  //   auto add = instance.typed_func<uint32_t(uint32_t, uint32_t)>("add");
+  //   uint32_t sum = add.call(store, 2, 40);
+  // Error (Usage) naming both types when the signature does not match the
+  // export's type.
+  template <class Signature>
+  TypedFunc<Signature> typed_func(std::string_view name) const {
+    const Func f = func(name);
+    const std::string why = TypedFunc<Signature>::mismatch(f.type(), results_spilled(f));
+    if (!why.empty()) signature_mismatch(f, typeid(Signature), why);
+    return TypedFunc<Signature>(f.runtime());
+  }
 
   const std::shared_ptr<runtime::ComponentInstance>& runtime() const { return instance_; }
 
  private:
+  static bool results_spilled(const Func& f);
+  [[noreturn]] static void signature_mismatch(const Func& f, const std::type_info& signature, const std::string& why);
+
   std::shared_ptr<runtime::ComponentInstance> instance_;
 };
 

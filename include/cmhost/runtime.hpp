@@ -87,6 +87,8 @@ class Func {
 
   const validate::FuncType& type() const { return *type_; }
   bool is_host() const { return static_cast<bool>(host_); }
+  // Whether a lifted function returns its result through memory.
+  bool results_spilled() const { return abi_ && abi_->results_spilled(); }
   std::shared_ptr<const validate::FuncType> type_ref() const { return type_; }
   // Calls the function: a trap poisons the callee's instance and throws
   // cmhost::Error (Trap); bad arguments throw InvalidValue. An async
@@ -100,6 +102,9 @@ class Func {
   // Post-return runs after `read` returns. Throws Usage for host functions.
   using ResultReader = std::function<void(const abi::typed::CallResult&)>;
   void call_reading(Store& store, std::span<const abi::Val> args, const ResultReader& read) const;
+  // The same with the core arguments given flat (typed calls of scalars):
+  // Usage unless the function's parameters are passed as exactly these.
+  void call_flat_reading(Store& store, std::span<const uint64_t> flat_args, const ResultReader& read) const;
 
  private:
   friend class Instantiator;

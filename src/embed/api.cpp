@@ -69,6 +69,13 @@ void Store::check_data_type(const std::type_info& asked) const {
                                            : fmt::format("the store has no data (asked for a {})", host::type_name(asked)));
 }
 
+bool Instance::results_spilled(const Func& f) { return f.runtime()->results_spilled(); }
+
+void Instance::signature_mismatch(const Func& f, const std::type_info& signature, const std::string& why) {
+  throw Error(ErrorKind::Usage, fmt::format("`{}` is {}; the C++ signature {} does not match it: {}", f.name(),
+                                            validate::to_string(f.type()), host::type_name(signature), why));
+}
+
 Store& Caller::store() { return *static_cast<Store*>(call_.store.embedder()); }
 
 std::span<uint8_t> Caller::memory() {

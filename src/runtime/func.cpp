@@ -61,6 +61,25 @@ class ReadingSteps final : public LiftedCallSteps {
   const Func::ResultReader& read_;
 };
 
+// Arguments already flat core values (scalars); the result handed over
+// where the callee left it.
+class FlatSteps final : public LiftedCallSteps {
+ public:
+  FlatSteps(const abi::FunctionAbi& abi, std::span<const uint64_t> args, const Func::ResultReader& read)
+      : abi_(abi), args_(args), read_(read) {}
+  void lower_args(abi::AbiContext&, std::vector<uint64_t>& flat) override {
+    flat.insert(flat.end(), args_.begin(), args_.end());
+  }
+  void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
+    read_(abi::typed::CallResult{callee, flat, abi_.results_spilled()});
+  }
+
+ private:
+  const abi::FunctionAbi& abi_;
+  std::span<const uint64_t> args_;
+  const Func::ResultReader& read_;
+};
+
 // The host's side of a call of an async function: the task may start after
 // the call that created it returned (backpressure), so it keeps the values.
 class AsyncValSteps final : public LiftedCallSteps {
@@ -116,6 +135,16 @@ void Func::call_reading(Store& store, std::span<const abi::Val> args, const Resu
   call_lifted(store, steps);
 }
 
+void Func::call_flat_reading(Store& store, std::span<const uint64_t> flat_args, const ResultReader& read) const {
+  if (host_ || type_->async) throw Error(ErrorKind::Usage, "flat calls are for lifted functions of synchronous types");
+  // The arity is the caller's to get right (TypedFunc checks it once); the
+  // engine refuses a core call of the wrong arity anyway.
+  if (abi_->params_spilled(abi::AbiSide::Lift))
+    throw Error(ErrorKind::Usage, "the function's parameters are passed in memory, not as flat values");
+  FlatSteps steps(*abi_, flat_args, read);
+  call_lifted(store, steps);
+}
+
 std::vector<abi::Val> Func::call_host(HostCall& call, std::span<const abi::Val> args) const {
   if (!host_) throw Error(ErrorKind::Usage, "call_host calls host functions");
   if (args.size() != type_->params.size())
@@ -164,10 +193,10 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
     task.register_thread(thread);
     GuestContext callee(store, inst, memory_, realloc_, abi_->options(), task.id);
     abi::AbiContext& cx = callee.cx();
-    std::vector<uint64_t> flat;
+    std::vector<uint64_t>& flat = task.flat_args;
+    flat.clear();
     task.start(cx, flat);
-    std::vector<uint64_t> core_results;
-    CoreCall::run(store, inst, *this, flat, core_results, [&](std::span<const uint64_t> results) {
+    CoreCall::run(store, inst, *this, flat, task.core_results, [&](std::span<const uint64_t> results) {
       callee.handles().check_borrows_dropped();
       cx.refresh();  // the callee may have grown memory
       task.return_(cx, results);

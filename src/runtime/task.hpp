@@ -42,6 +42,9 @@ class Task : public std::enable_shared_from_this<Task> {
 
   // An async task's side of the canonical ABI, for task.return.
   std::unique_ptr<GuestContext> callee_abi;  // the callee's side, while its core code runs
+  // A synchronous call's core arguments and results: kept with the pooled
+  // task, so a call allocates none once the pool is warm.
+  std::vector<uint64_t> flat_args, core_results;
 
   bool async_type() const;
   bool needs_exclusive() const;  // async type, lifted synchronously or with a callback

@@ -795,4 +795,70 @@ T& load_result_into(std::pmr::monotonic_buffer_resource& arena, const CallResult
   return *std::construct_at(static_cast<T*>(slot), load_result<T, W>(reader, result));
 }
 
+// ---- flat scalars -------------------------------------------------------------
+//
+// Scalars cross as one core value each (CanonicalABI.md lower_flat and
+// lift_flat): the C++ value as its i32/i64 bits, and back from them with the
+// lift's rules (small integers truncated, any nonzero bool true, a char
+// checked, NaNs canonical when the options say so).
+
+template <class T>
+inline constexpr bool is_flat_scalar_v =
+    std::is_same_v<T, bool> || std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> ||
+    std::is_same_v<T, uint16_t> || std::is_same_v<T, int16_t> || std::is_same_v<T, uint32_t> ||
+    std::is_same_v<T, int32_t> || std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t> ||
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, char32_t>;
+
+template <class T>
+CMHOST_TYPED_INLINE uint64_t to_flat(T v) {
+  static_assert(is_flat_scalar_v<T>);
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? 1 : 0;
+  } else if constexpr (std::is_same_v<T, float>) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    return bits;
+  } else if constexpr (std::is_same_v<T, double>) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    return bits;
+  } else if constexpr (std::is_same_v<T, char32_t>) {
+    const auto c = static_cast<uint32_t>(v);
+    if (c >= 0x110000 || (c >= 0xD800 && c <= 0xDFFF))
+      throw Error(ErrorKind::InvalidValue, "char code point " + std::to_string(c) + " is not a Unicode scalar value");
+    return c;
+  } else if constexpr (sizeof(T) == 8) {
+    return static_cast<uint64_t>(v);
+  } else {
+    // Narrower integers travel as i32: two's complement in the low 32 bits.
+    return static_cast<uint32_t>(static_cast<int32_t>(v));
+  }
+}
+
+template <class T>
+CMHOST_TYPED_INLINE T from_flat(uint64_t bits, const CanonOptions& options) {
+  static_assert(is_flat_scalar_v<T>);
+  if constexpr (std::is_same_v<T, bool>) {
+    return static_cast<uint32_t>(bits) != 0;
+  } else if constexpr (std::is_same_v<T, float>) {
+    auto b = static_cast<uint32_t>(bits);
+    if (options.canonicalize_nan && detail::is_nan32(b)) b = detail::canonical_nan32();
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (options.canonicalize_nan && detail::is_nan64(bits)) bits = detail::canonical_nan64();
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+  } else if constexpr (std::is_same_v<T, char32_t>) {
+    const auto c = static_cast<uint32_t>(bits);
+    if (c >= 0x110000 || (c >= 0xD800 && c <= 0xDFFF))
+      throw Error(ErrorKind::Trap, "char code point " + std::to_string(c) + " is not a Unicode scalar value");
+    return c;
+  } else {
+    return static_cast<T>(bits);  // truncated to the type's width, as lifting does
+  }
+}
+
 }  // namespace cmhost::abi::typed

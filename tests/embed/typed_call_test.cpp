@@ -1,0 +1,94 @@
+// Typed calls of exports (Instance::typed_func): signatures checked once at
+// lookup, naming both types when they differ; results equal to the dynamic
+// call's for every scalar type, with the lift's rules (truncation, any
+// nonzero bool, checked chars, canonical NaNs); results through memory read
+// by abi::typed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "../support/expect_error.hpp"
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost {
+namespace {
+
+std::string fixture(const char* name) { return std::string(CMHOST_TEST_COMPONENTS) + "/" + name + ".wasm"; }
+
+class TypedCall : public ::testing::Test {
+ protected:
+  Engine engine;
+  Store store{engine};
+  Instance basics = Linker().instantiate(store, Component::from_file(engine, fixture("basics")));
+  Instance values = Linker().instantiate(store, Component::from_file(engine, fixture("values")));
+
+  // The dynamic call's single result.
+  Val dynamic(const Instance& instance, const char* name, Val arg) {
+    return instance.func(name).call(store, std::vector<Val>{std::move(arg)}).at(0);
+  }
+};
+
+TEST_F(TypedCall, ScalarsEqualTheDynamicCall) {
+  const auto add = basics.typed_func<uint32_t(uint32_t, uint32_t)>("add");
+  EXPECT_EQ(add.call(store, 2, 40), 42u);
+  EXPECT_EQ(add.call(store, 0xffffffffu, 2), 1u);
+  for (bool v : {false, true})
+    EXPECT_EQ(values.typed_func<bool(bool)>("echo-bool").call(store, v), dynamic(values, "echo-bool", Val::bool_(v)).as_bool());
+  for (int8_t v : {int8_t{-128}, int8_t{-1}, int8_t{0}, int8_t{127}})
+    EXPECT_EQ(values.typed_func<int8_t(int8_t)>("echo-s8").call(store, v), dynamic(values, "echo-s8", Val::s8(v)).as_s8());
+  for (uint16_t v : {uint16_t{0}, uint16_t{0xffff}})
+    EXPECT_EQ(values.typed_func<uint16_t(uint16_t)>("echo-u16").call(store, v), dynamic(values, "echo-u16", Val::u16(v)).as_u16());
+  for (int32_t v : {std::numeric_limits<int32_t>::min(), -1, 7})
+    EXPECT_EQ(values.typed_func<int32_t(int32_t)>("echo-s32").call(store, v), dynamic(values, "echo-s32", Val::s32(v)).as_s32());
+  for (int64_t v : {std::numeric_limits<int64_t>::min(), int64_t{-1}, int64_t{1} << 40})
+    EXPECT_EQ(values.typed_func<int64_t(int64_t)>("echo-s64").call(store, v), dynamic(values, "echo-s64", Val::s64(v)).as_s64());
+  EXPECT_EQ(values.typed_func<uint64_t(uint64_t)>("echo-u64").call(store, ~uint64_t{0}), ~uint64_t{0});
+  for (float v : {-0.0f, 1.5f, std::numeric_limits<float>::infinity()}) {
+    const float got = values.typed_func<float(float)>("echo-f32").call(store, v);
+    EXPECT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(dynamic(values, "echo-f32", Val::f32(v)).as_f32()));
+  }
+  const double nan = values.typed_func<double(double)>("echo-f64").call(store, std::bit_cast<double>(0x7ff0000000000123ull));
+  EXPECT_EQ(std::bit_cast<uint64_t>(nan), std::bit_cast<uint64_t>(dynamic(values, "echo-f64", Val::f64(std::bit_cast<double>(0x7ff0000000000123ull))).as_f64()));
+  EXPECT_EQ(values.typed_func<char32_t(char32_t)>("echo-char").call(store, U'\U0001F600'), U'\U0001F600');
+}
+
+TEST_F(TypedCall, ResultsAreLiftedAsTheDynamicCallLiftsThem) {
+  // Core values wider than the result type: truncated; a bool from any nonzero value.
+  EXPECT_EQ(values.typed_func<uint8_t(uint32_t)>("narrow-u8").call(store, 511), 255u);
+  EXPECT_EQ(values.typed_func<int8_t(uint32_t)>("narrow-s8").call(store, 0xff), -1);
+  EXPECT_TRUE(values.typed_func<bool(uint32_t)>("narrow-bool").call(store, 2));
+  EXPECT_EQ(values.typed_func<uint8_t(uint32_t)>("narrow-u8").call(store, 511), dynamic(values, "narrow-u8", Val::u32(511)).as_u8());
+  // A surrogate is no char: a trap, as in the dynamic call.
+  expect_error(ErrorKind::Trap, [&] { values.typed_func<char32_t(uint32_t)>("narrow-char").call(store, 0xD800); });
+  expect_error(ErrorKind::Trap, [&] { dynamic(values, "narrow-char", Val::u32(0xD800)); });
+  // A char argument that is not one is refused before the call.
+  expect_error(ErrorKind::InvalidValue, [&] { values.typed_func<char32_t(char32_t)>("echo-char").call(store, 0xD800); });
+}
+
+TEST_F(TypedCall, ResultsThroughMemoryAreReadTyped) {
+  const auto pair = basics.typed_func<std::tuple<uint32_t, uint64_t>(uint32_t)>("pair");
+  const auto [a, b] = pair.call(store, 7);
+  const Val want = dynamic(basics, "pair", Val::u32(7));
+  EXPECT_EQ(a, want.items()[0].as_u32());
+  EXPECT_EQ(b, want.items()[1].as_u64());
+}
+
+TEST_F(TypedCall, AWrongSignatureIsRefusedNamingBothTypes) {
+  const Error e = expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<uint32_t(float, uint32_t)>("add"); });
+  const std::string message = e.what();
+  EXPECT_NE(message.find("`add` is (func (param \"a\" u32) (param \"b\" u32) (result u32))"), std::string::npos) << message;
+  EXPECT_NE(message.find("the C++ signature unsigned int (float, unsigned int) does not match it: parameter 1 (`a`) is u32"),
+            std::string::npos)
+      << message;
+  expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<uint32_t(uint32_t)>("add"); }, "takes 2 parameters");
+  expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<void(uint32_t, uint32_t)>("add"); }, "returns u32");
+  expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<int32_t(uint32_t, uint32_t)>("add"); }, "the result is u32");
+  expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<uint32_t(uint32_t)>("nope"); }, "no exported function");
+}
+
+}  // namespace
+}  // namespace cmhost
