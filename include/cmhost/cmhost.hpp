@@ -284,6 +284,69 @@ class Instance {
   std::shared_ptr<runtime::ComponentInstance> instance_;
 };
 
+namespace wrap {
+
+// The C++ types a wrapped host function (Linker::func_wrap) takes and
+// returns: scalars, and strings (std::string, or std::string_view for a
+// parameter, valid during the call).
+template <class T>
+inline constexpr bool is_param_v = abi::typed::is_flat_scalar_v<T> || std::is_same_v<T, std::string> ||
+                                   std::is_same_v<T, std::string_view>;
+template <class T>
+inline constexpr bool is_result_v =
+    std::is_void_v<T> || abi::typed::is_flat_scalar_v<T> || std::is_same_v<T, std::string>;
+
+template <class T>
+T from_val(const Val& v) {
+  if constexpr (std::is_same_v<T, bool>) return v.as_bool();
+  else if constexpr (std::is_same_v<T, int8_t>) return v.as_s8();
+  else if constexpr (std::is_same_v<T, uint8_t>) return v.as_u8();
+  else if constexpr (std::is_same_v<T, int16_t>) return v.as_s16();
+  else if constexpr (std::is_same_v<T, uint16_t>) return v.as_u16();
+  else if constexpr (std::is_same_v<T, int32_t>) return v.as_s32();
+  else if constexpr (std::is_same_v<T, uint32_t>) return v.as_u32();
+  else if constexpr (std::is_same_v<T, int64_t>) return v.as_s64();
+  else if constexpr (std::is_same_v<T, uint64_t>) return v.as_u64();
+  else if constexpr (std::is_same_v<T, float>) return v.as_f32();
+  else if constexpr (std::is_same_v<T, double>) return v.as_f64();
+  else if constexpr (std::is_same_v<T, char32_t>) return v.as_char();
+  else if constexpr (std::is_same_v<T, std::string_view>) return v.as_string();
+  else return std::string(v.as_string());
+}
+
+template <class T>
+Val to_val(T v) {
+  if constexpr (std::is_same_v<T, bool>) return Val::bool_(v);
+  else if constexpr (std::is_same_v<T, int8_t>) return Val::s8(v);
+  else if constexpr (std::is_same_v<T, uint8_t>) return Val::u8(v);
+  else if constexpr (std::is_same_v<T, int16_t>) return Val::s16(v);
+  else if constexpr (std::is_same_v<T, uint16_t>) return Val::u16(v);
+  else if constexpr (std::is_same_v<T, int32_t>) return Val::s32(v);
+  else if constexpr (std::is_same_v<T, uint32_t>) return Val::u32(v);
+  else if constexpr (std::is_same_v<T, int64_t>) return Val::s64(v);
+  else if constexpr (std::is_same_v<T, uint64_t>) return Val::u64(v);
+  else if constexpr (std::is_same_v<T, float>) return Val::f32(v);
+  else if constexpr (std::is_same_v<T, double>) return Val::f64(v);
+  else if constexpr (std::is_same_v<T, char32_t>) return Val::char_(v);
+  else return Val::string(v);
+}
+
+// The call signature of a callable (a lambda, a function pointer, ...).
+template <class F>
+struct Signature : Signature<decltype(&F::operator())> {};
+template <class R, class... A>
+struct Signature<R (*)(A...)> {
+  using result = R;
+  using params = std::tuple<A...>;
+  using type = R(A...);
+};
+template <class R, class C, class... A>
+struct Signature<R (C::*)(A...) const> : Signature<R (*)(A...)> {};
+template <class R, class C, class... A>
+struct Signature<R (C::*)(A...)> : Signature<R (*)(A...)> {};
+
+}  // namespace wrap
+
 // Supplies a component's imports: host functions by name, either a root
 // import (`log`) or a function of an imported interface
 // (`wasi:cli/stdout@0.2.0#get-stdout`). Types are checked at instantiation,
@@ -295,6 +358,19 @@ class Linker {
   void define_func(std::string name, FuncType type, HostFunction function);
   // The same for a function that needs nothing of its call but the arguments.
   void define_func(std::string name, FuncType type, std::function<std::vector<Val>(std::span<const Val>)> function);
+  // A host function from a C++ callable: its parameters and result are C++
+  // types (scalars and strings; see wrap::is_param_v), optionally after a
+  // first `Caller&` parameter. Its type is the import's: the C++ signature is
+  // checked against it at instantiation, and a mismatch is a link error
+  // naming both.
+  //   linker.func_wrap("double", [](uint32_t x) { return 2 * x; });
+  //   linker.func_wrap("ns:pkg/log#write", [](Caller& c, std::string_view s) { c.data<Log>().add(s); });
+  template <class F>
+  void func_wrap(std::string name, F callable) {
+    using S = wrap::Signature<F>;
+    wrapped_.push_back({std::move(name), typeid(typename S::type),
+                        make_wrapped(std::move(callable), static_cast<typename S::params*>(nullptr))});
+  }
   // A host resource type for the import `name` (`ns:pkg/iface@1.0.0#file`
   // or a root `file`). Host functions make handles with
   // Store::runtime().new_resource(type, rep); `drop` runs when an own handle
@@ -320,6 +396,77 @@ class Linker {
 
  private:
   runtime::ResourceTypeRef define_host_object_resource(std::string name);
+
+  // Builds the host function of a wrapped callable for the import's type,
+  // or says why the callable's signature does not fit it.
+  using WrappedMaker = std::function<runtime::FuncRef(const std::shared_ptr<const FuncType>& type, std::string& why)>;
+  struct Wrapped {
+    std::string name;
+    const std::type_info& signature;
+    WrappedMaker make;
+  };
+
+  template <class F, class... A>
+  static WrappedMaker make_wrapped(F callable, std::tuple<A...>*) {
+    using R = typename wrap::Signature<F>::result;
+    if constexpr (sizeof...(A) > 0 && std::is_same_v<std::tuple_element_t<0, std::tuple<A...>>, Caller&>) {
+      return make_wrapped_with_caller<R>(std::move(callable), static_cast<std::tuple<A...>*>(nullptr));
+    } else {
+      return make_wrapped_plain<R, A...>(
+          [callable = std::move(callable)](Caller&, A... args) mutable { return callable(std::forward<A>(args)...); });
+    }
+  }
+  template <class R, class F, class... A>
+  static WrappedMaker make_wrapped_with_caller(F callable, std::tuple<Caller&, A...>*) {
+    return make_wrapped_plain<R, A...>(std::move(callable));
+  }
+  template <class R, class... A, class G>
+  static WrappedMaker make_wrapped_plain(G call) {
+    static_assert((wrap::is_param_v<std::remove_cvref_t<A>> && ...),
+                  "func_wrap parameters are scalars or strings (std::string, std::string_view)");
+    static_assert(wrap::is_result_v<R>, "func_wrap results are void, scalars or std::string");
+    return [call = std::move(call)](const std::shared_ptr<const FuncType>& type, std::string& why) -> runtime::FuncRef {
+      if (type->async) {
+        why = "the import is async";
+        return nullptr;
+      }
+      if (type->params.size() != sizeof...(A)) {
+        why = "the import takes " + std::to_string(type->params.size()) + " parameters, the C++ function " +
+              std::to_string(sizeof...(A));
+        return nullptr;
+      }
+      size_t i = 0;
+      ((why.empty() && !abi::typed::Canon<std::remove_cvref_t<A>, abi::AddrWidth::I32>::matches(*type->params[i])
+            ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type->param_names[i] + "`) is " +
+                           type->params[i]->to_wit())
+            : (void)0,
+        ++i),
+       ...);
+      if (!why.empty()) return nullptr;
+      if constexpr (std::is_void_v<R>) {
+        if (type->result) why = "the import returns " + type->result->to_wit() + ", the C++ function nothing";
+      } else {
+        if (!type->result) why = "the import returns nothing";
+        else if (!abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*type->result))
+          why = "the result is " + type->result->to_wit();
+      }
+      if (!why.empty()) return nullptr;
+      return runtime::Func::host(type, [call](runtime::HostCall& host_call, std::span<const Val> args) mutable {
+        Caller caller(host_call);
+        return invoke_wrapped<R, A...>(call, caller, args, std::index_sequence_for<A...>());
+      });
+    };
+  }
+  template <class R, class... A, class G, size_t... I>
+  static std::vector<Val> invoke_wrapped(G& call, Caller& caller, std::span<const Val> args, std::index_sequence<I...>) {
+    if constexpr (std::is_void_v<R>) {
+      call(caller, wrap::from_val<std::remove_cvref_t<A>>(args[I])...);
+      return {};
+    } else {
+      return {wrap::to_val<R>(call(caller, wrap::from_val<std::remove_cvref_t<A>>(args[I])...))};
+    }
+  }
+  std::vector<Wrapped> wrapped_;
   struct Definition {
     std::string name;
     runtime::FuncRef func;

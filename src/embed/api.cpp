@@ -231,6 +231,19 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
       if (d.name == name) return d.func;
     return nullptr;
   };
+  // A wrapped callable made for the import's type, or a link error naming
+  // both when its C++ signature does not fit.
+  auto find_wrapped = [&](const std::string& name,
+                          const std::shared_ptr<const FuncType>& type) -> runtime::FuncRef {
+    for (const auto& w : wrapped_) {
+      if (w.name != name) continue;
+      std::string why;
+      if (auto f = w.make(type, why)) return f;
+      throw Error(ErrorKind::Link, fmt::format("import `{}` is {}; the C++ function {} does not fit it: {}", name,
+                                               validate::to_string(*type), host::type_name(w.signature), why));
+    }
+    return nullptr;
+  };
   auto find_resource = [&](const std::string& name) -> runtime::ResourceTypeRef {
     for (const auto& [n, type] : resources_)
       if (n == name) return type;
@@ -246,6 +259,7 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
     item.sort = import.desc.sort;
     if (import.desc.sort == binary::Sort::Func) {
       item.func = find(import.name);
+      if (!item.func) item.func = find_wrapped(import.name, import.desc.func);
       if (item.func) supplied[import.name] = func_desc(item.func);
       if (!item.func && stub_imports_) item.func = stub(import.name, import.desc.func);  // stubs are not checked
       if (!item.func) missing.push_back(import.name);
@@ -268,6 +282,7 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
         inner.sort = e.desc.sort;
         if (e.desc.sort == binary::Sort::Func) {
           inner.func = find(full);
+          if (!inner.func) inner.func = find_wrapped(full, e.desc.func);
           if (inner.func) type->exports.push_back({e.name, func_desc(inner.func)});
           if (!inner.func && stub_imports_) {
             inner.func = stub(full, e.desc.func);

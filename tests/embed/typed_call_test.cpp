@@ -90,5 +90,60 @@ TEST_F(TypedCall, AWrongSignatureIsRefusedNamingBothTypes) {
   expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<uint32_t(uint32_t)>("nope"); }, "no exported function");
 }
 
+// ---- Wrapped host functions (Linker::func_wrap) ----
+
+struct Log {
+  std::vector<std::string> lines;
+};
+
+// tests/components/imports.wat: `run(msg)` logs `msg` through the root
+// import `log: func(msg: string)` and returns `double(21)` of the interface
+// `cmhost:test/host@0.1.0`.
+class FuncWrap : public ::testing::Test {
+ protected:
+  Engine engine;
+  Component component = Component::from_file(engine, fixture("imports"));
+};
+
+TEST_F(FuncWrap, CallablesWithCArgumentsAndTheCallersContext) {
+  Store store(engine, Log{});
+  Linker linker;
+  linker.func_wrap("log", [](Caller& caller, std::string_view msg) { caller.data<Log>().lines.emplace_back(msg); });
+  linker.func_wrap("cmhost:test/host@0.1.0#double", [](uint32_t x) { return 2 * x; });
+  const Instance instance = linker.instantiate(store, component);
+  EXPECT_EQ(instance.func("run").call(store, std::vector<Val>{Val::string("h\u00e9llo")})[0].as_u32(), 42u);
+  EXPECT_EQ(store.data<Log>().lines, (std::vector<std::string>{"h\u00e9llo"}));
+}
+
+TEST_F(FuncWrap, AFunctionPointerAndAnOwnedStringParameter) {
+  Store store(engine);
+  Linker linker;
+  static std::string last;
+  linker.func_wrap("log", +[](std::string msg) { last = std::move(msg); });
+  linker.func_wrap("cmhost:test/host@0.1.0#double", +[](uint32_t x) -> uint32_t { return x + x; });
+  const Instance instance = linker.instantiate(store, component);
+  EXPECT_EQ(instance.func("run").call(store, std::vector<Val>{Val::string("x")})[0].as_u32(), 42u);
+  EXPECT_EQ(last, "x");
+}
+
+TEST_F(FuncWrap, AWrongSignatureIsALinkErrorNamingBothTypes) {
+  Store store(engine);
+  Linker linker;
+  linker.func_wrap("log", [](std::string_view) {});
+  linker.func_wrap("cmhost:test/host@0.1.0#double", [](uint64_t x) { return x; });
+  const Error e = expect_error(ErrorKind::Link, [&] { linker.instantiate(store, component); });
+  const std::string message = e.what();
+  EXPECT_NE(message.find("import `cmhost:test/host@0.1.0#double` is (func (param \"x\" u32) (result u32)); the C++ "
+                         "function unsigned long (unsigned long) does not fit it: parameter 1 (`x`) is u32"),
+            std::string::npos)
+      << message;
+  Linker arity;
+  arity.func_wrap("log", [](std::string_view, uint32_t) {});
+  expect_error(ErrorKind::Link, [&] { arity.instantiate(store, component); }, "the import takes 1 parameters");
+  Linker result;
+  result.func_wrap("log", [](std::string_view) { return 1u; });
+  expect_error(ErrorKind::Link, [&] { result.instantiate(store, component); }, "the import returns nothing");
+}
+
 }  // namespace
 }  // namespace cmhost
