@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <array>
+#include <tuple>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -187,25 +188,31 @@ class Func {
 // An export called with C++ values: the signature was checked against the
 // export's type once, when it was looked up (Instance::typed_func), so a
 // call lowers the arguments and reads the result with no checks of types
-// and no Vals. Arguments are scalars (bool, integers, floats, char32_t); the
-// result is a scalar, or any type abi::typed reads (records, variants,
-// strings, lists, ... as owning C++ types).
+// and no Vals. Arguments are scalars (bool, integers, floats, char32_t),
+// strings (std::string, std::string_view) and lists of scalars
+// (std::vector<T>, std::span<const T>); the result is a scalar, or any type
+// abi::typed reads (records, variants, strings, lists, ... as owning C++
+// types).
 template <class Signature>
 class TypedFunc;
 
 template <class R, class... Args>
 class TypedFunc<R(Args...)> {
-  static_assert((abi::typed::is_flat_scalar_v<Args> && ...),
-                "typed calls take scalar arguments (bool, integers, floats, char32_t); call Func::call for others");
+  static_assert((abi::typed::is_lowerable_arg_v<std::remove_cvref_t<Args>> && ...),
+                "typed calls take scalars, strings and lists of scalars; call Func::call for others");
 
  public:
-  R call(Store& store, Args... args) const {
-    const std::array<uint64_t, sizeof...(Args)> flat{abi::typed::to_flat(args)...};
+  R call(Store& store, const Args&... args) const {
+    // One reference captured, so the lowerer fits std::function's own storage.
+    const auto refs = std::forward_as_tuple(args...);
+    const runtime::Func::ArgLowerer lower = [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
+      std::apply([&](const auto&... arg) { (abi::typed::lower_arg(cx, arg, flat), ...); }, refs);
+    };
     if constexpr (std::is_void_v<R>) {
-      func_->call_flat_reading(store.runtime(), flat, [](const abi::typed::CallResult&) {});
+      func_->call_lowering(store.runtime(), lower, [](const abi::typed::CallResult&) {});
     } else {
       std::optional<R> out;  // R need not be default-constructible
-      func_->call_flat_reading(store.runtime(), flat, [&out](const abi::typed::CallResult& r) {
+      func_->call_lowering(store.runtime(), lower, [&out](const abi::typed::CallResult& r) {
         if constexpr (abi::typed::is_flat_scalar_v<R>) {
           out.emplace(abi::typed::from_flat<R>(r.core[0], r.cx.options()));
         } else {
@@ -222,14 +229,15 @@ class TypedFunc<R(Args...)> {
   explicit TypedFunc(runtime::FuncRef func) : func_(std::move(func)) {}
 
   // Why the export's type and the C++ signature differ, or empty.
-  static std::string mismatch(const FuncType& type, bool results_spilled) {
+  static std::string mismatch(const FuncType& type, bool results_spilled, bool params_spilled) {
     if (type.async) return "the export is async";
+    if (params_spilled) return "its parameters are passed in memory (more than 16 core values): call Func::call";
     if (type.params.size() != sizeof...(Args))
       return "the export takes " + std::to_string(type.params.size()) + " parameters, the C++ signature " +
              std::to_string(sizeof...(Args));
     std::string why;
     size_t i = 0;
-    ((why.empty() && !abi::typed::Canon<Args, abi::AddrWidth::I32>::matches(*type.params[i])
+    ((why.empty() && !abi::typed::arg_matches<std::remove_cvref_t<Args>>(*type.params[i])
           ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type.param_names[i] + "`) is " +
                          type.params[i]->to_wit())
           : (void)0,
@@ -270,7 +278,7 @@ class Instance {
   template <class Signature>
   TypedFunc<Signature> typed_func(std::string_view name) const {
     const Func f = func(name);
-    const std::string why = TypedFunc<Signature>::mismatch(f.type(), results_spilled(f));
+    const std::string why = TypedFunc<Signature>::mismatch(f.type(), results_spilled(f), params_spilled(f));
     if (!why.empty()) signature_mismatch(f, typeid(Signature), why);
     return TypedFunc<Signature>(f.runtime());
   }
@@ -279,6 +287,7 @@ class Instance {
 
  private:
   static bool results_spilled(const Func& f);
+  static bool params_spilled(const Func& f);
   [[noreturn]] static void signature_mismatch(const Func& f, const std::type_info& signature, const std::string& why);
 
   std::shared_ptr<runtime::ComponentInstance> instance_;

@@ -87,8 +87,10 @@ class Func {
 
   const validate::FuncType& type() const { return *type_; }
   bool is_host() const { return static_cast<bool>(host_); }
-  // Whether a lifted function returns its result through memory.
+  // Whether a lifted function returns its result, or takes its parameters,
+  // through memory.
   bool results_spilled() const { return abi_ && abi_->results_spilled(); }
+  bool params_spilled() const { return abi_ && abi_->params_spilled(abi::AbiSide::Lift); }
   std::shared_ptr<const validate::FuncType> type_ref() const { return type_; }
   // Calls the function: a trap poisons the callee's instance and throws
   // cmhost::Error (Trap); bad arguments throw InvalidValue. An async
@@ -102,9 +104,11 @@ class Func {
   // Post-return runs after `read` returns. Throws Usage for host functions.
   using ResultReader = std::function<void(const abi::typed::CallResult&)>;
   void call_reading(Store& store, std::span<const abi::Val> args, const ResultReader& read) const;
-  // The same with the core arguments given flat (typed calls of scalars):
-  // Usage unless the function's parameters are passed as exactly these.
-  void call_flat_reading(Store& store, std::span<const uint64_t> flat_args, const ResultReader& read) const;
+  // The same with the core arguments written by `lower` (typed calls), with
+  // the callee's context: Usage when the function's parameters are passed
+  // in memory rather than flat.
+  using ArgLowerer = std::function<void(abi::AbiContext& callee, std::vector<uint64_t>& flat)>;
+  void call_lowering(Store& store, const ArgLowerer& lower, const ResultReader& read) const;
 
  private:
   friend class Instantiator;

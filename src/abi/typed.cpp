@@ -37,6 +37,27 @@ void Reader::fail_range(uint64_t ptr, uint64_t bytes, uint32_t align, const char
        " bytes is out of bounds of memory (" + std::to_string(size_) + " bytes)");
 }
 
+std::pair<uint64_t, uint64_t> lower_string(AbiContext& cx, std::string_view utf8) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(utf8.data());
+  if (!is_valid_utf8(bytes, utf8.size())) throw_invalid_value("a string argument is not valid UTF-8");
+  const internal::StoredString stored =
+      internal::store_string(cx, internal::StringSource{bytes, utf8.size(), internal::TextForm::Utf8, false},
+                             *Type::string());
+  return {stored.ptr, stored.tagged_code_units};
+}
+
+std::pair<uint64_t, uint64_t> lower_elements(AbiContext& cx, const void* data, uint64_t count, uint32_t size) {
+  cx.require_memory("lowering a list");
+  const uint64_t bytes = count * size;
+  if (count > UINT32_MAX / size) throw_invalid_value("a list argument of " + std::to_string(count) + " elements is too long");
+  const uint64_t ptr = cx.realloc(0, 0, size, bytes);
+  if (ptr % size != 0 || ptr > cx.size() || bytes > cx.size() - ptr)
+    throw_trap("realloc returned " + std::to_string(ptr) + " for a list of " + std::to_string(bytes) +
+               " bytes, out of bounds or misaligned");
+  if (bytes) std::memcpy(cx.base() + ptr, data, bytes);
+  return {ptr, count};
+}
+
 namespace detail {
 
 bool kind_is(const Type& t, TypeKind kind) { return t.kind() == kind; }

@@ -70,6 +70,7 @@ void Store::check_data_type(const std::type_info& asked) const {
 }
 
 bool Instance::results_spilled(const Func& f) { return f.runtime()->results_spilled(); }
+bool Instance::params_spilled(const Func& f) { return f.runtime()->params_spilled(); }
 
 void Instance::signature_mismatch(const Func& f, const std::type_info& signature, const std::string& why) {
   throw Error(ErrorKind::Usage, fmt::format("`{}` is {}; the C++ signature {} does not match it: {}", f.name(),

@@ -61,22 +61,20 @@ class ReadingSteps final : public LiftedCallSteps {
   const Func::ResultReader& read_;
 };
 
-// Arguments already flat core values (scalars); the result handed over
-// where the callee left it.
-class FlatSteps final : public LiftedCallSteps {
+// Arguments written by the caller's lowerer (a typed call); the result
+// handed over where the callee left it.
+class LoweringSteps final : public LiftedCallSteps {
  public:
-  FlatSteps(const abi::FunctionAbi& abi, std::span<const uint64_t> args, const Func::ResultReader& read)
-      : abi_(abi), args_(args), read_(read) {}
-  void lower_args(abi::AbiContext&, std::vector<uint64_t>& flat) override {
-    flat.insert(flat.end(), args_.begin(), args_.end());
-  }
+  LoweringSteps(const abi::FunctionAbi& abi, const Func::ArgLowerer& lower, const Func::ResultReader& read)
+      : abi_(abi), lower_(lower), read_(read) {}
+  void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override { lower_(callee, flat); }
   void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
     read_(abi::typed::CallResult{callee, flat, abi_.results_spilled()});
   }
 
  private:
   const abi::FunctionAbi& abi_;
-  std::span<const uint64_t> args_;
+  const Func::ArgLowerer& lower_;
   const Func::ResultReader& read_;
 };
 
@@ -135,13 +133,13 @@ void Func::call_reading(Store& store, std::span<const abi::Val> args, const Resu
   call_lifted(store, steps);
 }
 
-void Func::call_flat_reading(Store& store, std::span<const uint64_t> flat_args, const ResultReader& read) const {
+void Func::call_lowering(Store& store, const ArgLowerer& lower, const ResultReader& read) const {
   if (host_ || type_->async) throw Error(ErrorKind::Usage, "flat calls are for lifted functions of synchronous types");
   // The arity is the caller's to get right (TypedFunc checks it once); the
   // engine refuses a core call of the wrong arity anyway.
   if (abi_->params_spilled(abi::AbiSide::Lift))
     throw Error(ErrorKind::Usage, "the function's parameters are passed in memory, not as flat values");
-  FlatSteps steps(*abi_, flat_args, read);
+  LoweringSteps steps(*abi_, lower, read);
   call_lifted(store, steps);
 }
 

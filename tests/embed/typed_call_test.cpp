@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -62,11 +63,12 @@ TEST_F(TypedCall, ResultsAreLiftedAsTheDynamicCallLiftsThem) {
   EXPECT_EQ(values.typed_func<int8_t(uint32_t)>("narrow-s8").call(store, 0xff), -1);
   EXPECT_TRUE(values.typed_func<bool(uint32_t)>("narrow-bool").call(store, 2));
   EXPECT_EQ(values.typed_func<uint8_t(uint32_t)>("narrow-u8").call(store, 511), dynamic(values, "narrow-u8", Val::u32(511)).as_u8());
-  // A surrogate is no char: a trap, as in the dynamic call.
+  // A char argument that is not one is refused as the dynamic call refuses it.
+  expect_error(ErrorKind::InvalidValue, [&] { values.typed_func<char32_t(char32_t)>("echo-char").call(store, 0xD800); });
+  // A surrogate is no char: a trap, as in the dynamic call (which then
+  // finds the instance poisoned, still a trap).
   expect_error(ErrorKind::Trap, [&] { values.typed_func<char32_t(uint32_t)>("narrow-char").call(store, 0xD800); });
   expect_error(ErrorKind::Trap, [&] { dynamic(values, "narrow-char", Val::u32(0xD800)); });
-  // A char argument that is not one is refused before the call.
-  expect_error(ErrorKind::InvalidValue, [&] { values.typed_func<char32_t(char32_t)>("echo-char").call(store, 0xD800); });
 }
 
 TEST_F(TypedCall, ResultsThroughMemoryAreReadTyped) {
@@ -75,6 +77,29 @@ TEST_F(TypedCall, ResultsThroughMemoryAreReadTyped) {
   const Val want = dynamic(basics, "pair", Val::u32(7));
   EXPECT_EQ(a, want.items()[0].as_u32());
   EXPECT_EQ(b, want.items()[1].as_u64());
+}
+
+TEST_F(TypedCall, StringsAndListsAreLoweredIntoTheCalleesMemory) {
+  // `len` is lifted with UTF-16 strings: it returns the code units it got.
+  EXPECT_EQ(basics.typed_func<uint32_t(std::string_view)>("len16").call(store, "h\u00e9llo \U0001D11E"), 8u);
+  EXPECT_EQ(basics.typed_func<uint32_t(std::string_view)>("len16").call(store, "h\u00e9llo"),
+            dynamic(basics, "len16", Val::string("h\u00e9llo")).as_u32());
+  const auto echo = basics.typed_func<std::string(std::string_view)>("echo");
+  EXPECT_EQ(echo.call(store, ""), "");
+  EXPECT_EQ(echo.call(store, "h\u00e9llo \u2603"), dynamic(basics, "echo", Val::string("h\u00e9llo \u2603")).as_string());
+  EXPECT_EQ(basics.typed_func<std::string(std::string)>("echo").call(store, std::string(5000, 'x')), std::string(5000, 'x'));
+  expect_error(ErrorKind::InvalidValue, [&] { echo.call(store, std::string_view("\xff", 1)); }, "not valid UTF-8");
+  // Into a component whose strings are UTF-16, and back out.
+  const Instance utf16 = Linker().instantiate(store, Component::from_file(engine, fixture("values-nested-utf16")));
+  const std::string text = "h\u00e9llo \u2603 \U0001D11E";
+  EXPECT_EQ(utf16.typed_func<std::string(std::string_view)>("echo-string-latin1").call(store, text), text);
+  // A list of scalars: the C guest sums it.
+  const Instance strings = Linker().instantiate(store, Component::from_file(engine, fixture("strings")));
+  const auto sum = strings.typed_func<uint64_t(std::vector<uint32_t>)>("cmhost:test/text#sum");
+  EXPECT_EQ(sum.call(store, std::vector<uint32_t>{1, 2, 4294967295}), 4294967298u);
+  EXPECT_EQ(sum.call(store, {}), 0u);
+  const std::vector<uint32_t> many(1000, 3);
+  EXPECT_EQ(strings.typed_func<uint64_t(std::span<const uint32_t>)>("cmhost:test/text#sum").call(store, many), 3000u);
 }
 
 TEST_F(TypedCall, AWrongSignatureIsRefusedNamingBothTypes) {
@@ -88,6 +113,12 @@ TEST_F(TypedCall, AWrongSignatureIsRefusedNamingBothTypes) {
   expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<void(uint32_t, uint32_t)>("add"); }, "returns u32");
   expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<int32_t(uint32_t, uint32_t)>("add"); }, "the result is u32");
   expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<uint32_t(uint32_t)>("nope"); }, "no exported function");
+  expect_error(ErrorKind::Usage, [&] { (void)basics.typed_func<uint32_t(std::vector<uint32_t>)>("len16"); },
+               "parameter 1 (`s`) is string");
+  using U = uint32_t;
+  expect_error(ErrorKind::Usage,
+               [&] { (void)basics.typed_func<U(U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U)>("sum17"); },
+               "passed in memory");
 }
 
 // ---- Wrapped host functions (Linker::func_wrap) ----

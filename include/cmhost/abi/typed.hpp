@@ -861,4 +861,69 @@ CMHOST_TYPED_INLINE T from_flat(uint64_t bits, const CanonOptions& options) {
   }
 }
 
+// ---- arguments lowered into flat values -----------------------------------------
+//
+// A typed call's arguments, in the callee's memory where they need it:
+// scalars as one core value, strings (std::string, std::string_view) and
+// lists of scalars (std::vector<T>, std::span<const T>) as a pointer and a
+// length, allocated with the callee's realloc and written in its encoding.
+
+// `utf8` in cx's encoding; InvalidValue unless it is well-formed UTF-8.
+std::pair<uint64_t, uint64_t> lower_string(AbiContext& cx, std::string_view utf8);
+// `count` elements of `size` bytes (their canonical ABI bytes) at `data`.
+std::pair<uint64_t, uint64_t> lower_elements(AbiContext& cx, const void* data, uint64_t count, uint32_t size);
+
+namespace detail {
+template <class T>
+struct ListArg : std::false_type {};
+template <class T, class A>
+struct ListArg<std::vector<T, A>> : std::bool_constant<is_flat_scalar_v<T> && !std::is_same_v<T, bool>> {
+  using element = T;
+};
+template <class T>
+struct ListArg<std::span<const T>> : std::bool_constant<is_flat_scalar_v<T> && !std::is_same_v<T, bool>> {
+  using element = T;
+};
+template <class T>
+inline constexpr bool is_string_arg_v =
+    std::is_same_v<T, std::string_view> || std::is_same_v<T, std::string>;
+}  // namespace detail
+
+template <class T>
+inline constexpr bool is_lowerable_arg_v =
+    is_flat_scalar_v<T> || detail::is_string_arg_v<T> || detail::ListArg<T>::value;
+
+// How many core values the argument takes.
+template <class T>
+inline constexpr size_t flat_count_v = is_flat_scalar_v<T> ? 1 : 2;
+
+// Whether the component type `t` is what the C++ argument type lowers as.
+template <class T>
+bool arg_matches(const Type& t) {
+  if constexpr (is_flat_scalar_v<T> || detail::is_string_arg_v<T>) {
+    return Canon<T, AddrWidth::I32>::matches(t);
+  } else {
+    using E = typename detail::ListArg<T>::element;
+    return detail::is_list(t) && Canon<E, AddrWidth::I32>::matches(*detail::element_type(t));
+  }
+}
+
+template <class T>
+void lower_arg(AbiContext& cx, const T& v, std::vector<uint64_t>& flat) {
+  if constexpr (is_flat_scalar_v<T>) {
+    flat.push_back(to_flat(v));
+  } else if constexpr (detail::is_string_arg_v<T>) {
+    const auto [ptr, units] = lower_string(cx, v);
+    flat.push_back(ptr);
+    flat.push_back(units);
+  } else {
+    using E = typename detail::ListArg<T>::element;
+    if constexpr (std::is_same_v<E, char32_t>)
+      for (char32_t c : v) (void)to_flat(c);  // a list of chars holds Unicode scalar values only
+    const auto [ptr, count] = lower_elements(cx, v.data(), v.size(), sizeof(E));
+    flat.push_back(ptr);
+    flat.push_back(count);
+  }
+}
+
 }  // namespace cmhost::abi::typed
