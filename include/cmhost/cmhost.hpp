@@ -200,6 +200,9 @@ template <class R, class... Args>
 class TypedFunc<R(Args...)> {
   static_assert((abi::typed::is_lowerable_arg_v<std::remove_cvref_t<Args>> && ...),
                 "typed calls take scalars, strings and lists of scalars; call Func::call for others");
+  static_assert(!abi::typed::holds_view_v<R>,
+                "a typed call's result outlives the call (post-return frees the guest's copy): read views with "
+                "Func::call_reading instead");
 
  public:
   R call(Store& store, const Args&... args) const {
@@ -278,7 +281,8 @@ class Instance {
   template <class Signature>
   TypedFunc<Signature> typed_func(std::string_view name) const {
     const Func f = func(name);
-    const std::string why = TypedFunc<Signature>::mismatch(f.type(), results_spilled(f), params_spilled(f));
+    std::string why;
+    if (typed_callable(f, why)) why = TypedFunc<Signature>::mismatch(f.type(), results_spilled(f), params_spilled(f));
     if (!why.empty()) signature_mismatch(f, typeid(Signature), why);
     return TypedFunc<Signature>(f.runtime());
   }
@@ -288,6 +292,7 @@ class Instance {
  private:
   static bool results_spilled(const Func& f);
   static bool params_spilled(const Func& f);
+  static bool typed_callable(const Func& f, std::string& why);
   [[noreturn]] static void signature_mismatch(const Func& f, const std::type_info& signature, const std::string& why);
 
   std::shared_ptr<runtime::ComponentInstance> instance_;
@@ -434,7 +439,9 @@ class Linker {
     static_assert((wrap::is_param_v<std::remove_cvref_t<A>> && ...),
                   "func_wrap parameters are scalars or strings (std::string, std::string_view)");
     static_assert(wrap::is_result_v<R>, "func_wrap results are void, scalars or std::string");
-    return [call = std::move(call)](const std::shared_ptr<const FuncType>& type, std::string& why) -> runtime::FuncRef {
+    // One callable for every instance made from this definition, as with define_func.
+    auto shared = std::make_shared<G>(std::move(call));
+    return [shared](const std::shared_ptr<const FuncType>& type, std::string& why) -> runtime::FuncRef {
       if (type->async) {
         why = "the import is async";
         return nullptr;
@@ -460,9 +467,9 @@ class Linker {
           why = "the result is " + type->result->to_wit();
       }
       if (!why.empty()) return nullptr;
-      return runtime::Func::host(type, [call](runtime::HostCall& host_call, std::span<const Val> args) mutable {
+      return runtime::Func::host(type, [shared](runtime::HostCall& host_call, std::span<const Val> args) {
         Caller caller(host_call);
-        return invoke_wrapped<R, A...>(call, caller, args, std::index_sequence_for<A...>());
+        return invoke_wrapped<R, A...>(*shared, caller, args, std::index_sequence_for<A...>());
       });
     };
   }

@@ -91,6 +91,7 @@ class Func {
   // through memory.
   bool results_spilled() const { return abi_ && abi_->results_spilled(); }
   bool params_spilled() const { return abi_ && abi_->params_spilled(abi::AbiSide::Lift); }
+  bool memory64() const { return abi_ && abi_->options().addr == abi::AddrWidth::I64; }
   std::shared_ptr<const validate::FuncType> type_ref() const { return type_; }
   // Calls the function: a trap poisons the callee's instance and throws
   // cmhost::Error (Trap); bad arguments throw InvalidValue. An async

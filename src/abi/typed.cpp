@@ -37,7 +37,20 @@ void Reader::fail_range(uint64_t ptr, uint64_t bytes, uint32_t align, const char
        " bytes is out of bounds of memory (" + std::to_string(size_) + " bytes)");
 }
 
+namespace {
+
+// Whether [data, data + n) lies in cx's memory, which the realloc that
+// follows may move: such a source is copied out first.
+bool inside_memory(const AbiContext& cx, const void* data, uint64_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  return cx.has_memory() && n > 0 && p >= cx.base() && p < cx.base() + cx.size();
+}
+
+}  // namespace
+
 std::pair<uint64_t, uint64_t> lower_string(AbiContext& cx, std::string_view utf8) {
+  std::string copy;
+  if (inside_memory(cx, utf8.data(), utf8.size())) utf8 = copy.assign(utf8);
   const auto* bytes = reinterpret_cast<const uint8_t*>(utf8.data());
   if (!is_valid_utf8(bytes, utf8.size())) throw_invalid_value("a string argument is not valid UTF-8");
   const internal::StoredString stored =
@@ -50,6 +63,11 @@ std::pair<uint64_t, uint64_t> lower_elements(AbiContext& cx, const void* data, u
   cx.require_memory("lowering a list");
   const uint64_t bytes = count * size;
   if (count > UINT32_MAX / size) throw_invalid_value("a list argument of " + std::to_string(count) + " elements is too long");
+  std::vector<uint8_t> copy;
+  if (inside_memory(cx, data, bytes)) {
+    copy.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+    data = copy.data();
+  }
   const uint64_t ptr = cx.realloc(0, 0, size, bytes);
   if (ptr % size != 0 || ptr > cx.size() || bytes > cx.size() - ptr)
     throw_trap("realloc returned " + std::to_string(ptr) + " for a list of " + std::to_string(bytes) +

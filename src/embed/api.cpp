@@ -35,12 +35,16 @@ Store& Store::operator=(Store&& other) noexcept {
 
 // The instances go first: a guest's handles dropped as they are destroyed
 // reach the host objects, which outlive them.
-Store::~Store() { store_.reset(); }
+Store::~Store() {
+  store_.reset();
+  objects_.reset();  // before the user data, which host objects' destructors may use
+}
 
 size_t Store::host_objects() const { return objects_->size(); }
 
 Val Store::new_host_object(const runtime::ResourceTypeRef& type, std::shared_ptr<void> object,
                            const std::type_info& t) {
+  if (!object) throw_invalid_value("a host resource needs an object, not null");
   const uint32_t rep = objects_->add(std::move(object), t);
   try {
     return Val::own(store_->new_resource(type, rep));
@@ -70,6 +74,11 @@ void Store::check_data_type(const std::type_info& asked) const {
 }
 
 bool Instance::results_spilled(const Func& f) { return f.runtime()->results_spilled(); }
+bool Instance::typed_callable(const Func& f, std::string& why) {
+  if (f.runtime()->is_host()) why = "it is a host function: call it with Func::call";
+  else if (f.runtime()->memory64()) why = "typed calls read and write 32-bit memories only, and its memory is 64-bit";
+  return why.empty();
+}
 bool Instance::params_spilled(const Func& f) { return f.runtime()->params_spilled(); }
 
 void Instance::signature_mismatch(const Func& f, const std::type_info& signature, const std::string& why) {
@@ -77,7 +86,11 @@ void Instance::signature_mismatch(const Func& f, const std::type_info& signature
                                             validate::to_string(f.type()), host::type_name(signature), why));
 }
 
-Store& Caller::store() { return *static_cast<Store*>(call_.store.embedder()); }
+Store& Caller::store() {
+  auto* store = static_cast<Store*>(call_.store.embedder());
+  if (!store) throw Error(ErrorKind::Usage, "the runtime store has no cmhost::Store");
+  return *store;
+}
 
 std::span<uint8_t> Caller::memory() {
   if (!call_.caller_cx || !call_.caller_cx->has_memory()) return {};
@@ -208,6 +221,43 @@ validate::ExternDesc func_desc(const runtime::FuncRef& func) {
   return d;
 }
 
+// Whether another instance's exports can supply an import of `type`: every
+// export it names, of the same sort, functions of equal types with any
+// resource taken for any resource (see above).
+void check_instance_supply(const std::string& name, const validate::InstanceType& type,
+                           const runtime::InstanceItems& supplied, std::vector<std::string>& problems) {
+  const abi::SameResource any_resource = [](const abi::ResourceType&, const abi::ResourceType&) { return true; };
+  for (const auto& e : type.exports) {
+    const std::string full = name + "#" + e.name;
+    const runtime::Item* item = supplied.find(e.name);
+    if (!item) {
+      problems.push_back(full + " (not exported by the supplied instance)");
+      continue;
+    }
+    if (item->sort != e.desc.sort) {
+      problems.push_back(fmt::format("{} (a {} is supplied for a {})", full, binary::to_string(item->sort),
+                                     binary::to_string(e.desc.sort)));
+      continue;
+    }
+    if (e.desc.sort == binary::Sort::Func) {
+      const FuncType& have = item->func->type();
+      const FuncType& want = *e.desc.func;
+      bool same = have.async == want.async && have.params.size() == want.params.size() &&
+                  have.param_names == want.param_names && !have.result == !want.result;
+      for (size_t i = 0; same && i < have.params.size(); ++i)
+        same = abi::equal(*have.params[i], *want.params[i], any_resource);
+      if (same && have.result) same = abi::equal(*have.result, *want.result, any_resource);
+      if (!same)
+        problems.push_back(fmt::format("{} (expected {}, supplied {})", full, validate::to_string(want),
+                                       validate::to_string(have)));
+    } else if (e.desc.sort == binary::Sort::Type && e.desc.resource && !item->resource) {
+      problems.push_back(full + " (a resource type is expected)");
+    } else if (e.desc.sort == binary::Sort::Instance && e.desc.instance && item->instance) {
+      check_instance_supply(full, *e.desc.instance, *item->instance, problems);
+    }
+  }
+}
+
 validate::ExternDesc resource_desc(const runtime::ResourceTypeRef& resource) {
   validate::ExternDesc d;
   d.sort = binary::Sort::Type;
@@ -265,13 +315,17 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
       if (!item.func && stub_imports_) item.func = stub(import.name, import.desc.func);  // stubs are not checked
       if (!item.func) missing.push_back(import.name);
     } else if (import.desc.sort == binary::Sort::Instance && find_instance(import.name)) {
+      // Another instance's exports: their types name that component's own
+      // resource identities, which the runtime binds to the actual ones by
+      // name as it instantiates, so resources compare loosely here.
       const runtime::ComponentInstance& other = *find_instance(import.name);
       item.instance = other.exports_ref();
-      if (other.type()) {
-        validate::ExternDesc d;
-        d.sort = binary::Sort::Instance;
-        d.instance = std::make_shared<const validate::InstanceType>(validate::InstanceType{other.type()->exports, {}});
-        supplied[import.name] = std::move(d);
+      std::vector<std::string> problems;
+      check_instance_supply(import.name, *import.desc.instance, *item.instance, problems);
+      if (!problems.empty()) {
+        std::string list;
+        for (const auto& p : problems) list += "\n  " + p;
+        throw Error(ErrorKind::Link, "instance import `" + import.name + "` cannot be supplied:" + list);
       }
     } else if (import.desc.sort == binary::Sort::Instance) {
       auto items = std::make_shared<runtime::InstanceItems>();

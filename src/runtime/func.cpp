@@ -205,6 +205,9 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Trap) inst.poisoned_ = true;
     throw;
+  } catch (...) {
+    inst.poisoned_ = true;  // a host's own exception cut the guest's code short
+    throw;
   }
 }
 

@@ -199,6 +199,8 @@ TEST_F(HostObjects, HandlesOfAnotherTypeOrNotHandlesAreRefused) {
   const Val handle = other.make(store, std::make_unique<File>(1, &host.destroyed));
   expect_error(ErrorKind::InvalidValue, [&] { (void)host.file.get(store, handle); }, "not a `file`");
   expect_error(ErrorKind::InvalidValue, [&] { (void)host.file.get(store, Val::u32(0)); }, "own or borrow");
+  expect_error(ErrorKind::InvalidValue, [&] { (void)host.file.make(store, nullptr); }, "not null");
+  EXPECT_EQ(store.host_objects(), 1u);
 }
 
 TEST_F(HostObjects, ObjectsTheHostStillHoldsGoWithTheStore) {

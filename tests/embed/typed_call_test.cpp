@@ -157,6 +157,22 @@ TEST_F(FuncWrap, AFunctionPointerAndAnOwnedStringParameter) {
   EXPECT_EQ(last, "x");
 }
 
+TEST_F(FuncWrap, OneCallableServesEveryInstance) {
+  Store store(engine);
+  Linker linker;
+  linker.func_wrap("log", [](std::string_view) {});
+  linker.func_wrap("cmhost:test/host@0.1.0#double", [calls = 0u](uint32_t x) mutable { return x + ++calls; });
+  const Instance first = linker.instantiate(store, component);
+  const Instance second = linker.instantiate(store, component);
+  EXPECT_EQ(first.func("run").call(store, std::vector<Val>{Val::string("a")})[0].as_u32(), 22u);
+  EXPECT_EQ(second.func("run").call(store, std::vector<Val>{Val::string("b")})[0].as_u32(), 23u);  // the same counter
+}
+
+// Views point into guest memory, which a typed call's post-return frees.
+static_assert(abi::typed::holds_view_v<std::string_view>);
+static_assert(abi::typed::holds_view_v<std::optional<std::vector<std::string_view>>>);
+static_assert(!abi::typed::holds_view_v<std::tuple<uint32_t, std::string>>);
+
 TEST_F(FuncWrap, AWrongSignatureIsALinkErrorNamingBothTypes) {
   Store store(engine);
   Linker linker;

@@ -926,4 +926,34 @@ void lower_arg(AbiContext& cx, const T& v, std::vector<uint64_t>& flat) {
   }
 }
 
+// ---- views --------------------------------------------------------------------
+
+namespace detail {
+template <class T, class = void>
+struct HoldsView : std::false_type {};
+template <>
+struct HoldsView<std::string_view> : std::true_type {};
+template <class T, AddrWidth W>
+struct HoldsView<ListView<T, W>> : std::true_type {};
+template <class T, class A>
+struct HoldsView<std::vector<T, A>> : HoldsView<T> {};
+template <class T>
+struct HoldsView<std::optional<T>> : HoldsView<T> {};
+template <class... Ts>
+struct HoldsView<std::variant<Ts...>> : std::disjunction<HoldsView<Ts>...> {};
+template <class... Ts>
+struct HoldsView<std::tuple<Ts...>> : std::disjunction<HoldsView<Ts>...> {};
+template <class T, class Fields>
+struct RecordHoldsView;
+template <class T, class... Fs>
+struct RecordHoldsView<T, std::tuple<Fs...>> : std::disjunction<HoldsView<typename Fs::type>...> {};
+template <class T>
+struct HoldsView<T, std::void_t<decltype(Record<T>::fields)>> : RecordHoldsView<T, FieldsOf<T>> {};
+}  // namespace detail
+
+// Whether a loaded T points into guest memory (string_view, ListView, or
+// anything holding one): valid only while the memory is, not after a call.
+template <class T>
+inline constexpr bool holds_view_v = detail::HoldsView<T>::value;
+
 }  // namespace cmhost::abi::typed
