@@ -1,7 +1,8 @@
 # Checks that includes follow the order of the stages (scripts/layers.txt,
 # docs/architecture.md): no file includes a header of a stage later than its
-# own, no public header (include/) includes a private one (src/), and the
-# tools include only public headers and support's.
+# own, no public header (include/) includes a private one (src/) or names a
+# private stage's namespace (runtime::, validate::, binary::), and the tools
+# include only public headers and support's.
 #
 #   cmake -DROOT=<source tree> [-DLAYERS=<file>] -P scripts/check-layering.cmake
 #
@@ -59,6 +60,14 @@ foreach(file IN LISTS files)
     continue()
   endif()
   get_filename_component(dir "${file}" DIRECTORY)
+  if(file MATCHES "^include/")
+    file(STRINGS "${ROOT}/${file}" internal_names REGEX "(runtime|validate|binary)::")
+    foreach(line IN LISTS internal_names)
+      string(STRIP "${line}" line)
+      message("${file}: a public header names a private stage's internals: ${line}")
+      math(EXPR violations "${violations} + 1")
+    endforeach()
+  endif()
   file(STRINGS "${ROOT}/${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
   foreach(include IN LISTS includes)
     string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">].*" "\\1" name "${include}")

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "binary/binary.hpp"
 #include "cmhost/cmhost.hpp"
+#include "validate/validate.hpp"
 
 namespace {
 

@@ -3,69 +3,77 @@
 //   cmhost::Engine engine;
 //   auto component = cmhost::Component::from_file(engine, "app.wasm");
 //   cmhost::Linker linker;
-//   linker.define_func("wasi:cli/stdout@0.2.0#get-stdout", type, callback);
+//   linker.func_wrap("log", [](std::string_view s) { std::puts(std::string(s).c_str()); });
 //   cmhost::Store store(engine);
 //   auto instance = linker.instantiate(store, component);
-//   auto results = instance.func("run").call(store, {});
+//   auto run = instance.typed_func<uint32_t(uint32_t)>("run");
+//   uint32_t result = run.call(store, 42);
 //
 // Every failure is a cmhost::Error whose kind says decode, validate, link or
-// trap, and whose message says what and where.
+// trap, and whose message says what and where. The classes hold their
+// implementation behind an opaque `Impl`, so this header and those it
+// includes are all an embedder compiles.
 #pragma once
 
+#include <array>
+#include <functional>
 #include <memory>
 #include <optional>
-#include <array>
+#include <span>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
-#include <span>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
-#include "cmhost/runtime.hpp"
-#include "cmhost/validate.hpp"
+#include "cmhost/types.hpp"
 #include "cmhost/wave.hpp"
 
 namespace cmhost {
 
-namespace host {
-class Objects;
-}
-
 using abi::Val;
 
-template <class T>
-class HostResource;
-using validate::FuncType;
+class Caller;
+class Func;
+class Instance;
+class Linker;
+class Store;
+class HostResourceBase;
 
 class Engine {
  public:
   explicit Engine(engine::EngineConfig config = {});
+  Engine(Engine&&) noexcept;
+  Engine& operator=(Engine&&) noexcept;
+  ~Engine();
+  // The core engine (the backend EngineConfig chose).
   engine::Engine& core() { return *core_; }
 
  private:
   std::unique_ptr<engine::Engine> core_;
 };
 
-// A decoded, validated component with its core modules compiled.
+// A decoded, validated component with its core modules compiled. Copies
+// share it.
 class Component {
  public:
   static Component from_bytes(Engine& engine, std::vector<uint8_t> bytes);
   static Component from_file(Engine& engine, const std::string& path);
 
-  const validate::ComponentType& type() const { return compiled_->plan.root->type; }
-  const validate::Plan& plan() const { return compiled_->plan; }
-  const runtime::CompiledComponent& compiled() const { return *compiled_; }
+  // Its imports and exports.
+  const ComponentType& type() const;
+
+  class Impl;
 
  private:
-  std::shared_ptr<const std::vector<uint8_t>> bytes_;
-  std::shared_ptr<const runtime::CompiledComponent> compiled_;
+  friend class Linker;
+  std::shared_ptr<const Impl> impl_;
 };
 
 // Where instances live. A store may hold one object of the embedder's, its
@@ -92,23 +100,25 @@ class Store {
     return *static_cast<T*>(data_.get());
   }
 
-  runtime::Store& runtime() { return *store_; }
+  // Drops an own handle the host holds (a resource a guest returned, say):
+  // the resource's destructor runs. Error (InvalidValue) when `own` is not
+  // an own handle the host holds.
+  void drop(const Val& own);
   // How many host objects of host resources the store holds (for leak checks).
   size_t host_objects() const;
 
+  class Impl;
+
  private:
-  template <class T>
-  friend class HostResource;
+  friend class Caller;
+  friend class Func;
+  friend class HostResourceBase;
   friend class Linker;
   void check_data_type(const std::type_info& asked) const;
-  Val new_host_object(const runtime::ResourceTypeRef& type, std::shared_ptr<void> object, const std::type_info& t);
-  void* host_object(const runtime::ResourceTypeRef& type, const Val& handle, const std::type_info& t);
-  static void drop_host_object(runtime::Store& store, uint32_t rep);
 
-  std::unique_ptr<runtime::Store> store_;
-  std::unique_ptr<host::Objects> objects_;
   std::shared_ptr<void> data_;
   const std::type_info* data_type_ = nullptr;
+  std::unique_ptr<Impl> impl_;  // after the data: destroyed first
 };
 
 // What a host function sees of its call: the store (and its user data), and
@@ -116,14 +126,16 @@ class Store {
 // realloc as that import's options give them. Valid during the call only.
 class Caller {
  public:
-  explicit Caller(runtime::HostCall& call) : call_(call) {}
+  class Context;
+  explicit Caller(Context& context) : context_(context) {}
+
   Store& store();
   template <class T>
   T& data() {
     return store().data<T>();
   }
   // Whether the caller is a guest (not the host calling the function itself).
-  bool from_guest() const { return call_.caller != nullptr; }
+  bool from_guest() const;
   // The calling guest's memory, empty when the call has none (called by the
   // host, or lowered without a `memory` option). Invalid after realloc or
   // anything else that can grow memory.
@@ -133,56 +145,81 @@ class Caller {
   uint64_t realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align, uint64_t new_size);
 
  private:
-  runtime::HostCall& call_;
+  Context& context_;
 };
 
-// A resource type the host defines, whose values are C++ objects of type T
-// owned by the store: `make` hands out an own handle to a new object, `get`
-// finds the object behind a handle the host holds (an argument of a host
-// function, say), and the object is destroyed when its last own handle is
-// dropped, by a guest or by the host, or with the store.
-template <class T>
-class HostResource {
+// What HostResource<T> does for every T.
+class HostResourceBase {
  public:
-  explicit HostResource(runtime::ResourceTypeRef type) : type_(std::move(type)) {}
+  HostResourceBase(const HostResourceBase&) = default;
+  HostResourceBase& operator=(const HostResourceBase&) = default;
   // For function types: abi::Type::own(resource.type()), abi::Type::borrow(...).
-  const abi::ResourceTypeRef& type() const { return type_->abi_type; }
-  const runtime::ResourceTypeRef& runtime_type() const { return type_; }
+  const abi::ResourceTypeRef& type() const { return abi_type_; }
 
-  Val make(Store& store, std::unique_ptr<T> object) const {
-    return store.new_host_object(type_, std::shared_ptr<void>(std::move(object)), typeid(T));
-  }
-  // Error (InvalidValue) when the handle is not one of this resource's.
-  T& get(Store& store, const Val& handle) const { return *static_cast<T*>(store.host_object(type_, handle, typeid(T))); }
+  class Impl;
+
+ protected:
+  explicit HostResourceBase(std::shared_ptr<const Impl> impl);
+  Val make_object(Store& store, std::shared_ptr<void> object, const std::type_info& type) const;
+  void* object(Store& store, const Val& handle, const std::type_info& type) const;
 
  private:
-  runtime::ResourceTypeRef type_;
+  friend class Linker;
+  std::shared_ptr<const Impl> impl_;
+  abi::ResourceTypeRef abi_type_;
+};
+
+// A resource type the host defines (Linker::define_resource), whose values
+// are C++ objects of type T owned by the store: `make` hands out an own
+// handle to a new object, `get` finds the object behind a handle the host
+// holds (an argument of a host function, say), and the object is destroyed
+// when its last own handle is dropped, by a guest or by the host, or with
+// the store.
+template <class T>
+class HostResource : public HostResourceBase {
+ public:
+  explicit HostResource(HostResourceBase base) : HostResourceBase(std::move(base)) {}
+
+  Val make(Store& store, std::unique_ptr<T> object) const {
+    return make_object(store, std::shared_ptr<void>(std::move(object)), typeid(T));
+  }
+  // Error (InvalidValue) when the handle is not one of this resource's.
+  T& get(Store& store, const Val& handle) const { return *static_cast<T*>(object(store, handle, typeid(T))); }
 };
 
 // A host function with its call's context.
 using HostFunction = std::function<std::vector<Val>(Caller& caller, std::span<const Val> args)>;
 
+// An exported function of an instance. Copies refer to the same function.
 class Func {
  public:
-  Func(std::string name, runtime::FuncRef func) : name_(std::move(name)), func_(std::move(func)) {}
   const std::string& name() const { return name_; }
-  const FuncType& type() const { return func_->type(); }
-  std::vector<Val> call(Store& store, std::span<const Val> args) const {
-    return func_->call(store.runtime(), args);
-  }
-  // The result read where the callee left it, before post-return: e.g.
+  const FuncType& type() const;
+  // Calls the function: a trap poisons the callee's instance and throws
+  // Error (Trap); bad arguments throw InvalidValue. An async function's task
+  // runs, with every other task it waits for, until it returns its result.
+  std::vector<Val> call(Store& store, std::span<const Val> args) const;
+
+  // Reads the result where the callee left it, before post-return: e.g.
   //   f.call_reading(store, {}, [&](const abi::typed::CallResult& r) {
   //     abi::typed::Reader reader(r.cx);
   //     auto ops = abi::typed::load_result<abi::typed::ListView<Op>>(reader, r); ... });
-  void call_reading(Store& store, std::span<const Val> args, const runtime::Func::ResultReader& read) const {
-    func_->call_reading(store.runtime(), args, read);
-  }
+  using ResultReader = std::function<void(const abi::typed::CallResult&)>;
+  void call_reading(Store& store, std::span<const Val> args, const ResultReader& read) const;
+  // The same with the core arguments written by `lower` in the callee's
+  // context (what TypedFunc does): Usage when the function's parameters are
+  // passed in memory rather than flat.
+  using ArgLowerer = std::function<void(abi::AbiContext& callee, std::vector<uint64_t>& flat)>;
+  void call_lowering(Store& store, const ArgLowerer& lower, const ResultReader& read) const;
 
-  const runtime::FuncRef& runtime() const { return func_; }
+  class Impl;
 
  private:
+  friend class Instance;
+  Func(std::string name, std::shared_ptr<const Impl> impl) : name_(std::move(name)), impl_(std::move(impl)) {}
+
   std::string name_;
-  runtime::FuncRef func_;
+  std::shared_ptr<const Impl> impl_;
 };
 
 // An export called with C++ values: the signature was checked against the
@@ -208,14 +245,14 @@ class TypedFunc<R(Args...)> {
   R call(Store& store, const Args&... args) const {
     // One reference captured, so the lowerer fits std::function's own storage.
     const auto refs = std::forward_as_tuple(args...);
-    const runtime::Func::ArgLowerer lower = [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
+    const Func::ArgLowerer lower = [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
       std::apply([&](const auto&... arg) { (abi::typed::lower_arg(cx, arg, flat), ...); }, refs);
     };
     if constexpr (std::is_void_v<R>) {
-      func_->call_lowering(store.runtime(), lower, [](const abi::typed::CallResult&) {});
+      func_.call_lowering(store, lower, [](const abi::typed::CallResult&) {});
     } else {
       std::optional<R> out;  // R need not be default-constructible
-      func_->call_lowering(store.runtime(), lower, [&out](const abi::typed::CallResult& r) {
+      func_.call_lowering(store, lower, [&out](const abi::typed::CallResult& r) {
         if constexpr (abi::typed::is_flat_scalar_v<R>) {
           out.emplace(abi::typed::from_flat<R>(r.core[0], r.cx.options()));
         } else {
@@ -226,15 +263,14 @@ class TypedFunc<R(Args...)> {
       return std::move(*out);
     }
   }
+  const Func& func() const { return func_; }
 
  private:
   friend class Instance;
-  explicit TypedFunc(runtime::FuncRef func) : func_(std::move(func)) {}
+  explicit TypedFunc(Func func) : func_(std::move(func)) {}
 
   // Why the export's type and the C++ signature differ, or empty.
-  static std::string mismatch(const FuncType& type, bool results_spilled, bool params_spilled) {
-    if (type.async) return "the export is async";
-    if (params_spilled) return "its parameters are passed in memory (more than 16 core values): call Func::call";
+  static std::string mismatch(const FuncType& type, bool results_spilled) {
     if (type.params.size() != sizeof...(Args))
       return "the export takes " + std::to_string(type.params.size()) + " parameters, the C++ signature " +
              std::to_string(sizeof...(Args));
@@ -259,14 +295,12 @@ class TypedFunc<R(Args...)> {
     return "";
   }
 
-  runtime::FuncRef func_;
+  Func func_;
 };
 
+// An instance of a component. Copies refer to the same instance.
 class Instance {
  public:
-  explicit Instance(std::shared_ptr<runtime::ComponentInstance> instance)
-      : instance_(std::move(instance)) {}
-
   // A root export (`run`) or an interface function (`ns:pkg/iface@1.0.0#run`,
   // the version may be left out when only one version is exported). Throws
   // Error (Usage) naming the exports when there is no such function.
@@ -280,22 +314,24 @@ class Instance {
   // export's type.
   template <class Signature>
   TypedFunc<Signature> typed_func(std::string_view name) const {
-    const Func f = func(name);
-    std::string why;
-    if (typed_callable(f, why)) why = TypedFunc<Signature>::mismatch(f.type(), results_spilled(f), params_spilled(f));
-    if (!why.empty()) signature_mismatch(f, typeid(Signature), why);
-    return TypedFunc<Signature>(f.runtime());
+    Func f = func(name);
+    check_typed(f, typeid(Signature), &TypedFunc<Signature>::mismatch);
+    return TypedFunc<Signature>(std::move(f));
   }
+  // The validated type of the instance's component.
+  const ComponentType& type() const;
 
-  const std::shared_ptr<runtime::ComponentInstance>& runtime() const { return instance_; }
+  class Impl;
 
  private:
-  static bool results_spilled(const Func& f);
-  static bool params_spilled(const Func& f);
-  static bool typed_callable(const Func& f, std::string& why);
-  [[noreturn]] static void signature_mismatch(const Func& f, const std::type_info& signature, const std::string& why);
+  friend class Linker;
+  explicit Instance(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  // Throws Error (Usage) naming both types when `f` cannot be called with
+  // `signature`: the checks common to every signature, then `mismatch`'s.
+  static void check_typed(const Func& f, const std::type_info& signature,
+                          std::string (*mismatch)(const FuncType& type, bool results_spilled));
 
-  std::shared_ptr<runtime::ComponentInstance> instance_;
+  std::shared_ptr<const Impl> impl_;
 };
 
 namespace wrap {
@@ -363,12 +399,19 @@ struct Signature<R (C::*)(A...)> : Signature<R (*)(A...)> {};
 
 // Supplies a component's imports: host functions by name, either a root
 // import (`log`) or a function of an imported interface
-// (`wasi:cli/stdout@0.2.0#get-stdout`). Types are checked at instantiation,
-// by the check validation makes of a component's instantiation arguments
-// (validate::instantiation_mismatch): a mismatch names the import, the
-// expected and the supplied type.
+// (`wasi:cli/stdout@0.2.0#get-stdout`), host resource types, and other
+// instances. Types are checked at instantiation, by the check validation
+// makes of a component's instantiation arguments: a mismatch names the
+// import, the expected and the supplied type.
 class Linker {
  public:
+  Linker();
+  Linker(const Linker& other);
+  Linker& operator=(const Linker& other);
+  Linker(Linker&& other) noexcept;
+  Linker& operator=(Linker&& other) noexcept;
+  ~Linker();
+
   void define_func(std::string name, FuncType type, HostFunction function);
   // The same for a function that needs nothing of its call but the arguments.
   void define_func(std::string name, FuncType type, std::function<std::vector<Val>(std::span<const Val>)> function);
@@ -382,19 +425,15 @@ class Linker {
   template <class F>
   void func_wrap(std::string name, F callable) {
     using S = wrap::Signature<F>;
-    wrapped_.push_back({std::move(name), typeid(typename S::type),
-                        make_wrapped(std::move(callable), static_cast<typename S::params*>(nullptr))});
+    add_wrapped(std::move(name), typeid(typename S::type),
+                make_wrapped(std::move(callable), static_cast<typename S::params*>(nullptr)));
   }
   // A host resource type for the import `name` (`ns:pkg/iface@1.0.0#file`
-  // or a root `file`). Host functions make handles with
-  // Store::runtime().new_resource(type, rep); `drop` runs when an own handle
-  // of it is dropped, by a guest or by the host.
-  runtime::ResourceTypeRef define_resource(std::string name, std::function<void(uint32_t rep)> drop);
-  // A host resource type for the import `name` whose values are C++ objects
-  // of type T (see HostResource).
+  // or a root `file`) whose values are C++ objects of type T (see
+  // HostResource).
   template <class T>
   HostResource<T> define_resource(std::string name) {
-    return HostResource<T>(define_host_object_resource(std::move(name)));
+    return HostResource<T>(define_host_resource(std::move(name)));
   }
   // Supplies the instance import `name` with another instance's exports
   // (functions, resource and value types, nested instances), so components
@@ -405,22 +444,19 @@ class Linker {
   void define_instance(std::string name, const Instance& instance);
   // With stubs, imported functions the linker lacks are supplied by
   // functions that trap when called, so a component runs until it uses one.
-  void allow_stub_imports(bool allow) { stub_imports_ = allow; }
+  void allow_stub_imports(bool allow);
 
   // Throws Error (Link) listing every missing import by name.
   Instance instantiate(Store& store, const Component& component) const;
 
- private:
-  runtime::ResourceTypeRef define_host_object_resource(std::string name);
+  class Impl;
 
-  // Builds the host function of a wrapped callable for the import's type,
-  // or says why the callable's signature does not fit it.
-  using WrappedMaker = std::function<runtime::FuncRef(const std::shared_ptr<const FuncType>& type, std::string& why)>;
-  struct Wrapped {
-    std::string name;
-    const std::type_info& signature;
-    WrappedMaker make;
-  };
+ private:
+  // Makes the host function of a wrapped callable for the import's type, or
+  // says why the callable's signature does not fit it (and returns none).
+  using WrappedMaker = std::function<HostFunction(const FuncType& type, std::string& why)>;
+  void add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make);
+  HostResourceBase define_host_resource(std::string name);
 
   template <class F, class... A>
   static WrappedMaker make_wrapped(F callable, std::tuple<A...>*) {
@@ -443,36 +479,35 @@ class Linker {
     static_assert(wrap::is_result_v<R>, "func_wrap results are void, scalars or std::string");
     // One callable for every instance made from this definition, as with define_func.
     auto shared = std::make_shared<G>(std::move(call));
-    return [shared](const std::shared_ptr<const FuncType>& type, std::string& why) -> runtime::FuncRef {
-      if (type->async) {
+    return [shared](const FuncType& type, std::string& why) -> HostFunction {
+      if (type.async) {
         why = "the import is async";
         return nullptr;
       }
-      if (type->params.size() != sizeof...(A)) {
-        why = "the import takes " + std::to_string(type->params.size()) + " parameters, the C++ function " +
+      if (type.params.size() != sizeof...(A)) {
+        why = "the import takes " + std::to_string(type.params.size()) + " parameters, the C++ function " +
               std::to_string(sizeof...(A));
         return nullptr;
       }
       size_t i = 0;
-      ((why.empty() && !abi::typed::Canon<std::remove_cvref_t<A>, abi::AddrWidth::I32>::matches(*type->params[i])
-            ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type->param_names[i] + "`) is " +
-                           type->params[i]->to_wit())
+      ((why.empty() && !abi::typed::Canon<std::remove_cvref_t<A>, abi::AddrWidth::I32>::matches(*type.params[i])
+            ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type.param_names[i] + "`) is " +
+                           type.params[i]->to_wit())
             : (void)0,
         ++i),
        ...);
       if (!why.empty()) return nullptr;
       if constexpr (std::is_void_v<R>) {
-        if (type->result) why = "the import returns " + type->result->to_wit() + ", the C++ function nothing";
+        if (type.result) why = "the import returns " + type.result->to_wit() + ", the C++ function nothing";
       } else {
-        if (!type->result) why = "the import returns nothing";
-        else if (!abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*type->result))
-          why = "the result is " + type->result->to_wit();
+        if (!type.result) why = "the import returns nothing";
+        else if (!abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*type.result))
+          why = "the result is " + type.result->to_wit();
       }
       if (!why.empty()) return nullptr;
-      return runtime::Func::host(type, [shared](runtime::HostCall& host_call, std::span<const Val> args) {
-        Caller caller(host_call);
+      return [shared](Caller& caller, std::span<const Val> args) {
         return invoke_wrapped<R, A...>(*shared, caller, args, std::index_sequence_for<A...>());
-      });
+      };
     };
   }
   template <class R, class... A, class G, size_t... I>
@@ -484,15 +519,8 @@ class Linker {
       return {wrap::to_val<R>(call(caller, wrap::from_val<std::remove_cvref_t<A>>(args[I])...))};
     }
   }
-  std::vector<Wrapped> wrapped_;
-  struct Definition {
-    std::string name;
-    runtime::FuncRef func;
-  };
-  std::vector<Definition> definitions_;
-  std::vector<std::pair<std::string, runtime::ResourceTypeRef>> resources_;
-  std::vector<std::pair<std::string, std::shared_ptr<runtime::ComponentInstance>>> instances_;
-  bool stub_imports_ = false;
+
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace cmhost

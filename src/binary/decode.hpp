@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "cmhost/binary.hpp"
+#include "binary/binary.hpp"
 #include "reader.hpp"
 
 namespace cmhost::binary::detail {

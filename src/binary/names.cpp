@@ -7,25 +7,6 @@
 
 namespace cmhost::binary {
 
-const char* to_string(Sort sort) noexcept {
-  switch (sort) {
-    case Sort::CoreFunc: return "core func";
-    case Sort::CoreTable: return "core table";
-    case Sort::CoreMemory: return "core memory";
-    case Sort::CoreGlobal: return "core global";
-    case Sort::CoreTag: return "core tag";
-    case Sort::CoreType: return "core type";
-    case Sort::CoreModule: return "core module";
-    case Sort::CoreInstance: return "core instance";
-    case Sort::Func: return "func";
-    case Sort::Value: return "value";
-    case Sort::Type: return "type";
-    case Sort::Component: return "component";
-    case Sort::Instance: return "instance";
-  }
-  return "?";
-}
-
 const char* to_string(PrimValType type) noexcept {
   switch (type) {
     case PrimValType::Bool: return "bool";
@@ -221,6 +202,12 @@ std::optional<ParsedExternName> parse_interface_name(std::string_view name, std:
 
 }  // namespace
 
+}  // namespace cmhost::binary
+
+// The public name grammar (cmhost/names.hpp).
+namespace cmhost {
+using namespace binary;
+
 bool is_label(std::string_view text) {
   return is_kebab(
       text,
@@ -276,4 +263,4 @@ std::optional<ParsedExternName> parse_extern_name(std::string_view name, std::st
   return parsed;
 }
 
-}  // namespace cmhost::binary
+}  // namespace cmhost

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "support/text.hpp"
-#include "cmhost/binary.hpp"
+#include "binary/binary.hpp"
 
 namespace cmhost::binary::detail {
 

@@ -9,8 +9,8 @@
 #include <span>
 
 #include "cmhost/engine.hpp"
-#include "cmhost/runtime.hpp"
-#include "cmhost/validate.hpp"
+#include "runtime/runtime.hpp"
+#include "validate/validate.hpp"
 
 namespace cmhost::runtime {
 

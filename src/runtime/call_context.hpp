@@ -12,7 +12,7 @@
 #include "call_handles.hpp"
 #include "cmhost/abi.hpp"
 #include "cmhost/engine.hpp"
-#include "cmhost/runtime.hpp"
+#include "runtime/runtime.hpp"
 #include "guest_memory.hpp"
 
 namespace cmhost::runtime {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cmhost/abi.hpp"
-#include "cmhost/runtime.hpp"
+#include "runtime/runtime.hpp"
 #include "handles.hpp"
 
 namespace cmhost::runtime {

@@ -1,5 +1,5 @@
 #include "cmhost/error.hpp"
-#include "cmhost/runtime.hpp"
+#include "runtime/runtime.hpp"
 #include "call_context.hpp"
 #include "lifted_call.hpp"
 #include "task.hpp"

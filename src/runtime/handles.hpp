@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cmhost/error.hpp"
-#include "cmhost/runtime.hpp"
+#include "runtime/runtime.hpp"
 
 namespace cmhost::runtime {
 

@@ -2,7 +2,7 @@
 #include <fmt/core.h>
 
 #include "cmhost/error.hpp"
-#include "cmhost/runtime.hpp"
+#include "runtime/runtime.hpp"
 #include "builtins.hpp"
 #include "call_handles.hpp"
 #include "guest_memory.hpp"

@@ -8,7 +8,7 @@
 
 #include "cmhost/abi.hpp"
 #include "cmhost/engine.hpp"
-#include "cmhost/runtime.hpp"
+#include "runtime/runtime.hpp"
 
 namespace cmhost::runtime {
 

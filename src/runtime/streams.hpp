@@ -18,7 +18,7 @@
 
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/copy.hpp"
-#include "cmhost/runtime.hpp"
+#include "runtime/runtime.hpp"
 #include "guest_memory.hpp"
 #include "waitables.hpp"
 

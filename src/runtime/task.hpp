@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "call_context.hpp"
-#include "cmhost/runtime.hpp"
+#include "runtime/runtime.hpp"
 #include "lifted_call.hpp"
 #include "scheduler.hpp"
 

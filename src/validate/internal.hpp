@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "support/text.hpp"
-#include "cmhost/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace cmhost::validate::detail {
 

@@ -407,18 +407,6 @@ std::string to_string(const Plan& plan) {
   return out + printer.out;
 }
 
-std::string to_string(const ExternDesc& desc) {
-  detail::Printer p;
-  p.desc(desc);
-  return p.out;
-}
-
-std::string to_string(const FuncType& type) {
-  detail::Printer p;
-  p.func(type);
-  return p.out;
-}
-
 std::string to_string(const CoreExtern& type) {
   detail::Printer p;
   p.core(type);
@@ -426,3 +414,16 @@ std::string to_string(const CoreExtern& type) {
 }
 
 }  // namespace cmhost::validate
+
+// The public type printers (cmhost/types.hpp).
+std::string cmhost::to_string(const ExternDesc& desc) {
+  validate::detail::Printer p;
+  p.desc(desc);
+  return p.out;
+}
+
+std::string cmhost::to_string(const FuncType& type) {
+  validate::detail::Printer p;
+  p.func(type);
+  return p.out;
+}

@@ -7,18 +7,13 @@
 #include "cmhost/error.hpp"
 #include "internal.hpp"
 
-namespace cmhost::validate {
-
-const NamedExtern* InstanceType::find(std::string_view name) const {
+const cmhost::NamedExtern* cmhost::InstanceType::find(std::string_view name) const {
   for (const auto& e : exports)
     if (e.name == name) return &e;
   return nullptr;
 }
 
-uint64_t Plan::handle_name(const abi::Type& handle) const {
-  auto it = handle_names.find(&handle);
-  return it == handle_names.end() ? 0 : it->second.second;
-}
+namespace cmhost::validate {
 
 namespace detail {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cmhost/binary.hpp"
+#include "binary/binary.hpp"
 #include "cmhost/error.hpp"
 
 namespace cmhost::binary {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "../support/expect_error.hpp"
-#include "cmhost/binary.hpp"
+#include "binary/binary.hpp"
 #include "cmhost/cmhost.hpp"
 #include "test_support.hpp"
 
@@ -257,7 +257,7 @@ TEST_F(StringsGuest, ResourceMethodsAndDestructor) {
   EXPECT_EQ(post_returns(), 1u);
   EXPECT_EQ(live(), 2u);
   // Dropping the host's own handle runs the guest's destructor.
-  store.runtime().drop_resource(handle);
+  store.drop(Val::own(handle));
   EXPECT_EQ(live(), 0u);
   EXPECT_ERROR(call("[method]buffer.len", {Val::borrow(handle)}), ErrorKind::InvalidValue);
 }
@@ -267,7 +267,7 @@ TEST_F(StringsGuest, EmptyResource) {
   EXPECT_EQ(live(), 1u);
   EXPECT_EQ(call("[method]buffer.contents", {Val::borrow(handle)}).as_string(), "");
   EXPECT_EQ(call("[method]buffer.len", {Val::borrow(handle)}).as_u32(), 0u);
-  store.runtime().drop_resource(handle);
+  store.drop(Val::own(handle));
   EXPECT_EQ(live(), 0u);
 }
 

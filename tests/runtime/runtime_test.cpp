@@ -202,27 +202,30 @@ TEST_F(Resources, OwnRoundTripThroughTheGuest) {
 namespace cmhost {
 namespace {
 
-// The host side of cmhost:test/files: a file is a size; the rep is the size.
+// The host side of cmhost:test/files: a file is a size, which it records as
+// dropped when its object is destroyed.
 struct HostFiles {
+  struct File {
+    uint32_t size;
+    std::vector<uint32_t>* dropped;
+    ~File() { dropped->push_back(size); }
+  };
   Linker linker;
   std::vector<uint32_t> dropped;
-  runtime::ResourceTypeRef file;
+  HostResource<File> file = linker.define_resource<File>("cmhost:test/files@0.1.0#file");
   Store* store = nullptr;
 
   HostFiles() {
-    file = linker.define_resource("cmhost:test/files@0.1.0#file",
-                                  [this](uint32_t rep) { dropped.push_back(rep); });
-    const auto own = Type::own(file->abi_type);
-    const auto borrow = Type::borrow(file->abi_type);
+    const auto own = Type::own(file.type());
+    const auto borrow = Type::borrow(file.type());
     linker.define_func("cmhost:test/files@0.1.0#[constructor]file", func_type({{"size", Type::u32()}}, own),
-                       [this](std::span<const Val> args) {
-                         return std::vector<Val>{Val::own(store->runtime().new_resource(file, args[0].as_u32()))};
-                       });
+                       [this](std::span<const Val> args) { return std::vector<Val>{make(args[0].as_u32())}; });
     linker.define_func("cmhost:test/files@0.1.0#[method]file.size", func_type({{"self", borrow}}, Type::u32()),
                        [this](std::span<const Val> args) {
-                         return std::vector<Val>{Val::u32(store->runtime().resource_rep(args[0].as_handle()))};
+                         return std::vector<Val>{Val::u32(file.get(*store, args[0]).size)};
                        });
   }
+  Val make(uint32_t size) { return file.make(*store, std::unique_ptr<File>(new File{size, &dropped})); }
 };
 
 // The host-resources component instantiated against HostFiles.
@@ -246,11 +249,12 @@ TEST_F(HostResources, GuestMakesUsesAndDropsAHostResource) {
 }
 
 TEST_F(HostResources, HostPassesAnOwnHandleIn) {
-  const uint32_t handle = store.runtime().new_resource(host.file, 42);
-  EXPECT_EQ(instance.func("take").call(store, std::vector<Val>{Val::own(handle)})[0].as_u32(), 42u);
+  const Val handle = host.make(42);
+  EXPECT_EQ(instance.func("take").call(store, std::vector<Val>{handle})[0].as_u32(), 42u);
   EXPECT_EQ(host.dropped, std::vector<uint32_t>{42});
   // The guest owned and dropped it: the host no longer holds that handle.
-  expect_error(ErrorKind::InvalidValue, [&] { store.runtime().resource_rep(handle); });
+  expect_error(ErrorKind::InvalidValue, [&] { host.file.get(store, handle); });
+  expect_error(ErrorKind::InvalidValue, [&] { store.drop(handle); });
 }
 
 TEST(HostResourcesLinking, MissingResourceDefinitionIsListed) {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cmhost/binary.hpp"
+#include "binary/binary.hpp"
 #include "cmhost/error.hpp"
-#include "cmhost/validate.hpp"
+#include "validate/validate.hpp"
 #include "fixtures.hpp"
 
 namespace cmhost::validate {
@@ -319,7 +319,7 @@ TEST(ValidatePlan, TypeImportsAndExportsDeclareNames) {
   EXPECT_EQ(h.resource, r.resource);
   // A handle keeps the name it was written with, through the fresh resource
   // types of the import.
-  EXPECT_EQ(plan.handle_name(*find(i.exports, "f").desc.func->result), h.name_id);
+  EXPECT_EQ(plan.handle_names.at(find(i.exports, "f").desc.func->result.get()).second, h.name_id);
   // An instance's exports alias the names of the arguments (through the
   // component's aliases of them), not those of the component's imports.
   const InstanceType& s = *find(plan.root->type.exports, "s").desc.instance;

@@ -6,9 +6,8 @@
 #include <iterator>
 #include <vector>
 
-#include "cmhost/binary.hpp"
 #include "cmhost/error.hpp"
-#include "cmhost/validate.hpp"
+#include "cmhost/types.hpp"
 #include "wit_printer.hpp"
 
 namespace cmhost::tools {
@@ -21,9 +20,7 @@ int run_inspect(const std::string& file) {
                                      std::istreambuf_iterator<char>());
     // Decoding and validation give the component's type; its core modules
     // need not be compiled (as Component::from_file would) to print it.
-    const auto decoded = binary::decode_component(bytes);
-    const auto plan = validate::validate_component(decoded, bytes);
-    fmt::print("{}", component_wit(decoded, plan));
+    fmt::print("{}", component_wit(ComponentInfo::from_bytes(bytes)));
     return 0;
   } catch (const Error& e) {
     fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());

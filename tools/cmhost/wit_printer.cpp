@@ -11,7 +11,6 @@
 #include <variant>
 #include <vector>
 
-#include "cmhost/binary.hpp"
 #include "cmhost/error.hpp"
 #include "wit_world.hpp"
 
@@ -86,8 +85,8 @@ class WitText {
 // Prints a decoded world following printing.rs `WitPrinter`.
 class WitPrinter {
  public:
-  WitPrinter(const WorldDecoder& world, const validate::Plan& plan)
-      : world_(world), plan_(plan), scope_(&world.world_types()) {}
+  WitPrinter(const WorldDecoder& world, const ComponentInfo& info)
+      : world_(world), info_(info), scope_(&world.world_types()) {}
 
   std::string print() {
     // The main package (printing.rs `print_package` with is_main).
@@ -388,7 +387,7 @@ class WitPrinter {
   // The name a handle was written with (`h` of `type h = r` too), else the
   // resource's.
   std::string resource_name(const abi::Type& handle) const {
-    if (const NamedType* t = world_.by_id(plan_.handle_name(handle), *scope_)) return t->name;
+    if (const NamedType* t = world_.by_id(info_.handle_name(handle), *scope_)) return t->name;
     return world_.resource_name(*handle.resource(), *scope_);
   }
 
@@ -444,43 +443,20 @@ class WitPrinter {
   }
 
   const WorldDecoder& world_;
-  const validate::Plan& plan_;
+  const ComponentInfo& info_;
   const TypeList* scope_;             // names in effect: the world's or an interface's
   const Package* package_ = nullptr;  // the package being printed; null: the root one
   WitText out_;
   bool any_items_ = false;
 };
 
-// The value of an `implements` attribute of a name, or empty.
-std::string implements_of(const binary::ExternName& name) {
-  for (const auto& a : name.attributes)
-    if (a.kind == binary::NameAttributeKind::Implements) return a.value;
-  return "";
-}
-
 }  // namespace
 
-std::string component_wit(const binary::Component& decoded, const validate::Plan& plan) {
-  const validate::ComponentPlan& root = *plan.root;
-  // decoding.rs reads the import and export sections in turn: imports and
-  // exports in binary order, which the decoded definitions keep, each
-  // matching the next entry of the validated lists.
-  const auto& imports = root.type.imports;
-  const auto& exports = root.type.exports;
-  size_t next_import = 0, next_export = 0;
+std::string component_wit(const ComponentInfo& info) {
   WorldDecoder world;
-  for (const auto& d : decoded.definitions) {
-    if (auto i = std::get_if<binary::Import>(&d.item)) {
-      if (next_import >= imports.size() || imports[next_import].name != i->name.name) break;
-      world.import(imports[next_import++], implements_of(i->name));
-    } else if (auto e = std::get_if<binary::Export>(&d.item)) {
-      if (next_export >= exports.size() || exports[next_export].name != e->name.name) break;
-      world.export_(exports[next_export++], implements_of(e->name));
-    }
-  }
-  if (next_import != imports.size() || next_export != exports.size())
-    throw Error(ErrorKind::Validate, "the validated imports and exports do not match the binary's");
-  return WitPrinter(world, plan).print();
+  for (size_t i = 0; i < info.type.imports.size(); ++i) world.import(info.type.imports[i], info.import_implements[i]);
+  for (size_t i = 0; i < info.type.exports.size(); ++i) world.export_(info.type.exports[i], info.export_implements[i]);
+  return WitPrinter(world, info).print();
 }
 
 }  // namespace cmhost::tools

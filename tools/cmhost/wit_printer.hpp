@@ -4,8 +4,7 @@
 
 #include <string>
 
-#include "cmhost/binary.hpp"
-#include "cmhost/validate.hpp"
+#include "cmhost/types.hpp"
 
 namespace cmhost::tools {
 
@@ -18,16 +17,15 @@ namespace cmhost::tools {
 // wit-component's decoder (crates/wit-parser/src/decoding.rs) and printer
 // (crates/wit-component/src/printing.rs). Throws cmhost::Error (Validate)
 // for what WIT cannot express and wasm-tools refuses as well, such as a type
-// exported at the top level of the component. `decoded` is the binary that
-// `plan` was validated from: it gives the order of imports and exports and
-// their `implements` attributes.
+// exported at the top level of the component. `info` gives the imports and
+// exports in binary order with their `implements` attributes.
 //
 // Names come from the validated types, as wasm-tools takes them from type
 // ids: each type import or export has a name id and the id of the name its
-// bound referred to (validate::ExternDesc::name_id, alias_of), which tell a
+// bound referred to (ExternDesc::name_id, alias_of), which tell a
 // `use` or `type b = a` from a new type; a use of a named value type is the
 // very object of that import or export, and a handle records the name it
-// was written with (validate::Plan::handle_name). Where that is not enough
+// was written with (ComponentInfo::handle_name). Where that is not enough
 // it falls short of wasm-tools:
 // - a handle written with a resource definition rather than a name prints
 //   as the name in scope for that resource, else the first one seen;
@@ -37,6 +35,6 @@ namespace cmhost::tools {
 //   the object of its definition, so uses of the definition itself (not
 //   through the name) print as that name too;
 // - `@external-id` attributes and docs are not printed.
-std::string component_wit(const binary::Component& decoded, const validate::Plan& plan);
+std::string component_wit(const ComponentInfo& info);
 
 }  // namespace cmhost::tools

@@ -15,7 +15,6 @@ bool is_shared_primitive(const abi::Type& type) {
 }
 
 void WorldDecoder::import(const NamedExtern& item, const std::string& implements) {
-  using binary::Sort;
   switch (item.desc.sort) {
     case Sort::Instance: imports_.push_back(instance(item, implements)); break;
     case Sort::Func: {
@@ -42,7 +41,6 @@ void WorldDecoder::import(const NamedExtern& item, const std::string& implements
 }
 
 void WorldDecoder::export_(const NamedExtern& item, const std::string& implements) {
-  using binary::Sort;
   if (item.desc.sort == Sort::Func) {
     WorldItem out;
     out.kind = WorldItem::Kind::Function;
@@ -100,15 +98,15 @@ WorldItem WorldDecoder::instance(const NamedExtern& item, const std::string& imp
   instances_.insert(item.desc.instance.get());
   WorldItem out;
   out.kind = WorldItem::Kind::Interface;
-  const auto implemented = binary::parse_extern_name(implements);
-  const auto parsed = binary::parse_extern_name(item.name);
+  const auto implemented = parse_extern_name(implements);
+  const auto parsed = parse_extern_name(item.name);
   if (!implements.empty() && implemented &&
-      implemented->kind == binary::ParsedExternName::Kind::Interface) {
+      implemented->kind == ParsedExternName::Kind::Interface) {
     Interface* iface = foreign_interface(*implemented);
     merge(*iface, *item.desc.instance, item.name);
     out.name = item.name;
     out.interface = iface;
-  } else if (parsed && parsed->kind == binary::ParsedExternName::Kind::Interface) {
+  } else if (parsed && parsed->kind == ParsedExternName::Kind::Interface) {
     Interface* iface = foreign_interface(*parsed);
     merge(*iface, *item.desc.instance, item.name);
     out.interface_key = true;
@@ -116,9 +114,9 @@ WorldItem WorldDecoder::instance(const NamedExtern& item, const std::string& imp
   } else {
     auto iface = std::make_unique<Interface>();
     for (const auto& e : item.desc.instance->exports) {
-      if (e.desc.sort == binary::Sort::Type) {
+      if (e.desc.sort == Sort::Type) {
         if (e.desc.value || e.desc.resource) add_type(iface->types, e.name, e.desc, iface.get());
-      } else if (e.desc.sort == binary::Sort::Func) {
+      } else if (e.desc.sort == Sort::Func) {
         iface->functions.push_back(function(e.name, e.desc.func, iface.get(), iface->types));
       } else {
         unrepresentable("instance type export `" + e.name + "` of `" + item.name +
@@ -132,7 +130,7 @@ WorldItem WorldDecoder::instance(const NamedExtern& item, const std::string& imp
   return out;
 }
 
-Interface* WorldDecoder::foreign_interface(const binary::ParsedExternName& name) {
+Interface* WorldDecoder::foreign_interface(const ParsedExternName& name) {
   Package* package = nullptr;
   for (const auto& p : packages_)
     if (p->namespace_name == name.namespace_name && p->name == name.package &&
@@ -155,9 +153,9 @@ Interface* WorldDecoder::foreign_interface(const binary::ParsedExternName& name)
   return package->interfaces.back().get();
 }
 
-void WorldDecoder::merge(Interface& iface, const validate::InstanceType& type, const std::string& where) {
+void WorldDecoder::merge(Interface& iface, const InstanceType& type, const std::string& where) {
   for (const auto& e : type.exports) {
-    if (e.desc.sort == binary::Sort::Type) {
+    if (e.desc.sort == Sort::Type) {
       if (!e.desc.value && !e.desc.resource) continue;
       auto existing = std::find_if(iface.types.begin(), iface.types.end(),
                                    [&](const auto& t) { return t->name == e.name; });
@@ -165,7 +163,7 @@ void WorldDecoder::merge(Interface& iface, const validate::InstanceType& type, c
         remember(e.desc, existing->get());
       else
         add_type(iface.types, e.name, e.desc, &iface);
-    } else if (e.desc.sort == binary::Sort::Func) {
+    } else if (e.desc.sort == Sort::Func) {
       const bool known = std::any_of(iface.functions.begin(), iface.functions.end(),
                                      [&](const Function& f) { return f.name == e.name; });
       if (!known) iface.functions.push_back(function(e.name, e.desc.func, &iface, iface.types));

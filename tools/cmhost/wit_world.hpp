@@ -13,16 +13,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "cmhost/binary.hpp"
 #include "cmhost/error.hpp"
-#include "cmhost/validate.hpp"
+#include "cmhost/types.hpp"
 
 namespace cmhost::tools::wit {
 
 using abi::TypeKind;
-using validate::ExternDesc;
-using validate::FuncType;
-using validate::NamedExtern;
 
 // The object abi::Type shares for a primitive type: it never stands for a
 // name (the validator gives each name of a primitive type an object of its
@@ -37,7 +33,7 @@ struct Package;
 // A named type of an interface or of the world.
 struct NamedType {
   std::string name;
-  uint64_t id = 0;                   // validate::ExternDesc::name_id
+  uint64_t id = 0;                   // ExternDesc::name_id
   const Interface* owner = nullptr;  // null: the world
   // What the name stands for in its owner: a value type or a resource type.
   abi::TypeRef value;
@@ -111,7 +107,7 @@ class WorldDecoder {
   // are the ones in effect there.
   const NamedType* named(const abi::Type& type, const TypeList& scope) const;
 
-  // The named type of a type name (validate::ExternDesc::name_id), if any;
+  // The named type of a type name (ExternDesc::name_id), if any;
   // `scope` first, for the case of two instances of one instance type,
   // whose names are the same.
   const NamedType* by_id(uint64_t id, const TypeList& scope) const;
@@ -139,12 +135,12 @@ class WorldDecoder {
   WorldItem instance(const NamedExtern& item, const std::string& implements);
 
   // The interface `ns:pkg/name@version`, created with its package on first use.
-  Interface* foreign_interface(const binary::ParsedExternName& name);
+  Interface* foreign_interface(const ParsedExternName& name);
 
   // Adds what an instance of `type` shows of the interface: an interface
   // both imported and exported keeps the names seen first (decoding.rs
   // `register_import`).
-  void merge(Interface& iface, const validate::InstanceType& type, const std::string& where);
+  void merge(Interface& iface, const InstanceType& type, const std::string& where);
 
   // Records which named type a type name, value or resource type object
   // stands for.
@@ -184,11 +180,11 @@ class WorldDecoder {
     f.name = name;
     f.item_name = name;
     f.type = type;
-    const auto parsed = binary::parse_extern_name(name);
-    if (!parsed || parsed->kind == binary::ParsedExternName::Kind::Label ||
-        parsed->kind == binary::ParsedExternName::Kind::Interface)
+    const auto parsed = parse_extern_name(name);
+    if (!parsed || parsed->kind == ParsedExternName::Kind::Label ||
+        parsed->kind == ParsedExternName::Kind::Interface)
       return f;
-    using Kind = binary::ParsedExternName::Kind;
+    using Kind = ParsedExternName::Kind;
     f.kind = parsed->kind == Kind::Constructor ? FuncKind::Constructor
              : parsed->kind == Kind::Method    ? FuncKind::Method
                                                : FuncKind::Static;
@@ -214,7 +210,7 @@ class WorldDecoder {
   std::unordered_map<const abi::Type*, std::vector<const NamedType*>> by_value_;
   std::unordered_map<const abi::ResourceType*, std::vector<const NamedType*>> by_resource_;
   std::unordered_map<uint64_t, const NamedType*> by_id_;  // the first one of each name
-  std::unordered_set<const validate::InstanceType*> instances_;  // imported or exported so far
+  std::unordered_set<const InstanceType*> instances_;  // imported or exported so far
 };
 
 }  // namespace cmhost::tools::wit

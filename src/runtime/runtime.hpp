@@ -18,7 +18,7 @@
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
 #include "cmhost/engine.hpp"
-#include "cmhost/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace cmhost::runtime {
 

@@ -21,75 +21,20 @@
 #include <variant>
 #include <vector>
 
+#include "binary/binary.hpp"
 #include "cmhost/abi.hpp"
-#include "cmhost/binary.hpp"
+#include "cmhost/types.hpp"
 
 namespace cmhost::validate {
 
-// ---- Resolved component-level types ----
+// ---- Resolved component-level types (public: cmhost/types.hpp) ----
 
-struct FuncType;
-struct InstanceType;
-struct ComponentType;
-struct CoreModuleType;
-
-// The type of an import or export, resolved. `sort` says which member is set.
-// A Type (sort Type) is bound to exactly one of: a value type (`value`), a
-// resource type (`resource`), or a func, instance or component type (`func`,
-// `instance`, `component`: types of those kinds can be exported as types too).
-struct ExternDesc {
-  binary::Sort sort = binary::Sort::Func;  // CoreModule, Func, Value, Type, Component, Instance
-  std::shared_ptr<const CoreModuleType> module;
-  std::shared_ptr<const FuncType> func;
-  std::shared_ptr<const InstanceType> instance;
-  std::shared_ptr<const ComponentType> component;
-  abi::TypeRef value;               // Value; Type with an (eq <value type>) bound
-  abi::ResourceTypeRef resource;    // Type bound to a resource type
-  // Type imports and exports declare a name, as WIT sees it: `name_id`
-  // identifies it (unique within one validation; aliases of the import or
-  // export keep it) and `alias_of` is the name its bound referred to, 0 when
-  // that was a type definition, so tools can print `type b = a` and `use`.
-  // Each such import or export of a primitive type, record, variant, enum or
-  // flags has a `value` object of its own, which the types written with it
-  // use: their uses can be told apart by identity.
-  uint64_t name_id = 0;
-  uint64_t alias_of = 0;
-};
-
-struct NamedExtern {
-  std::string name;
-  ExternDesc desc;
-};
-
-struct FuncType {
-  bool async = false;
-  std::vector<std::string> param_names;
-  std::vector<abi::TypeRef> params;
-  abi::TypeRef result;  // null when the function has no result
-};
-
-struct InstanceType {
-  std::vector<NamedExtern> exports;
-  // Abstract resource types this instance *type* declares with
-  // (export "r" (type (sub resource))): each import or export of an instance
-  // of this type gets fresh ones. Always empty for the type of an actual
-  // instance (an import, an instantiation, a bag of exports).
-  std::vector<abi::ResourceTypeRef> defined_resources;
-  const NamedExtern* find(std::string_view name) const;  // by exact name
-};
-
-struct ComponentType {
-  std::vector<NamedExtern> imports;
-  std::vector<NamedExtern> exports;
-  // The resource types the imports introduce, (sub resource) imports and
-  // those of imported instances: instantiation substitutes what the `with`
-  // arguments supply for them.
-  std::vector<abi::ResourceTypeRef> imported_resources;
-  // The resource types the exports introduce that the component defines (or
-  // gets from instances it creates): every instantiation replaces them by
-  // fresh ones.
-  std::vector<abi::ResourceTypeRef> defined_resources;
-};
+using cmhost::ComponentType;
+using cmhost::ExternDesc;
+using cmhost::FuncType;
+using cmhost::InstanceType;
+using cmhost::NamedExtern;
+using cmhost::to_string;
 
 // A core function, table, memory, global or tag type, with function types
 // resolved out of the module's type section.
@@ -101,7 +46,11 @@ struct CoreExtern {
   binary::CoreGlobalType global;
 };
 
-struct CoreModuleType {
+}  // namespace cmhost::validate
+
+// Opaque in cmhost/types.hpp.
+struct cmhost::CoreModuleType {
+  using CoreExtern = validate::CoreExtern;
   struct Import {
     std::string module;
     std::string name;
@@ -114,6 +63,10 @@ struct CoreModuleType {
   std::vector<Import> imports;
   std::vector<Export> exports;
 };
+
+namespace cmhost::validate {
+
+using cmhost::CoreModuleType;
 
 // Resource types are abstract: an abi::ResourceType object is the identity
 // of one resource type *as seen by one component*: a definition, a
@@ -279,11 +232,8 @@ struct ComponentPlan {
 struct Plan {
   std::shared_ptr<const ComponentPlan> root;
   std::vector<binary::ByteRange> modules;
-  // The type name (ExternDesc::name_id) an own or borrow type was written
-  // with, 0 when it named a resource definition or is unknown: how a handle
-  // of a resource alias (`type h = r`) prints as `h`.
-  uint64_t handle_name(const abi::Type& handle) const;
-  // handle_name's table: handle -> (the handle, kept alive; its name).
+  // The type name an own or borrow type was written with (see
+  // ComponentInfo::handle_name): handle -> (the handle, kept alive; its name).
   std::unordered_map<const abi::Type*, std::pair<abi::TypeRef, uint64_t>> handle_names;
 };
 
@@ -318,8 +268,6 @@ std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
                                                      const std::map<std::string, ExternDesc>& args);
 
 // Component text (WAT-like) for types, e.g. `(func (param "x" u32) (result string))`.
-std::string to_string(const ExternDesc& desc);
-std::string to_string(const FuncType& type);
 std::string to_string(const CoreExtern& type);
 
 }  // namespace cmhost::validate

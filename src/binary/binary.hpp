@@ -21,6 +21,9 @@
 #include <variant>
 #include <vector>
 
+#include "cmhost/names.hpp"
+#include "cmhost/sort.hpp"
+
 namespace cmhost::binary {
 
 struct ByteRange {
@@ -29,12 +32,9 @@ struct ByteRange {
 };
 
 // Both index-space families in one enum: `sort` and `core:sort`.
-enum class Sort : uint8_t {
-  CoreFunc, CoreTable, CoreMemory, CoreGlobal, CoreTag, CoreType, CoreModule, CoreInstance,
-  Func, Value, Type, Component, Instance,
-};
-const char* to_string(Sort sort) noexcept;
-inline bool is_core(Sort sort) { return sort <= Sort::CoreInstance; }
+using cmhost::Sort;
+using cmhost::is_core;
+using cmhost::to_string;
 
 struct SortIndex {
   Sort sort = Sort::Func;
@@ -432,26 +432,10 @@ Component decode_component(std::span<const uint8_t> bytes);
 
 // ---- Import/export name grammar (Explainer.md) ----
 
-// An externname split into its parts. Decoding does not require names to
-// parse (that is validation, as in the reference tests); the validator uses this.
-struct ParsedExternName {
-  enum class Kind : uint8_t { Label, Constructor, Method, Static, Interface };
-  Kind kind = Kind::Label;
-  // Legacy `[async]`, `[async method]` and `[async static]` prefixes. They are
-  // not in the current Explainer (async is a function type property now).
-  bool legacy_async = false;
-  std::string resource;  // Constructor, Method, Static: the resource label
-  std::string label;     // Label: the name. Method, Static: the function label
-  std::string namespace_name, package, interface;  // Interface
-  std::optional<std::string> version;              // Interface: after '@'
-};
-
-// Parses an externname; on failure returns nullopt and, if `why` is given,
-// says why. Nested namespaces/projections (🪺) are not accepted.
-std::optional<ParsedExternName> parse_extern_name(std::string_view name,
-                                                  std::string* why = nullptr);
-
-// `label` of the Explainer: kebab-case words or acronyms.
-bool is_label(std::string_view text);
+// An externname split into its parts (cmhost/names.hpp). Decoding does not
+// require names to parse (that is validation, as in the reference tests).
+using cmhost::ParsedExternName;
+using cmhost::parse_extern_name;
+using cmhost::is_label;
 
 }  // namespace cmhost::binary

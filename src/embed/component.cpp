@@ -1,0 +1,35 @@
+// Engine and Component: loading a component, once, for any number of stores.
+#include <fstream>
+#include <iterator>
+
+#include "binary/binary.hpp"
+#include "embed/impl.hpp"
+#include "validate/validate.hpp"
+
+namespace cmhost {
+
+Engine::Engine(engine::EngineConfig config) : core_(engine::make_engine(std::move(config))) {}
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+Engine::~Engine() = default;
+
+Component Component::from_bytes(Engine& engine, std::vector<uint8_t> bytes) {
+  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  const auto decoded = binary::decode_component(*owned);
+  auto plan = validate::validate_component(decoded, *owned);
+  auto impl = std::make_shared<Impl>(Impl{owned, runtime::compile(engine.core(), std::move(plan), *owned)});
+  Component c;
+  c.impl_ = std::move(impl);
+  return c;
+}
+
+Component Component::from_file(Engine& engine, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::Usage, "cannot read " + path);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return from_bytes(engine, std::move(bytes));
+}
+
+const ComponentType& Component::type() const { return impl_->compiled.plan.root->type; }
+
+}  // namespace cmhost

@@ -1,0 +1,73 @@
+// What the public classes of cmhost.hpp hold behind their opaque `Impl`s:
+// the runtime's objects, and the host room's.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cmhost/cmhost.hpp"
+#include "host/objects.hpp"
+#include "runtime/runtime.hpp"
+
+namespace cmhost {
+
+class Component::Impl {
+ public:
+  std::shared_ptr<const std::vector<uint8_t>> bytes;
+  runtime::CompiledComponent compiled;
+};
+
+class Store::Impl {
+ public:
+  explicit Impl(engine::Engine& engine) : runtime(engine) {}
+  // Destroyed after the runtime store: a guest's handles dropped as its
+  // instances go reach the host objects.
+  host::Objects objects;
+  runtime::Store runtime;
+};
+
+class Caller::Context {
+ public:
+  explicit Context(runtime::HostCall& call) : call(call) {}
+  runtime::HostCall& call;
+};
+
+class HostResourceBase::Impl {
+ public:
+  runtime::ResourceTypeRef type;
+};
+
+class Func::Impl {
+ public:
+  explicit Impl(runtime::FuncRef func) : func(std::move(func)) {}
+  runtime::FuncRef func;
+};
+
+class Instance::Impl {
+ public:
+  explicit Impl(std::shared_ptr<runtime::ComponentInstance> instance) : instance(std::move(instance)) {}
+  std::shared_ptr<runtime::ComponentInstance> instance;
+};
+
+class Linker::Impl {
+ public:
+  struct Definition {
+    std::string name;
+    runtime::FuncRef func;
+  };
+  struct Wrapped {
+    std::string name;
+    const std::type_info* signature;
+    WrappedMaker make;
+  };
+  std::vector<Definition> definitions;
+  std::vector<Wrapped> wrapped;
+  std::vector<std::pair<std::string, runtime::ResourceTypeRef>> resources;
+  std::vector<std::pair<std::string, std::shared_ptr<runtime::ComponentInstance>>> instances;
+  bool stub_imports = false;
+};
+
+}  // namespace cmhost

@@ -1,0 +1,88 @@
+// Instance and Func: finding and calling a component's exports.
+#include <fmt/core.h>
+
+#include "embed/impl.hpp"
+#include "host/type_name.hpp"
+
+namespace cmhost {
+
+namespace {
+
+// `ns:pkg/iface@1.2.3` without its version.
+std::string_view without_version(std::string_view name) { return name.substr(0, name.find('@')); }
+
+}  // namespace
+
+const FuncType& Func::type() const { return impl_->func->type(); }
+
+std::vector<Val> Func::call(Store& store, std::span<const Val> args) const {
+  return impl_->func->call(store.impl_->runtime, args);
+}
+
+void Func::call_reading(Store& store, std::span<const Val> args, const ResultReader& read) const {
+  impl_->func->call_reading(store.impl_->runtime, args, read);
+}
+
+void Func::call_lowering(Store& store, const ArgLowerer& lower, const ResultReader& read) const {
+  impl_->func->call_lowering(store.impl_->runtime, lower, read);
+}
+
+const ComponentType& Instance::type() const { return *impl_->instance->type(); }
+
+std::vector<Func> Instance::funcs() const {
+  std::vector<Func> out;
+  auto add = [&](std::string name, const runtime::FuncRef& f) {
+    out.push_back(Func(std::move(name), std::make_shared<const Func::Impl>(f)));
+  };
+  for (const auto& [name, item] : impl_->instance->exports().exports) {
+    if (item.sort == Sort::Func) add(name, item.func);
+    if (item.sort == Sort::Instance)
+      for (const auto& [inner, inner_item] : item.instance->exports)
+        if (inner_item.sort == Sort::Func) add(name + "#" + inner, inner_item.func);
+  }
+  return out;
+}
+
+Func Instance::func(std::string_view name) const {
+  const auto all = funcs();
+  for (const auto& f : all)
+    if (f.name() == name) return f;
+  // An interface function named without its version, if only one matches.
+  if (const auto hash = name.find('#'); hash != std::string_view::npos && name.find('@') == std::string_view::npos) {
+    const Func* match = nullptr;
+    size_t matches = 0;
+    for (const auto& f : all) {
+      const auto fhash = f.name().find('#');
+      if (fhash == std::string::npos) continue;
+      const std::string_view fname = f.name();
+      if (without_version(fname.substr(0, fhash)) == name.substr(0, hash) &&
+          fname.substr(fhash + 1) == name.substr(hash + 1)) {
+        match = &f;
+        ++matches;
+      }
+    }
+    if (matches == 1) return *match;
+    if (matches > 1)
+      throw Error(ErrorKind::Usage, fmt::format("`{}` is ambiguous: several versions are exported", name));
+  }
+  std::string known;
+  for (const auto& f : all) known += (known.empty() ? "" : ", ") + f.name();
+  throw Error(ErrorKind::Usage, fmt::format("no exported function `{}` (exports: {})", name,
+                                            known.empty() ? "none" : known));
+}
+
+void Instance::check_typed(const Func& f, const std::type_info& signature,
+                           std::string (*mismatch)(const FuncType& type, bool results_spilled)) {
+  const runtime::Func& func = *f.impl_->func;
+  std::string why;
+  if (func.is_host()) why = "it is a host function: call it with Func::call";
+  else if (func.memory64()) why = "typed calls read and write 32-bit memories only, and its memory is 64-bit";
+  else if (func.type().async) why = "the export is async";
+  else if (func.params_spilled()) why = "its parameters are passed in memory (more than 16 core values): call Func::call";
+  else why = mismatch(func.type(), func.results_spilled());
+  if (why.empty()) return;
+  throw Error(ErrorKind::Usage, fmt::format("`{}` is {}; the C++ signature {} does not match it: {}", f.name(),
+                                            to_string(f.type()), host::type_name(signature), why));
+}
+
+}  // namespace cmhost

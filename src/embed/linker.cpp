@@ -1,0 +1,253 @@
+// Linker: what a component's imports are supplied with, checked by the one
+// link check (validate::instantiation_mismatch) at instantiation.
+#include <fmt/core.h>
+
+#include "embed/impl.hpp"
+#include "host/type_name.hpp"
+#include "validate/validate.hpp"
+
+namespace cmhost {
+
+namespace {
+
+// What a definition supplies, as the validator types it: the one link check
+// compares these with the component's imports (validate::instantiation_mismatch).
+validate::ExternDesc func_desc(const runtime::FuncRef& func) {
+  validate::ExternDesc d;
+  d.sort = Sort::Func;
+  d.func = func->type_ref();
+  return d;
+}
+
+// Whether another instance's exports can supply an import of `type`: every
+// export it names, of the same sort, functions of equal types with any
+// resource taken for any resource (see above).
+void check_instance_supply(const std::string& name, const validate::InstanceType& type,
+                           const runtime::InstanceItems& supplied, std::vector<std::string>& problems) {
+  const abi::SameResource any_resource = [](const abi::ResourceType&, const abi::ResourceType&) { return true; };
+  for (const auto& e : type.exports) {
+    const std::string full = name + "#" + e.name;
+    const runtime::Item* item = supplied.find(e.name);
+    if (!item) {
+      problems.push_back(full + " (not exported by the supplied instance)");
+      continue;
+    }
+    if (item->sort != e.desc.sort) {
+      problems.push_back(fmt::format("{} (a {} is supplied for a {})", full, to_string(item->sort),
+                                     to_string(e.desc.sort)));
+      continue;
+    }
+    if (e.desc.sort == Sort::Func) {
+      const FuncType& have = item->func->type();
+      const FuncType& want = *e.desc.func;
+      bool same = have.async == want.async && have.params.size() == want.params.size() &&
+                  have.param_names == want.param_names && !have.result == !want.result;
+      for (size_t i = 0; same && i < have.params.size(); ++i)
+        same = abi::equal(*have.params[i], *want.params[i], any_resource);
+      if (same && have.result) same = abi::equal(*have.result, *want.result, any_resource);
+      if (!same)
+        problems.push_back(fmt::format("{} (expected {}, supplied {})", full, to_string(want),
+                                       to_string(have)));
+    } else if (e.desc.sort == Sort::Type && e.desc.resource && !item->resource) {
+      problems.push_back(full + " (a resource type is expected)");
+    } else if (e.desc.sort == Sort::Instance && e.desc.instance && item->instance) {
+      check_instance_supply(full, *e.desc.instance, *item->instance, problems);
+    }
+  }
+}
+
+validate::ExternDesc resource_desc(const runtime::ResourceTypeRef& resource) {
+  validate::ExternDesc d;
+  d.sort = Sort::Type;
+  d.resource = resource->abi_type;
+  return d;
+}
+
+// A runtime host function calling `function` with its call's context.
+runtime::FuncRef host_func(std::shared_ptr<const FuncType> type, HostFunction function) {
+  return runtime::Func::host(std::move(type), [function = std::move(function)](runtime::HostCall& call,
+                                                                               std::span<const Val> args) {
+    Caller::Context context(call);
+    Caller caller(context);
+    return function(caller, args);
+  });
+}
+
+runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
+  return runtime::Func::host(std::move(type), [name](runtime::HostCall&, std::span<const Val>) -> std::vector<Val> {
+    throw_trap("called the stub of unsupplied import `" + name + "`");
+  });
+}
+
+}  // namespace
+
+Linker::Linker() : impl_(std::make_unique<Impl>()) {}
+Linker::Linker(const Linker& other) : impl_(std::make_unique<Impl>(*other.impl_)) {}
+Linker& Linker::operator=(const Linker& other) {
+  if (this != &other) impl_ = std::make_unique<Impl>(*other.impl_);
+  return *this;
+}
+Linker::Linker(Linker&& other) noexcept = default;
+Linker& Linker::operator=(Linker&& other) noexcept = default;
+Linker::~Linker() = default;
+
+void Linker::define_func(std::string name, FuncType type, HostFunction function) {
+  impl_->definitions.push_back(
+      {std::move(name), host_func(std::make_shared<const FuncType>(std::move(type)), std::move(function))});
+}
+
+void Linker::define_func(std::string name, FuncType type,
+                         std::function<std::vector<Val>(std::span<const Val>)> function) {
+  auto callback = [function = std::move(function)](runtime::HostCall&, std::span<const Val> args) {
+    return function(args);
+  };
+  impl_->definitions.push_back(
+      {std::move(name), runtime::Func::host(std::make_shared<const FuncType>(std::move(type)), std::move(callback))});
+}
+
+void Linker::add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make) {
+  impl_->wrapped.push_back({std::move(name), &signature, std::move(make)});
+}
+
+HostResourceBase Linker::define_host_resource(std::string name) {
+  auto type = std::make_shared<runtime::ResourceType>();
+  type->name = name.substr(name.find('#') + 1);
+  // The last own handle dropped frees the host object behind the rep.
+  type->host_drop = [](runtime::Store& runtime, uint32_t rep) {
+    if (auto* store = static_cast<Store*>(runtime.embedder()); store && store->impl_)
+      store->impl_->objects.remove(rep);
+  };
+  type->abi_type = std::make_shared<const abi::ResourceType>(abi::ResourceType{type->name});
+  impl_->resources.emplace_back(std::move(name), type);
+  auto impl = std::make_shared<HostResourceBase::Impl>();
+  impl->type = std::move(type);
+  return HostResourceBase(std::move(impl));
+}
+
+void Linker::define_instance(std::string name, const Instance& instance) {
+  impl_->instances.emplace_back(std::move(name), instance.impl_->instance);
+}
+
+void Linker::allow_stub_imports(bool allow) { impl_->stub_imports = allow; }
+
+Instance Linker::instantiate(Store& store, const Component& component) const {
+  std::map<std::string, runtime::Item, std::less<>> imports;
+  std::map<std::string, validate::ExternDesc> supplied;  // what is type-checked, by import name
+  std::vector<std::string> missing;
+  auto find = [&](const std::string& name) -> runtime::FuncRef {
+    for (const auto& d : impl_->definitions)
+      if (d.name == name) return d.func;
+    return nullptr;
+  };
+  // A wrapped callable made for the import's type, or a link error naming
+  // both when its C++ signature does not fit.
+  auto find_wrapped = [&](const std::string& name,
+                          const std::shared_ptr<const FuncType>& type) -> runtime::FuncRef {
+    for (const auto& w : impl_->wrapped) {
+      if (w.name != name) continue;
+      std::string why;
+      if (HostFunction f = w.make(*type, why)) return host_func(type, std::move(f));
+      throw Error(ErrorKind::Link, fmt::format("import `{}` is {}; the C++ function {} does not fit it: {}", name,
+                                               to_string(*type), host::type_name(*w.signature), why));
+    }
+    return nullptr;
+  };
+  auto find_resource = [&](const std::string& name) -> runtime::ResourceTypeRef {
+    for (const auto& [n, type] : impl_->resources)
+      if (n == name) return type;
+    return nullptr;
+  };
+  auto find_instance = [&](const std::string& name) -> const runtime::ComponentInstance* {
+    for (auto it = impl_->instances.rbegin(); it != impl_->instances.rend(); ++it)  // the latest definition wins
+      if (it->first == name) return it->second.get();
+    return nullptr;
+  };
+  for (const auto& import : component.type().imports) {
+    runtime::Item item;
+    item.sort = import.desc.sort;
+    if (import.desc.sort == Sort::Func) {
+      item.func = find(import.name);
+      if (!item.func) item.func = find_wrapped(import.name, import.desc.func);
+      if (item.func) supplied[import.name] = func_desc(item.func);
+      if (!item.func && impl_->stub_imports) item.func = stub(import.name, import.desc.func);  // stubs are not checked
+      if (!item.func) missing.push_back(import.name);
+    } else if (import.desc.sort == Sort::Instance && find_instance(import.name)) {
+      // Another instance's exports: their types name that component's own
+      // resource identities, which the runtime binds to the actual ones by
+      // name as it instantiates, so resources compare loosely here.
+      const runtime::ComponentInstance& other = *find_instance(import.name);
+      item.instance = other.exports_ref();
+      std::vector<std::string> problems;
+      check_instance_supply(import.name, *import.desc.instance, *item.instance, problems);
+      if (!problems.empty()) {
+        std::string list;
+        for (const auto& p : problems) list += "\n  " + p;
+        throw Error(ErrorKind::Link, "instance import `" + import.name + "` cannot be supplied:" + list);
+      }
+    } else if (import.desc.sort == Sort::Instance) {
+      auto items = std::make_shared<runtime::InstanceItems>();
+      auto type = std::make_shared<validate::InstanceType>();
+      bool stubbed = false;
+      for (const auto& e : import.desc.instance->exports) {
+        const std::string full = import.name + "#" + e.name;
+        runtime::Item inner;
+        inner.sort = e.desc.sort;
+        if (e.desc.sort == Sort::Func) {
+          inner.func = find(full);
+          if (!inner.func) inner.func = find_wrapped(full, e.desc.func);
+          if (inner.func) type->exports.push_back({e.name, func_desc(inner.func)});
+          if (!inner.func && impl_->stub_imports) {
+            inner.func = stub(full, e.desc.func);
+            stubbed = true;
+          }
+          if (!inner.func) {
+            missing.push_back(full);
+            continue;
+          }
+        } else if (e.desc.sort == Sort::Type && e.desc.resource) {
+          inner.resource = find_resource(full);
+          if (!inner.resource) {
+            missing.push_back(full + " (resource)");
+            continue;
+          }
+          type->exports.push_back({e.name, resource_desc(inner.resource)});
+        } else if (e.desc.sort == Sort::Type && e.desc.value) {
+          inner.value_type = e.desc.value;
+          type->exports.push_back({e.name, e.desc});
+        } else {
+          missing.push_back(full + " (" + to_string(e.desc.sort) + ")");
+          continue;
+        }
+        items->exports.emplace_back(e.name, inner);
+      }
+      item.instance = items;
+      if (!stubbed) {  // an instance with stubs runs until one is called: not checked
+        validate::ExternDesc d;
+        d.sort = Sort::Instance;
+        d.instance = std::move(type);
+        supplied[import.name] = std::move(d);
+      }
+    } else if (import.desc.sort == Sort::Type && import.desc.resource) {
+      item.resource = find_resource(import.name);
+      if (item.resource) supplied[import.name] = resource_desc(item.resource);
+      else missing.push_back(import.name + " (resource)");
+    } else if (import.desc.sort == Sort::Type && import.desc.value) {
+      item.value_type = import.desc.value;
+    } else {
+      missing.push_back(import.name + " (" + to_string(import.desc.sort) + ")");
+    }
+    imports.emplace(import.name, std::move(item));
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += "\n  " + m;
+    throw Error(ErrorKind::Link, "missing imports:" + list);
+  }
+  if (const auto mismatch = validate::instantiation_mismatch(component.type(), supplied))
+    throw Error(ErrorKind::Link, fmt::format("import `{}` has the wrong type: {}\n  expected: {}\n  supplied: {}",
+                                             mismatch->import, mismatch->why, to_string(mismatch->expected),
+                                             to_string(supplied.at(mismatch->import))));
+  return Instance(std::make_shared<const Instance::Impl>(store.impl_->runtime.instantiate(component.impl_->compiled, imports)));
+}
+
+}  // namespace cmhost

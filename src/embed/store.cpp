@@ -1,0 +1,84 @@
+// Store, its user data and host objects, and what a host function sees of
+// its call (Caller).
+#include <fmt/core.h>
+
+#include "embed/impl.hpp"
+#include "host/type_name.hpp"
+
+namespace cmhost {
+
+Store::Store(Engine& engine) : impl_(std::make_unique<Impl>(engine.core())) { impl_->runtime.set_embedder(this); }
+
+Store::Store(Store&& other) noexcept
+    : data_(std::move(other.data_)), data_type_(other.data_type_), impl_(std::move(other.impl_)) {
+  if (impl_) impl_->runtime.set_embedder(this);
+}
+
+Store& Store::operator=(Store&& other) noexcept {
+  impl_.reset();  // the instances and host objects go before the user data they may use
+  data_ = std::move(other.data_);
+  data_type_ = other.data_type_;
+  impl_ = std::move(other.impl_);
+  if (impl_) impl_->runtime.set_embedder(this);
+  return *this;
+}
+
+Store::~Store() { impl_.reset(); }
+
+size_t Store::host_objects() const { return impl_->objects.size(); }
+
+void Store::drop(const Val& own) {
+  if (own.kind() != abi::ValKind::Own) throw_invalid_value("Store::drop takes an own handle");
+  impl_->runtime.drop_resource(own.as_handle());
+}
+
+void Store::check_data_type(const std::type_info& asked) const {
+  if (data_type_ && *data_type_ == asked) return;
+  throw Error(ErrorKind::Usage, data_type_ ? fmt::format("the store's data is a {}, not a {}", host::type_name(*data_type_),
+                                                         host::type_name(asked))
+                                           : fmt::format("the store has no data (asked for a {})", host::type_name(asked)));
+}
+
+Store& Caller::store() {
+  auto* store = static_cast<Store*>(context_.call.store.embedder());
+  if (!store) throw Error(ErrorKind::Usage, "the runtime store has no cmhost::Store");
+  return *store;
+}
+
+bool Caller::from_guest() const { return context_.call.caller != nullptr; }
+
+std::span<uint8_t> Caller::memory() {
+  abi::AbiContext* cx = context_.call.caller_cx;
+  if (!cx || !cx->has_memory()) return {};
+  cx->refresh();
+  return {cx->base(), static_cast<size_t>(cx->size())};
+}
+
+uint64_t Caller::realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align, uint64_t new_size) {
+  abi::AbiContext* cx = context_.call.caller_cx;
+  if (!cx || !cx->has_memory()) throw Error(ErrorKind::Usage, "the call has no guest memory to allocate in");
+  return cx->realloc(old_ptr, old_size, align, new_size);
+}
+
+HostResourceBase::HostResourceBase(std::shared_ptr<const Impl> impl)
+    : impl_(std::move(impl)), abi_type_(impl_->type->abi_type) {}
+
+Val HostResourceBase::make_object(Store& store, std::shared_ptr<void> object, const std::type_info& type) const {
+  if (!object) throw_invalid_value("a host resource needs an object, not null");
+  const uint32_t rep = store.impl_->objects.add(std::move(object), type);
+  try {
+    return Val::own(store.impl_->runtime.new_resource(impl_->type, rep));
+  } catch (...) {
+    store.impl_->objects.remove(rep);
+    throw;
+  }
+}
+
+void* HostResourceBase::object(Store& store, const Val& handle, const std::type_info& type) const {
+  if (handle.kind() != abi::ValKind::Own && handle.kind() != abi::ValKind::Borrow)
+    throw_invalid_value("a host resource handle is an own or borrow value");
+  const uint32_t rep = store.impl_->runtime.resource_rep(handle.as_handle(), impl_->type);
+  return store.impl_->objects.get(rep, type);
+}
+
+}  // namespace cmhost
