@@ -8,7 +8,7 @@ namespace cmhost::binary::detail {
 void Reader::fail_at(size_t offset, const std::string& reason) const {
   std::string message = "at byte " + hex(offset) + ": " + reason;
   if (context_ && *context_) message += std::string(" in ") + context_;
-  throw Error(ErrorKind::Decode, message);
+  throw Error(kind_, message);
 }
 
 void Reader::fail_unknown(const char* what, uint8_t byte) const {
@@ -61,24 +61,27 @@ uint64_t Reader::read_u64() {
   }
 }
 
-int64_t Reader::read_s33() {
+// Signed LEB128 of `bits` bits: at most ceil(bits/7) bytes, and the bits
+// of the last byte beyond `bits` must repeat the sign bit.
+int64_t Reader::read_signed(unsigned bits) {
   const size_t start = pos_;
   uint64_t result = 0;
   for (unsigned shift = 0;; shift += 7) {
     if (at_end()) fail("unexpected end of data reading an integer");
     const uint8_t byte = input_[pos_++];
-    if (shift == 28) {
-      // Bits 0-4 of the last byte are value bits (bit 4 the sign); bits 5-6
-      // must repeat the sign.
+    if (shift + 7 >= bits) {
       if (byte & 0x80)
-        fail_at(start, "integer representation too long (s33 takes at most 5 bytes)");
-      const uint8_t high = byte & 0x70;
-      if (high != 0 && high != 0x70) fail_at(start, "integer too large for s33");
+        fail_at(start, "integer representation too long (s" + std::to_string(bits) + " takes at most " +
+                           std::to_string((bits + 6) / 7) + " bytes)");
+      const unsigned value_bits = bits - shift;  // the sign bit is the last of them
+      const uint8_t unused = uint8_t(0x7f << value_bits) & 0x7f;
+      const uint8_t expected = (byte >> (value_bits - 1)) & 1 ? unused : 0;
+      if ((byte & unused) != expected) fail_at(start, "integer too large for s" + std::to_string(bits));
     }
     result |= uint64_t(byte & 0x7f) << shift;
     if ((byte & 0x80) == 0) {
-      const unsigned bits = shift + 7;
-      if (bits < 64 && (byte & 0x40)) result |= ~uint64_t{0} << bits;
+      const unsigned read = shift + 7;
+      if (read < 64 && (byte & 0x40)) result |= ~uint64_t{0} << read;
       return static_cast<int64_t>(result);
     }
   }
@@ -131,7 +134,7 @@ bool Reader::read_flag(const char* what) {
 
 Reader Reader::sub_reader(size_t size, const char* context) {
   require(size, "a section");
-  Reader sub(input_, pos_, pos_ + size, context);
+  Reader sub(input_, pos_, pos_ + size, context, kind_);
   sub.depth_ = depth_;
   pos_ += size;
   return sub;

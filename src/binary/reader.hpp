@@ -11,8 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "support/text.hpp"
 #include "binary/binary.hpp"
+#include "cmhost/error.hpp"
+#include "support/text.hpp"
 
 namespace cmhost::binary::detail {
 
@@ -22,8 +23,11 @@ inline constexpr unsigned kMaxNestingDepth = 100;
 
 class Reader {
  public:
-  Reader(std::span<const uint8_t> input, size_t begin, size_t end, const char* context)
-      : input_(input), pos_(begin), end_(end), context_(context) {}
+  // `kind` is what a malformed input throws: Decode for the component
+  // binary, Validate for the core modules validation reads with it.
+  Reader(std::span<const uint8_t> input, size_t begin, size_t end, const char* context,
+         ErrorKind kind = ErrorKind::Decode)
+      : input_(input), pos_(begin), end_(end), context_(context), kind_(kind) {}
 
   size_t position() const { return pos_; }
   size_t end() const { return end_; }
@@ -35,7 +39,9 @@ class Reader {
   uint8_t read_u8();
   uint32_t read_u32();
   uint64_t read_u64();
-  int64_t read_s33();
+  int64_t read_s33() { return read_signed(33); }
+  int64_t read_s32() { return read_signed(32); }
+  int64_t read_s64() { return read_signed(64); }
 
   // A vector length; larger than the remaining bytes is an error (every
   // element takes at least one byte), so it can bound allocations.
@@ -76,11 +82,13 @@ class Reader {
 
  private:
   void require(size_t n, const char* what) const;
+  int64_t read_signed(unsigned bits);
 
   std::span<const uint8_t> input_;
   size_t pos_;
   size_t end_;
   const char* context_;
+  ErrorKind kind_;
   unsigned depth_ = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "binary/reader.hpp"
 #include "cmhost/error.hpp"
 #include "internal.hpp"
 
@@ -16,107 +17,33 @@ using binary::CoreValType;
 
 // A bounds-checked cursor over one core module; every failure is a Validate
 // error at an absolute offset of the component bytes.
-class ModuleReader {
- public:
-  ModuleReader(std::span<const uint8_t> bytes, size_t begin, size_t end)
-      : bytes_(bytes), pos_(begin), end_(end) {}
-
-  size_t position() const { return pos_; }
-  bool at_end() const { return pos_ >= end_; }
-
-  [[noreturn]] void fail(const std::string& reason) const {
-    detail::fail(pos_, "malformed core module: " + reason);
-  }
-
-  uint8_t u8() {
-    if (pos_ >= end_) fail("unexpected end");
-    return bytes_[pos_++];
-  }
-  uint8_t peek() const {
-    if (pos_ >= end_) fail("unexpected end");
-    return bytes_[pos_];
-  }
-  uint64_t leb_u(unsigned bits) {
-    uint64_t result = 0;
-    for (unsigned shift = 0;; shift += 7) {
-      const uint8_t byte = u8();
-      if (shift >= bits) fail("integer too long");
-      result |= uint64_t(byte & 0x7f) << shift;
-      if (!(byte & 0x80)) {
-        if (bits < 64 && (result >> bits)) fail("integer too large");
-        return result;
-      }
-    }
-  }
-  uint32_t u32() { return static_cast<uint32_t>(leb_u(32)); }
-  uint64_t u64() { return leb_u(64); }
-  // Signed LEB128 of up to `bits` bits; only its length matters here.
-  int64_t leb_s(unsigned bits) {
-    int64_t result = 0;
-    unsigned shift = 0;
-    uint8_t byte;
-    do {
-      byte = u8();
-      if (shift >= bits + 6) fail("integer too long");
-      result |= int64_t(byte & 0x7f) << std::min(shift, 63u);
-      shift += 7;
-    } while (byte & 0x80);
-    if (shift < 64 && (byte & 0x40)) result |= -(int64_t(1) << shift);
-    return result;
-  }
-  void skip(size_t n) {
-    if (n > end_ - pos_) fail("unexpected end");
-    pos_ += n;
-  }
-  std::string name() {
-    const uint32_t size = u32();
-    if (size > end_ - pos_) fail("name runs past the end");
-    std::string out(reinterpret_cast<const char*>(bytes_.data() + pos_), size);
-    pos_ += size;
-    return out;
-  }
-  // A vector count, bounded by the bytes left (every item takes one).
-  uint32_t count() {
-    const uint32_t n = u32();
-    if (n > end_ - pos_) fail("count " + std::to_string(n) + " exceeds the section");
-    return n;
-  }
-  ModuleReader sub(size_t size) {
-    if (size > end_ - pos_) fail("section runs past the end of the module");
-    ModuleReader r(bytes_, pos_, pos_ + size);
-    pos_ += size;
-    return r;
-  }
-
- private:
-  std::span<const uint8_t> bytes_;
-  size_t pos_;
-  size_t end_;
-};
+// Core modules are read with the decoder's reader; what is malformed in
+// them is a validation error (the decoder keeps them as byte ranges).
+using ModuleReader = binary::detail::Reader;
 
 bool is_abstract_heap(uint8_t byte) { return byte >= 0x69 && byte <= 0x74; }
 
 binary::CoreHeapType read_heap_type(ModuleReader& r) {
   binary::CoreHeapType heap;
-  uint8_t byte = r.peek();
+  uint8_t byte = r.peek_u8();
   if (byte == 0x65) {  // shared abstract heap type
-    r.u8();
+    r.read_u8();
     heap.shared = true;
-    byte = r.peek();
+    byte = r.peek_u8();
     if (!is_abstract_heap(byte)) r.fail("bad shared heap type");
   }
   if (is_abstract_heap(byte)) {
-    heap.abstract = binary::AbstractHeapType(r.u8());
+    heap.abstract = binary::AbstractHeapType(r.read_u8());
     return heap;
   }
-  const int64_t index = r.leb_s(33);
+  const int64_t index = r.read_s33();
   if (index < 0) r.fail("bad heap type");
   heap.type_index = static_cast<uint32_t>(index);
   return heap;
 }
 
 CoreValType read_val_type(ModuleReader& r) {
-  const uint8_t byte = r.u8();
+  const uint8_t byte = r.read_u8();
   if (byte >= 0x7b && byte <= 0x7f) return CoreNumType(byte);
   if (byte == 0x63 || byte == 0x64) return binary::CoreRefType{byte == 0x63, read_heap_type(r)};
   if (is_abstract_heap(byte))
@@ -132,17 +59,17 @@ binary::CoreRefType read_ref_type(ModuleReader& r) {
 
 std::vector<CoreValType> read_val_types(ModuleReader& r) {
   std::vector<CoreValType> out;
-  for (uint32_t n = r.count(); n > 0; --n) out.push_back(read_val_type(r));
+  for (uint32_t n = r.read_count("items"); n > 0; --n) out.push_back(read_val_type(r));
   return out;
 }
 
 void skip_field_type(ModuleReader& r) {
-  const uint8_t byte = r.peek();
+  const uint8_t byte = r.peek_u8();
   if (byte == 0x78 || byte == 0x77)
-    r.u8();
+    r.read_u8();
   else
     read_val_type(r);
-  if (r.u8() > 1) r.fail("bad field mutability");
+  if (r.read_u8() > 1) r.fail("bad field mutability");
 }
 
 // One entry of the module's type index space: a function type, or another
@@ -153,8 +80,8 @@ struct ModuleType {
 };
 
 ModuleType read_composite_type(ModuleReader& r) {
-  uint8_t byte = r.u8();
-  if (byte == 0x65) byte = r.u8();  // shared composite type
+  uint8_t byte = r.read_u8();
+  if (byte == 0x65) byte = r.read_u8();  // shared composite type
   ModuleType type;
   switch (byte) {
     case 0x60:
@@ -163,20 +90,20 @@ ModuleType read_composite_type(ModuleReader& r) {
       type.func.results = read_val_types(r);
       break;
     case 0x5f:
-      for (uint32_t n = r.count(); n > 0; --n) skip_field_type(r);
+      for (uint32_t n = r.read_count("items"); n > 0; --n) skip_field_type(r);
       break;
     case 0x5e: skip_field_type(r); break;
-    case 0x5d: r.u32(); break;  // stack switching: cont $ft
+    case 0x5d: r.read_u32(); break;  // stack switching: cont $ft
     default: r.fail("unknown composite type " + hex(byte));
   }
   return type;
 }
 
 ModuleType read_sub_type(ModuleReader& r) {
-  const uint8_t byte = r.peek();
+  const uint8_t byte = r.peek_u8();
   if (byte == 0x50 || byte == 0x4f) {
-    r.u8();
-    for (uint32_t n = r.count(); n > 0; --n) r.u32();
+    r.read_u8();
+    for (uint32_t n = r.read_count("items"); n > 0; --n) r.read_u32();
   }
   return read_composite_type(r);
 }
@@ -185,33 +112,33 @@ binary::CoreLimits read_limits(ModuleReader& r, uint8_t flags) {
   binary::CoreLimits limits;
   limits.shared = flags & 0x02;
   limits.is_64 = flags & 0x04;
-  limits.min = limits.is_64 ? r.u64() : r.u32();
-  if (flags & 0x01) limits.max = limits.is_64 ? r.u64() : r.u32();
+  limits.min = limits.is_64 ? r.read_u64() : r.read_u32();
+  if (flags & 0x01) limits.max = limits.is_64 ? r.read_u64() : r.read_u32();
   return limits;
 }
 
 binary::CoreTableType read_table_type(ModuleReader& r) {
   binary::CoreTableType table;
   table.element = read_ref_type(r);
-  const uint8_t flags = r.u8();
+  const uint8_t flags = r.read_u8();
   if (flags & ~0x07) r.fail("bad table limits flags " + hex(flags));
   table.limits = read_limits(r, flags);
   return table;
 }
 
 binary::CoreMemoryType read_memory_type(ModuleReader& r) {
-  const uint8_t flags = r.u8();
+  const uint8_t flags = r.read_u8();
   if (flags & ~0x0f) r.fail("bad memory limits flags " + hex(flags));
   binary::CoreMemoryType memory;
   memory.limits = read_limits(r, flags);
-  if (flags & 0x08) memory.page_size_log2 = r.u32();
+  if (flags & 0x08) memory.page_size_log2 = r.read_u32();
   return memory;
 }
 
 binary::CoreGlobalType read_global_type(ModuleReader& r) {
   binary::CoreGlobalType global;
   global.type = read_val_type(r);
-  const uint8_t flags = r.u8();
+  const uint8_t flags = r.read_u8();
   if (flags & ~0x03) r.fail("bad global mutability " + hex(flags));
   global.is_mutable = flags & 0x01;
   global.shared = flags & 0x02;
@@ -222,28 +149,28 @@ binary::CoreGlobalType read_global_type(ModuleReader& r) {
 // instructions constant expressions may use (extended-const and GC included).
 void skip_const_expr(ModuleReader& r) {
   for (unsigned n = 0; n < 100000; ++n) {
-    const uint8_t op = r.u8();
+    const uint8_t op = r.read_u8();
     switch (op) {
       case 0x0b: return;
-      case 0x41: r.leb_s(32); break;
-      case 0x42: r.leb_s(64); break;
-      case 0x43: r.skip(4); break;
-      case 0x44: r.skip(8); break;
-      case 0x23: r.u32(); break;  // global.get
-      case 0xd2: r.u32(); break;  // ref.func
+      case 0x41: r.read_s32(); break;
+      case 0x42: r.read_s64(); break;
+      case 0x43: r.read_bytes(4, "a constant"); break;
+      case 0x44: r.read_bytes(8, "a constant"); break;
+      case 0x23: r.read_u32(); break;  // global.get
+      case 0xd2: r.read_u32(); break;  // ref.func
       case 0xd0: read_heap_type(r); break;  // ref.null
       case 0x6a: case 0x6b: case 0x6c:  // i32.add/sub/mul
       case 0x7c: case 0x7d: case 0x7e:  // i64.add/sub/mul
         break;
       case 0xfd:
-        if (r.u32() != 12) r.fail("unsupported vector instruction in a constant expression");
-        r.skip(16);  // v128.const
+        if (r.read_u32() != 12) r.fail("unsupported vector instruction in a constant expression");
+        r.read_bytes(16, "a constant");  // v128.const
         break;
       case 0xfb: {
-        const uint32_t sub = r.u32();
+        const uint32_t sub = r.read_u32();
         switch (sub) {
-          case 0: case 1: case 6: case 7: r.u32(); break;  // struct.new(_default), array.new(_default)
-          case 8: r.u32(); r.u32(); break;                   // array.new_fixed
+          case 0: case 1: case 6: case 7: r.read_u32(); break;  // struct.new(_default), array.new(_default)
+          case 8: r.read_u32(); r.read_u32(); break;                   // array.new_fixed
           case 26: case 27: case 28: break;  // any.convert_extern, extern.convert_any, ref.i31
           default: r.fail("unsupported GC instruction in a constant expression");
         }
@@ -275,10 +202,10 @@ struct Scan {
   }
 
   void read_types(ModuleReader& r) {
-    for (uint32_t n = r.count(); n > 0; --n) {
-      if (r.peek() == 0x4e) {
-        r.u8();
-        for (uint32_t m = r.count(); m > 0; --m) types.push_back(read_sub_type(r));
+    for (uint32_t n = r.read_count("items"); n > 0; --n) {
+      if (r.peek_u8() == 0x4e) {
+        r.read_u8();
+        for (uint32_t m = r.read_count("items"); m > 0; --m) types.push_back(read_sub_type(r));
       } else {
         types.push_back(read_sub_type(r));
       }
@@ -286,19 +213,19 @@ struct Scan {
   }
 
   void read_imports(ModuleReader& r) {
-    for (uint32_t n = r.count(); n > 0; --n) {
+    for (uint32_t n = r.read_count("items"); n > 0; --n) {
       CoreModuleType::Import import;
-      import.module = r.name();
-      import.name = r.name();
+      import.module = r.read_name("a name");
+      import.name = r.read_name("a name");
       for (const auto& other : result.imports)
         if (other.module == import.module && other.name == import.name)
           r.fail("duplicate import name `" + pair_name(import.module, import.name) + "`");
       CoreExtern& type = import.type;
-      const uint8_t kind = r.u8();
+      const uint8_t kind = r.read_u8();
       switch (kind) {
         case 0x00:
           type.sort = binary::Sort::CoreFunc;
-          type.func = func_type(r, r.u32());
+          type.func = func_type(r, r.read_u32());
           funcs.push_back(type.func);
           break;
         case 0x01:
@@ -317,9 +244,9 @@ struct Scan {
           globals.push_back(type.global);
           break;
         case 0x04:
-          if (r.u8() != 0) r.fail("bad tag attribute");
+          if (r.read_u8() != 0) r.fail("bad tag attribute");
           type.sort = binary::Sort::CoreTag;
-          type.func = func_type(r, r.u32());
+          type.func = func_type(r, r.read_u32());
           tags.push_back(type.func);
           break;
         default: r.fail("unknown import kind " + hex(kind));
@@ -330,11 +257,11 @@ struct Scan {
   }
 
   void read_exports(ModuleReader& r) {
-    for (uint32_t n = r.count(); n > 0; --n) {
+    for (uint32_t n = r.read_count("items"); n > 0; --n) {
       CoreModuleType::Export exported;
-      exported.name = r.name();
-      const uint8_t kind = r.u8();
-      const uint32_t index = r.u32();
+      exported.name = r.read_name("a name");
+      const uint8_t kind = r.read_u8();
+      const uint32_t index = r.read_u32();
       auto check = [&](size_t size, const char* what) {
         if (index >= size) r.fail("export of unknown " + std::string(what) + " " + std::to_string(index));
       };
@@ -379,25 +306,26 @@ struct Scan {
 CoreModuleType scan_core_module(std::span<const uint8_t> bytes, binary::ByteRange range) {
   if (range.offset > bytes.size() || range.size > bytes.size() - range.offset || range.size < 8)
     fail(range.offset, "core module outside the component bytes");
-  ModuleReader module(bytes, range.offset + 8, range.offset + range.size);  // after the preamble
+  ModuleReader module(bytes, range.offset + 8, range.offset + range.size, "a core module",
+                      ErrorKind::Validate);  // after the preamble
   Scan scan;
   while (!module.at_end()) {
-    const uint8_t id = module.u8();
-    const uint32_t size = module.u32();
-    ModuleReader section = module.sub(size);
+    const uint8_t id = module.read_u8();
+    const uint32_t size = module.read_u32();
+    ModuleReader section = module.sub_reader(size, "a core module");
     switch (id) {
       case 1: scan.read_types(section); break;
       case 2: scan.read_imports(section); break;
       case 3:
-        for (uint32_t n = section.count(); n > 0; --n)
-          scan.funcs.push_back(scan.func_type(section, section.u32()));
+        for (uint32_t n = section.read_count("items"); n > 0; --n)
+          scan.funcs.push_back(scan.func_type(section, section.read_u32()));
         break;
       case 4:
-        for (uint32_t n = section.count(); n > 0; --n) {
-          const bool with_init = section.peek() == 0x40;
+        for (uint32_t n = section.read_count("items"); n > 0; --n) {
+          const bool with_init = section.peek_u8() == 0x40;
           if (with_init) {
-            section.u8();
-            if (section.u8() != 0) section.fail("bad table encoding");
+            section.read_u8();
+            if (section.read_u8() != 0) section.fail("bad table encoding");
           }
           scan.tables.push_back(read_table_type(section));
           CoreExtern table;
@@ -408,7 +336,7 @@ CoreModuleType scan_core_module(std::span<const uint8_t> bytes, binary::ByteRang
         }
         break;
       case 5:
-        for (uint32_t n = section.count(); n > 0; --n) {
+        for (uint32_t n = section.read_count("items"); n > 0; --n) {
           CoreExtern memory;
           memory.sort = binary::Sort::CoreMemory;
           memory.memory = read_memory_type(section);
@@ -417,13 +345,13 @@ CoreModuleType scan_core_module(std::span<const uint8_t> bytes, binary::ByteRang
         }
         break;
       case 13:
-        for (uint32_t n = section.count(); n > 0; --n) {
-          if (section.u8() != 0) section.fail("bad tag attribute");
-          scan.tags.push_back(scan.func_type(section, section.u32()));
+        for (uint32_t n = section.read_count("items"); n > 0; --n) {
+          if (section.read_u8() != 0) section.fail("bad tag attribute");
+          scan.tags.push_back(scan.func_type(section, section.read_u32()));
         }
         break;
       case 6:
-        for (uint32_t n = section.count(); n > 0; --n) {
+        for (uint32_t n = section.read_count("items"); n > 0; --n) {
           scan.globals.push_back(read_global_type(section));
           skip_const_expr(section);
         }
