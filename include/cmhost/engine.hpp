@@ -18,14 +18,16 @@
 #include <string>
 #include <vector>
 
+#include "cmhost/core_type.hpp"
+
 namespace cmhost::engine {
 
-enum class ValType : uint8_t { I32, I64, F32, F64, V128, FuncRef, ExternRef };
-const char* to_string(ValType t) noexcept;
+using cmhost::CoreType;
+using cmhost::to_string;
 
 struct FuncType {
-  std::vector<ValType> params;
-  std::vector<ValType> results;
+  std::vector<CoreType> params;
+  std::vector<CoreType> results;
   bool operator==(const FuncType&) const = default;
 };
 std::string to_string(const FuncType& t);
@@ -46,7 +48,7 @@ struct ExternType {
   ExternKind kind = ExternKind::Func;
   FuncType func;        // Func, Tag (a tag's parameters)
   Limits limits;        // Table, Memory
-  ValType value = ValType::I32;  // Global's value type, Table's element type
+  CoreType value = CoreType::I32;  // Global's value type, Table's element type
   bool mutable_global = false;
 };
 

@@ -71,16 +71,6 @@ const char* to_string(TypeKind kind) noexcept {
   return "?";
 }
 
-const char* to_string(CoreType t) noexcept {
-  switch (t) {
-    case CoreType::I32: return "i32";
-    case CoreType::I64: return "i64";
-    case CoreType::F32: return "f32";
-    case CoreType::F64: return "f64";
-  }
-  return "?";
-}
-
 Type::Type(TypeKind kind) : kind_(kind) {}
 
 TypeRef Type::primitive(TypeKind kind) {

@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "cmhost/core_type.hpp"
 #include "cmhost/names.hpp"
 #include "cmhost/sort.hpp"
 
@@ -63,6 +64,12 @@ struct CoreRefType {
 };
 
 using CoreValType = std::variant<CoreNumType, CoreRefType>;
+
+// The engine-level type a decoded one stands for: numbers and v128 as
+// themselves, nullable func and extern references as funcref and
+// externref; nullopt for the other reference types.
+std::optional<cmhost::CoreType> to_core_type(const CoreValType& type);
+CoreValType to_core_val_type(cmhost::CoreType type);
 
 enum class CorePackedType : uint8_t { I8 = 0x78, I16 = 0x77 };
 using CoreStorageType = std::variant<CoreValType, CorePackedType>;

@@ -237,3 +237,40 @@ CoreType read_core_type(Reader& r) {
 }
 
 }  // namespace cmhost::binary::detail
+
+namespace cmhost::binary {
+
+using Core = cmhost::CoreType;
+
+std::optional<Core> to_core_type(const CoreValType& type) {
+  if (const auto* num = std::get_if<CoreNumType>(&type)) {
+    switch (*num) {
+      case CoreNumType::I32: return Core::I32;
+      case CoreNumType::I64: return Core::I64;
+      case CoreNumType::F32: return Core::F32;
+      case CoreNumType::F64: return Core::F64;
+      case CoreNumType::V128: return Core::V128;
+    }
+    return std::nullopt;
+  }
+  const auto& ref = std::get<CoreRefType>(type);
+  if (!ref.nullable || ref.heap.type_index || ref.heap.shared) return std::nullopt;
+  if (ref.heap.abstract == AbstractHeapType::Func) return Core::FuncRef;
+  if (ref.heap.abstract == AbstractHeapType::Extern) return Core::ExternRef;
+  return std::nullopt;
+}
+
+CoreValType to_core_val_type(Core type) {
+  switch (type) {
+    case Core::I32: return CoreNumType::I32;
+    case Core::I64: return CoreNumType::I64;
+    case Core::F32: return CoreNumType::F32;
+    case Core::F64: return CoreNumType::F64;
+    case Core::V128: return CoreNumType::V128;
+    case Core::FuncRef: return CoreRefType{true, CoreHeapType{AbstractHeapType::Func, std::nullopt, false}};
+    case Core::ExternRef: return CoreRefType{true, CoreHeapType{AbstractHeapType::Extern, std::nullopt, false}};
+  }
+  return CoreNumType::I32;
+}
+
+}  // namespace cmhost::binary

@@ -4,22 +4,9 @@
 
 namespace cmhost::engine {
 
-const char* to_string(ValType t) noexcept {
-  switch (t) {
-    case ValType::I32: return "i32";
-    case ValType::I64: return "i64";
-    case ValType::F32: return "f32";
-    case ValType::F64: return "f64";
-    case ValType::V128: return "v128";
-    case ValType::FuncRef: return "funcref";
-    case ValType::ExternRef: return "externref";
-  }
-  return "?";
-}
-
 // In the spec's notation: "[i32 i64] -> [f32]".
 std::string to_string(const FuncType& t) {
-  auto list = [](const std::vector<ValType>& types) {
+  auto list = [](const std::vector<CoreType>& types) {
     std::string text = "[";
     for (size_t i = 0; i < types.size(); ++i) {
       if (i) text += ' ';

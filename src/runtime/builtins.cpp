@@ -22,17 +22,10 @@ using Results = std::span<uint64_t>;
 // Returned by a copy or a cancellation that has to wait, in async mode.
 constexpr uint32_t kBlocked = 0xffff'ffff;
 
-engine::ValType engine_type(const binary::CoreValType& t) {
-  const auto* num = std::get_if<binary::CoreNumType>(&t);
-  if (!num) throw Error(ErrorKind::Link, "built-ins taking references are not supported");
-  switch (*num) {
-    case binary::CoreNumType::I32: return engine::ValType::I32;
-    case binary::CoreNumType::I64: return engine::ValType::I64;
-    case binary::CoreNumType::F32: return engine::ValType::F32;
-    case binary::CoreNumType::F64: return engine::ValType::F64;
-    case binary::CoreNumType::V128: return engine::ValType::V128;
-  }
-  return engine::ValType::I32;
+CoreType engine_type(const binary::CoreValType& t) {
+  if (!std::holds_alternative<binary::CoreNumType>(t))
+    throw Error(ErrorKind::Link, "built-ins taking references are not supported");
+  return *binary::to_core_type(t);
 }
 
 engine::FuncType engine_func_type(const binary::CoreFuncType& t) {
@@ -227,7 +220,7 @@ uint32_t Builtins::new_thread(const Site& site, uint32_t function_index, uint32_
   check_may_leave(site);
   const auto function = site.store->core().table_func(*site.links.table, function_index);
   if (!function) throw_trap(fmt::format("thread.new-indirect: no function at table index {}", function_index));
-  const engine::FuncType start_type{{engine::ValType::I32}, {}};
+  const engine::FuncType start_type{{CoreType::I32}, {}};
   if (site.store->core().func_type(*function) != start_type)
     throw_trap("thread.new-indirect: the function's type is not the declared start function type");
   Store* store = site.store;

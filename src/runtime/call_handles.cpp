@@ -138,26 +138,25 @@ void CallHandles::check_borrows_dropped() {
 
 engine::Extern CallHandles::resource_builtin(Store& store, ComponentInstance& inst, binary::CanonKind kind,
                                 ResourceTypeRef type) {
-  using engine::ValType;
   ComponentInstance* self = &inst;
   Store* s = &store;
   switch (kind) {
     case binary::CanonKind::ResourceNew:
-      return store.core().host_func({{ValType::I32}, {ValType::I32}},
+      return store.core().host_func({{CoreType::I32}, {CoreType::I32}},
                                     [self, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t> r) {
                                       if (!self->may_leave_)
                                         throw_trap("cannot leave component instance: resource.new while may_leave is false");
                                       r[0] = self->handles_->add(ResourceHandle{type, uint32_t(p[0]), true, 0, 0});
                                     });
     case binary::CanonKind::ResourceRep:
-      return store.core().host_func({{ValType::I32}, {ValType::I32}},
+      return store.core().host_func({{CoreType::I32}, {CoreType::I32}},
                                     [self, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t> r) {
                                       const ResourceHandle& h = self->handles_->get(uint32_t(p[0]));
                                       check_type(h, type);
                                       r[0] = h.rep;
                                     });
     case binary::CanonKind::ResourceDrop:
-      return store.core().host_func({{ValType::I32}, {}},
+      return store.core().host_func({{CoreType::I32}, {}},
                                     [self, s, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t>) {
                                       if (!self->may_leave_)
                                         throw_trap("cannot leave component instance: resource.drop while may_leave is false");

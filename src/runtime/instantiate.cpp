@@ -54,16 +54,7 @@ const T& at(const std::vector<T>& space, uint32_t index, const char* what) {
   return space[index];
 }
 
-engine::FuncType core_func_type(const abi::CoreSignature& sig) {
-  auto convert = [](const std::vector<abi::CoreType>& types) {
-    std::vector<engine::ValType> out;
-    for (auto t : types) out.push_back(static_cast<engine::ValType>(t));
-    return out;
-  };
-  static_assert(static_cast<int>(abi::CoreType::I32) == static_cast<int>(engine::ValType::I32));
-  static_assert(static_cast<int>(abi::CoreType::F64) == static_cast<int>(engine::ValType::F64));
-  return {convert(sig.params), convert(sig.results)};
-}
+engine::FuncType core_func_type(const abi::CoreSignature& sig) { return {sig.params, sig.results}; }
 
 abi::CanonOptions abi_options(const validate::CanonOptions& o) {
   return abi::CanonOptions{o.addr, o.encoding, true};

@@ -22,8 +22,8 @@ binary::CoreFuncType signature(std::vector<CoreValType> params, std::vector<Core
 
 binary::CoreFuncType signature(const abi::CoreSignature& sig) {
   binary::CoreFuncType f;
-  for (auto t : sig.params) f.params.push_back(core_val_type(t));
-  for (auto t : sig.results) f.results.push_back(core_val_type(t));
+  for (auto t : sig.params) f.params.push_back(binary::to_core_val_type(t));
+  for (auto t : sig.results) f.results.push_back(binary::to_core_val_type(t));
   return f;
 }
 

@@ -421,16 +421,6 @@ bool same_core_func_type(const CoreFuncType& a, const CoreFuncType& b) {
   return same(a.params, b.params) && same(a.results, b.results);
 }
 
-binary::CoreValType core_val_type(abi::CoreType type) {
-  switch (type) {
-    case abi::CoreType::I32: return CoreNumType::I32;
-    case abi::CoreType::I64: return CoreNumType::I64;
-    case abi::CoreType::F32: return CoreNumType::F32;
-    case abi::CoreType::F64: return CoreNumType::F64;
-  }
-  return CoreNumType::I32;
-}
-
 std::string to_string(const CoreValType& type) {
   if (auto num = std::get_if<CoreNumType>(&type)) {
     switch (*num) {

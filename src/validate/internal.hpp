@@ -43,7 +43,6 @@ std::optional<std::string> core_module_mismatch(const CoreModuleType& actual,
 
 std::string to_string(const binary::CoreValType& type);
 std::string to_string(const binary::CoreFuncType& type);
-binary::CoreValType core_val_type(abi::CoreType type);
 
 // ---- types.cpp: substitution, free resources, subtyping ----
 

@@ -406,8 +406,8 @@ struct HostImports {
   std::function<void()> fail = [] {};
 
   std::vector<Extern> make(Store& store) {
-    const FuncType i32_to_i32{{ValType::I32}, {ValType::I32}};
-    Extern add3 = store.host_func({{ValType::I32, ValType::I32, ValType::I32}, {ValType::I32}},
+    const FuncType i32_to_i32{{CoreType::I32}, {CoreType::I32}};
+    Extern add3 = store.host_func({{CoreType::I32, CoreType::I32, CoreType::I32}, {CoreType::I32}},
                                   [](Caller&, std::span<const uint64_t> p, std::span<uint64_t> r) {
                                     r[0] = static_cast<uint32_t>(p[0] + p[1] + p[2]);
                                   });
@@ -439,7 +439,7 @@ TEST_F(EngineTest, DescribesImportsAndExports) {
   EXPECT_EQ(host->imports()[0].name, "add3");
   EXPECT_EQ(host->imports()[0].type.kind, ExternKind::Func);
   EXPECT_EQ(host->imports()[0].type.func,
-            (FuncType{{ValType::I32, ValType::I32, ValType::I32}, {ValType::I32}}));
+            (FuncType{{CoreType::I32, CoreType::I32, CoreType::I32}, {CoreType::I32}}));
 
   auto provider = engine_->compile(wasm(kProvider));
   ASSERT_EQ(provider->exports().size(), 4u);
@@ -450,12 +450,12 @@ TEST_F(EngineTest, DescribesImportsAndExports) {
   EXPECT_EQ(mem.limits.max, std::optional<uint64_t>(4));
   const ExternType& tab = provider->exports()[1].type;
   EXPECT_EQ(tab.kind, ExternKind::Table);
-  EXPECT_EQ(tab.value, ValType::FuncRef);
+  EXPECT_EQ(tab.value, CoreType::FuncRef);
   EXPECT_EQ(tab.limits.min, 2u);
   EXPECT_FALSE(tab.limits.max.has_value());
   const ExternType& g = provider->exports()[2].type;
   EXPECT_EQ(g.kind, ExternKind::Global);
-  EXPECT_EQ(g.value, ValType::I32);
+  EXPECT_EQ(g.value, CoreType::I32);
   EXPECT_TRUE(g.mutable_global);
 
   auto instance = store_->instantiate(*provider, {});
@@ -486,8 +486,8 @@ TEST_F(EngineTest, CallsWithEveryNumberTypeAndMultipleResults) {
   EXPECT_EQ(as_f32(rotated[3]), 2.5f);
 
   EXPECT_EQ(store_->func_type(exported(*arith, "rotate")),
-            (FuncType{{ValType::I32, ValType::I64, ValType::F32, ValType::F64},
-                      {ValType::F64, ValType::I32, ValType::I64, ValType::F32}}));
+            (FuncType{{CoreType::I32, CoreType::I64, CoreType::F32, CoreType::F64},
+                      {CoreType::F64, CoreType::I32, CoreType::I64, CoreType::F32}}));
 }
 
 TEST_F(EngineTest, HostReadsAndWritesGlobals) {
@@ -561,10 +561,10 @@ TEST_F(EngineTest, HostFunctionsCanBeCalledDirectly) {
   EXPECT_EQ(call(funcs[0], {4, 5, 6}), std::vector<uint64_t>{15});
   EXPECT_EQ(call(funcs[3], {0}), std::vector<uint64_t>{0xffffffff});  // no calling instance
   EXPECT_EQ(store_->func_type(funcs[0]),
-            (FuncType{{ValType::I32, ValType::I32, ValType::I32}, {ValType::I32}}));
+            (FuncType{{CoreType::I32, CoreType::I32, CoreType::I32}, {CoreType::I32}}));
   expect_error(
       ErrorKind::Usage, [&] {
-        store_->host_func({{ValType::V128}, {}}, [](Caller&, auto, auto) {});
+        store_->host_func({{CoreType::V128}, {}}, [](Caller&, auto, auto) {});
       }, "only i32, i64, f32 and f64");
 }
 
@@ -609,7 +609,7 @@ TEST_F(EngineTest, HostFunctionCanCatchATrapFromANestedCall) {
 
 TEST_F(EngineTest, ReentrancyIsBounded) {
   std::shared_ptr<Instance> pingpong;
-  Extern bounce = store_->host_func({{ValType::I32}, {ValType::I32}},
+  Extern bounce = store_->host_func({{CoreType::I32}, {CoreType::I32}},
                                     [&](Caller& caller, std::span<const uint64_t> p, std::span<uint64_t> r) {
                                       caller.store().call(exported(*pingpong, "ping"), p, r);
                                     });
@@ -826,7 +826,7 @@ TEST_F(BudgetTest, MeteredModulesKeepTheirBehaviour) {
 
 TEST_F(BudgetTest, BudgetCoversNestedCallsAndStartFunctions) {
   auto spin = instantiate(wasm(kSpin));
-  Extern bounce = store_->host_func({{ValType::I32}, {ValType::I32}},
+  Extern bounce = store_->host_func({{CoreType::I32}, {CoreType::I32}},
                                     [&](Caller& caller, std::span<const uint64_t>, std::span<uint64_t> r) {
                                       caller.store().call(exported(*spin, "spin"), {}, {});
                                       r[0] = 0;
@@ -896,10 +896,10 @@ TEST(EngineBudget, StoresRefuseModulesMeteredDifferently) {
 }
 
 TEST(EngineTypes, ToString) {
-  EXPECT_STREQ(to_string(ValType::I32), "i32");
-  EXPECT_STREQ(to_string(ValType::ExternRef), "externref");
+  EXPECT_STREQ(to_string(CoreType::I32), "i32");
+  EXPECT_STREQ(to_string(CoreType::ExternRef), "externref");
   EXPECT_STREQ(to_string(ExternKind::Memory), "memory");
-  EXPECT_EQ(to_string(FuncType{{ValType::I32, ValType::I64}, {ValType::F32}}), "[i32 i64] -> [f32]");
+  EXPECT_EQ(to_string(FuncType{{CoreType::I32, CoreType::I64}, {CoreType::F32}}), "[i32 i64] -> [f32]");
   EXPECT_EQ(to_string(FuncType{}), "[] -> []");
 }
 

@@ -72,6 +72,10 @@ json flat_json(const abi::Layout& layout, const std::vector<uint64_t>& flat) {
       case abi::CoreType::I64: v = std::to_string(flat[i]); break;
       case abi::CoreType::F32: v = fmt::format("0x{:08x}", flat[i]); break;
       case abi::CoreType::F64: v = fmt::format("0x{:016x}", flat[i]); break;
+      case abi::CoreType::V128:
+      case abi::CoreType::FuncRef:
+      case abi::CoreType::ExternRef:  // the ABI flattens to numbers only
+        throw Error(ErrorKind::Usage, std::string("no flat ") + abi::to_string(t) + " value");
     }
     out.push_back(json{{"t", abi::to_string(t)}, {"v", v}});
   }

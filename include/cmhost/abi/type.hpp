@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cmhost/core_type.hpp"
 namespace cmhost::abi {
 
 enum class TypeKind : uint8_t {
@@ -23,8 +24,9 @@ enum class TypeKind : uint8_t {
 
 const char* to_string(TypeKind kind) noexcept;
 
-enum class CoreType : uint8_t { I32, I64, F32, F64 };
-const char* to_string(CoreType t) noexcept;
+// Flattened values are i32, i64, f32 or f64 (cmhost/core_type.hpp).
+using cmhost::CoreType;
+using cmhost::to_string;
 
 // The address type of a linear memory: i32 (memory32) or i64 (memory64).
 enum class AddrWidth : uint8_t { I32 = 0, I64 = 1 };

@@ -16,7 +16,7 @@
 
 namespace cmhost::engine::wabt_backend {
 
-// Numbered exactly as engine::ValType and engine::ExternKind (wabt_engine.cpp
+// Numbered exactly as CoreType and engine::ExternKind (wabt_engine.cpp
 // checks this), so conversions are casts.
 enum class ValCode : uint8_t { I32, I64, F32, F64, V128, FuncRef, ExternRef };
 enum class KindCode : uint8_t { Func, Table, Memory, Global, Tag };

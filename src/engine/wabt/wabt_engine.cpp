@@ -16,30 +16,30 @@ namespace {
 namespace wb = wabt_backend;
 
 // The backend numbers its codes like ours, so conversions are casts.
-static_assert(static_cast<int>(wb::ValCode::I32) == static_cast<int>(ValType::I32));
-static_assert(static_cast<int>(wb::ValCode::I64) == static_cast<int>(ValType::I64));
-static_assert(static_cast<int>(wb::ValCode::F32) == static_cast<int>(ValType::F32));
-static_assert(static_cast<int>(wb::ValCode::F64) == static_cast<int>(ValType::F64));
-static_assert(static_cast<int>(wb::ValCode::V128) == static_cast<int>(ValType::V128));
-static_assert(static_cast<int>(wb::ValCode::FuncRef) == static_cast<int>(ValType::FuncRef));
-static_assert(static_cast<int>(wb::ValCode::ExternRef) == static_cast<int>(ValType::ExternRef));
+static_assert(static_cast<int>(wb::ValCode::I32) == static_cast<int>(CoreType::I32));
+static_assert(static_cast<int>(wb::ValCode::I64) == static_cast<int>(CoreType::I64));
+static_assert(static_cast<int>(wb::ValCode::F32) == static_cast<int>(CoreType::F32));
+static_assert(static_cast<int>(wb::ValCode::F64) == static_cast<int>(CoreType::F64));
+static_assert(static_cast<int>(wb::ValCode::V128) == static_cast<int>(CoreType::V128));
+static_assert(static_cast<int>(wb::ValCode::FuncRef) == static_cast<int>(CoreType::FuncRef));
+static_assert(static_cast<int>(wb::ValCode::ExternRef) == static_cast<int>(CoreType::ExternRef));
 static_assert(static_cast<int>(wb::KindCode::Func) == static_cast<int>(ExternKind::Func));
 static_assert(static_cast<int>(wb::KindCode::Table) == static_cast<int>(ExternKind::Table));
 static_assert(static_cast<int>(wb::KindCode::Memory) == static_cast<int>(ExternKind::Memory));
 static_assert(static_cast<int>(wb::KindCode::Global) == static_cast<int>(ExternKind::Global));
 static_assert(static_cast<int>(wb::KindCode::Tag) == static_cast<int>(ExternKind::Tag));
 
-std::vector<ValType> to_types(const std::vector<wb::ValCode>& codes) {
-  std::vector<ValType> types;
+std::vector<CoreType> to_types(const std::vector<wb::ValCode>& codes) {
+  std::vector<CoreType> types;
   types.reserve(codes.size());
-  for (wb::ValCode code : codes) types.push_back(static_cast<ValType>(code));
+  for (wb::ValCode code : codes) types.push_back(static_cast<CoreType>(code));
   return types;
 }
 
-std::vector<wb::ValCode> to_codes(const std::vector<ValType>& types) {
+std::vector<wb::ValCode> to_codes(const std::vector<CoreType>& types) {
   std::vector<wb::ValCode> codes;
   codes.reserve(types.size());
-  for (ValType type : types) codes.push_back(static_cast<wb::ValCode>(type));
+  for (CoreType type : types) codes.push_back(static_cast<wb::ValCode>(type));
   return codes;
 }
 
@@ -48,7 +48,7 @@ ExternType to_extern_type(const wb::ExternSignature& signature) {
   type.kind = static_cast<ExternKind>(signature.kind);
   type.func = {to_types(signature.func.params), to_types(signature.func.results)};
   type.limits = {signature.min, signature.max, signature.is64, signature.shared};
-  type.value = static_cast<ValType>(signature.value);
+  type.value = static_cast<CoreType>(signature.value);
   type.mutable_global = signature.mutable_global;
   return type;
 }
