@@ -30,6 +30,7 @@
 
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
+#include "cmhost/abi/typed_lower.hpp"
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
 #include "cmhost/types.hpp"
@@ -225,18 +226,17 @@ class Func {
 // An export called with C++ values: the signature was checked against the
 // export's type once, when it was looked up (Instance::typed_func), so a
 // call lowers the arguments and reads the result with no checks of types
-// and no Vals. Arguments are scalars (bool, integers, floats, char32_t),
-// strings (std::string, std::string_view) and lists of scalars
-// (std::vector<T>, std::span<const T>); the result is a scalar, or any type
-// abi::typed reads (records, variants, strings, lists, ... as owning C++
-// types).
+// and no Vals. Arguments and results are the C++ types of abi::typed
+// (cmhost/abi/typed.hpp): scalars, strings, lists, fixed-length lists,
+// maps, records, tuples, variants, options, results, enums and flags;
+// arguments may also be views (std::string_view, std::span<const T>).
 template <class Signature>
 class TypedFunc;
 
 template <class R, class... Args>
 class TypedFunc<R(Args...)> {
   static_assert((abi::typed::is_lowerable_arg_v<std::remove_cvref_t<Args>> && ...),
-                "typed calls take scalars, strings and lists of scalars; call Func::call for others");
+                "typed calls take the value types of abi::typed (handles not yet): call Func::call for others");
   static_assert(!abi::typed::holds_view_v<R>,
                 "a typed call's result outlives the call (post-return frees the guest's copy): read views with "
                 "Func::call_reading instead");
@@ -253,12 +253,14 @@ class TypedFunc<R(Args...)> {
     } else {
       std::optional<R> out;  // R need not be default-constructible
       func_.call_lowering(store, lower, [&out](const abi::typed::CallResult& r) {
-        if constexpr (abi::typed::is_flat_scalar_v<R>) {
-          out.emplace(abi::typed::from_flat<R>(r.core[0], r.cx.options()));
-        } else {
-          abi::typed::Reader reader(r.cx);
-          out.emplace(abi::typed::load_result<R>(reader, r));
+        if constexpr (abi::typed::is_flat_liftable_v<R>) {
+          if (!r.spilled) {
+            out.emplace(abi::typed::FlatLift<R>::lift(r.cx.options(), r.core.data()));
+            return;
+          }
         }
+        abi::typed::Reader reader(r.cx);
+        out.emplace(abi::typed::load_result<R>(reader, r));
       });
       return std::move(*out);
     }
@@ -289,8 +291,8 @@ class TypedFunc<R(Args...)> {
       if (!type.result) return "the export returns nothing";
       if (!abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*type.result))
         return "the result is " + type.result->to_wit();
-      if (!abi::typed::is_flat_scalar_v<R> && !results_spilled)
-        return "the result " + type.result->to_wit() + " is passed flat: read it as a scalar type";
+      if (!abi::typed::is_flat_liftable_v<R> && !results_spilled)
+        return "the result " + type.result->to_wit() + " is passed as a core value, which the C++ type cannot hold";
     }
     return "";
   }

@@ -1,5 +1,5 @@
 // The non-template parts of typed lifts: strings, messages, type shapes.
-#include "cmhost/abi/typed.hpp"
+#include "cmhost/abi/typed_lower.hpp"
 
 #include "cmhost/error.hpp"
 #include "program.hpp"
@@ -37,20 +37,35 @@ void Reader::fail_range(uint64_t ptr, uint64_t bytes, uint32_t align, const char
        " bytes is out of bounds of memory (" + std::to_string(size_) + " bytes)");
 }
 
-namespace {
-
-// Whether [data, data + n) lies in cx's memory, which the realloc that
-// follows may move: such a source is copied out first.
-bool inside_memory(const AbiContext& cx, const void* data, uint64_t n) {
+// A source in the callee's memory, which the realloc that follows may move,
+// is copied out first.
+bool detail::inside_memory(const AbiContext& cx, const void* data, uint64_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
   return cx.has_memory() && n > 0 && p >= cx.base() && p < cx.base() + cx.size();
 }
 
-}  // namespace
+uint64_t detail::allocate(AbiContext& cx, uint32_t align, uint64_t bytes) {
+  cx.require_memory("lowering a list");
+  const uint64_t ptr = cx.realloc(0, 0, align, bytes);
+  if (ptr % align != 0 || ptr > cx.size() || bytes > cx.size() - ptr)
+    throw_trap("realloc returned " + std::to_string(ptr) + " for a list of " + std::to_string(bytes) +
+               " bytes, out of bounds or misaligned");
+  return ptr;
+}
+
+void detail::check_list_length(uint64_t count, uint32_t size) {
+  if (size && count > kMaxListByteLength / size)
+    throw_invalid_value("a list argument of " + std::to_string(count) + " elements is too long");
+}
+
+void detail::bad_enum_value(uint32_t value, size_t count) {
+  throw_invalid_value("enum value " + std::to_string(value) + " is out of range (" + std::to_string(count) +
+                      " cases)");
+}
 
 std::pair<uint64_t, uint64_t> lower_string(AbiContext& cx, std::string_view utf8) {
   std::string copy;
-  if (inside_memory(cx, utf8.data(), utf8.size())) utf8 = copy.assign(utf8);
+  if (detail::inside_memory(cx, utf8.data(), utf8.size())) utf8 = copy.assign(utf8);
   const auto* bytes = reinterpret_cast<const uint8_t*>(utf8.data());
   if (!is_valid_utf8(bytes, utf8.size())) throw_invalid_value("a string argument is not valid UTF-8");
   const internal::StoredString stored =
@@ -61,17 +76,14 @@ std::pair<uint64_t, uint64_t> lower_string(AbiContext& cx, std::string_view utf8
 
 std::pair<uint64_t, uint64_t> lower_elements(AbiContext& cx, const void* data, uint64_t count, uint32_t size) {
   cx.require_memory("lowering a list");
+  detail::check_list_length(count, size);
   const uint64_t bytes = count * size;
-  if (count > UINT32_MAX / size) throw_invalid_value("a list argument of " + std::to_string(count) + " elements is too long");
   std::vector<uint8_t> copy;
-  if (inside_memory(cx, data, bytes)) {
+  if (detail::inside_memory(cx, data, bytes)) {
     copy.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
     data = copy.data();
   }
-  const uint64_t ptr = cx.realloc(0, 0, size, bytes);
-  if (ptr % size != 0 || ptr > cx.size() || bytes > cx.size() - ptr)
-    throw_trap("realloc returned " + std::to_string(ptr) + " for a list of " + std::to_string(bytes) +
-               " bytes, out of bounds or misaligned");
+  const uint64_t ptr = detail::allocate(cx, size, bytes);
   if (bytes) std::memcpy(cx.base() + ptr, data, bytes);
   return {ptr, count};
 }
@@ -85,6 +97,8 @@ const Type* field_type(const Type& t, size_t i) { return t.fields()[i].type.get(
 size_t case_count(const Type& t) { return t.is_variant_like() ? t.cases().size() : SIZE_MAX; }
 const Type* case_type(const Type& t, size_t i) { return t.cases()[i].type.get(); }
 const Type* element_type(const Type& t) { return t.element().get(); }
+size_t label_count(const Type& t) { return t.labels().size(); }
+uint32_t fixed_length(const Type& t) { return t.fixed_length(); }
 uint32_t canonical_nan32() { return internal::kCanonicalNan32; }
 uint64_t canonical_nan64() { return internal::kCanonicalNan64; }
 bool is_nan32(uint32_t bits) { return internal::is_nan32(bits); }

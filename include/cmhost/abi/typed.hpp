@@ -14,6 +14,13 @@
 //                                                   also result<T, E> and enum shapes)
 //   std::tuple<Ts...>                               tuple
 //   a struct with a Record<T> specialisation        record
+//   an enum class with an Enum<E> specialisation    enum
+//   std::bitset<N>                                  flags with N labels
+//   std::array<T, N>                                list<T, N>
+//   std::map<K, V>                                  map<K, V>
+//
+// cmhost/abi/typed_lower.hpp writes the same types into guest memory and
+// into flat core values (the lowering direction).
 //
 // Sizes, alignments, offsets and discriminant widths are constants of the
 // instantiated templates; loading reads guest memory directly with the
@@ -39,8 +46,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <memory_resource>
 #include <optional>
@@ -256,6 +265,8 @@ const Type* field_type(const Type& t, size_t i);
 size_t case_count(const Type& t);   // variant-like cases, else SIZE_MAX
 const Type* case_type(const Type& t, size_t i);  // null: no payload
 const Type* element_type(const Type& t);
+size_t label_count(const Type& t);  // flags labels
+uint32_t fixed_length(const Type& t);
 uint32_t canonical_nan32();
 uint64_t canonical_nan64();
 bool is_nan32(uint32_t bits);
@@ -676,6 +687,111 @@ struct Canon<std::tuple<Ts...>, W> {
   }
 };
 
+// ---- flags, enums, fixed-length lists, maps ---------------------------------------
+
+// An enum's cases for an `enum class E` (its values 0 .. count-1):
+//   template <> struct cmhost::abi::typed::Enum<Color> { static constexpr size_t count = 3; };
+template <class E>
+struct Enum;
+
+namespace detail {
+template <class E, class = void>
+struct IsEnum : std::false_type {};
+template <class E>
+struct IsEnum<E, std::void_t<decltype(Enum<E>::count)>> : std::bool_constant<std::is_enum_v<E>> {};
+template <size_t N>
+constexpr uint32_t flags_size() {
+  return N <= 8 ? 1 : N <= 16 ? 2 : 4 * ((N + 31) / 32);
+}
+}  // namespace detail
+
+template <class E>
+inline constexpr bool is_typed_enum_v = detail::IsEnum<E>::value;
+
+template <class E, AddrWidth W>
+struct Canon<E, W, std::enable_if_t<is_typed_enum_v<E>>> {
+  static constexpr size_t count = Enum<E>::count;
+  static constexpr uint32_t size = discriminant_size(count), align = size;
+  static E load(const Reader& r, uint64_t p) {
+    uint32_t d;
+    if constexpr (size == 1)
+      d = *r.at(p);
+    else if constexpr (size == 2)
+      d = r.read<uint16_t>(p);
+    else
+      d = r.read<uint32_t>(p);
+    if (d >= count) detail::bad_discriminant(r, d, count);
+    return static_cast<E>(d);
+  }
+  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::Enum) && detail::case_count(t) == count; }
+};
+
+// flags with N labels as std::bitset<N> (bit i: label i).
+template <size_t N, AddrWidth W>
+struct Canon<std::bitset<N>, W> {
+  static_assert(N >= 1 && N <= 32, "a flags type has 1 to 32 labels");
+  static constexpr uint32_t size = detail::flags_size<N>(), align = size;
+  static std::bitset<N> load(const Reader& r, uint64_t p) {
+    uint32_t bits;
+    if constexpr (size == 1)
+      bits = *r.at(p);
+    else if constexpr (size == 2)
+      bits = r.read<uint16_t>(p);
+    else
+      bits = r.read<uint32_t>(p);
+    return std::bitset<N>(bits);  // bits beyond the labels are ignored, as lifting does
+  }
+  static bool matches(const Type& t) {
+    return detail::kind_is(t, TypeKind::Flags) && detail::label_count(t) == N;
+  }
+};
+
+// list<T, N> as std::array<T, N>.
+template <class T, size_t N, AddrWidth W>
+struct Canon<std::array<T, N>, W> {
+  static_assert(N >= 1, "a fixed-length list has at least one element");
+  static constexpr uint32_t size = Canon<T, W>::size * N, align = Canon<T, W>::align;
+  static std::array<T, N> load(const Reader& r, uint64_t p) {
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return std::array<T, N>{Canon<T, W>::load(r, p + I * Canon<T, W>::size)...};
+    }(std::make_index_sequence<N>{});
+  }
+  static bool matches(const Type& t) {
+    return detail::kind_is(t, TypeKind::FixedList) && detail::fixed_length(t) == N &&
+           Canon<T, W>::matches(*detail::element_type(t));
+  }
+};
+
+namespace detail {
+// A map entry as the canonical ABI lays it out: the tuple (key, value).
+template <class K, class V, AddrWidth W>
+using MapEntry = FieldLayout<W, K, V>;
+}  // namespace detail
+
+// map<K, V> as std::map<K, V>: the guest's list of entries, in order; a key
+// that comes again replaces the earlier entry.
+template <class K, class V, class C, class A, AddrWidth W>
+struct Canon<std::map<K, V, C, A>, W> {
+  using E = detail::MapEntry<K, V, W>;
+  static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
+  static std::map<K, V, C, A> load(const Reader& r, uint64_t p) {
+    const auto [ptr, length] = detail::pointer_pair<W>(r, p);
+    if (length > kMaxListByteLength / E::size) r.fail("map of " + std::to_string(length) + " entries is too long");
+    r.check(ptr, length * E::size, E::align, "map");
+    std::map<K, V, C, A> out;
+    for (uint64_t i = 0; i < length; ++i) {
+      const uint64_t at = ptr + i * E::size;
+      out.insert_or_assign(Canon<K, W>::load(r, at + E::offsets[0]), Canon<V, W>::load(r, at + E::offsets[1]));
+    }
+    return out;
+  }
+  static bool matches(const Type& t) {
+    if (!detail::kind_is(t, TypeKind::Map)) return false;
+    const Type& entry = *detail::element_type(t);
+    return Canon<K, W>::matches(*detail::field_type(entry, 0)) && Canon<V, W>::matches(*detail::field_type(entry, 1));
+  }
+};
+
 // ---- entry points ----------------------------------------------------------------
 
 // The value of type T stored at `ptr` (checked for alignment and bounds).
@@ -861,71 +977,6 @@ CMHOST_TYPED_INLINE T from_flat(uint64_t bits, const CanonOptions& options) {
   }
 }
 
-// ---- arguments lowered into flat values -----------------------------------------
-//
-// A typed call's arguments, in the callee's memory where they need it:
-// scalars as one core value, strings (std::string, std::string_view) and
-// lists of scalars (std::vector<T>, std::span<const T>) as a pointer and a
-// length, allocated with the callee's realloc and written in its encoding.
-
-// `utf8` in cx's encoding; InvalidValue unless it is well-formed UTF-8.
-std::pair<uint64_t, uint64_t> lower_string(AbiContext& cx, std::string_view utf8);
-// `count` elements of `size` bytes (their canonical ABI bytes) at `data`.
-std::pair<uint64_t, uint64_t> lower_elements(AbiContext& cx, const void* data, uint64_t count, uint32_t size);
-
-namespace detail {
-template <class T>
-struct ListArg : std::false_type {};
-template <class T, class A>
-struct ListArg<std::vector<T, A>> : std::bool_constant<is_flat_scalar_v<T> && !std::is_same_v<T, bool>> {
-  using element = T;
-};
-template <class T>
-struct ListArg<std::span<const T>> : std::bool_constant<is_flat_scalar_v<T> && !std::is_same_v<T, bool>> {
-  using element = T;
-};
-template <class T>
-inline constexpr bool is_string_arg_v =
-    std::is_same_v<T, std::string_view> || std::is_same_v<T, std::string>;
-}  // namespace detail
-
-template <class T>
-inline constexpr bool is_lowerable_arg_v =
-    is_flat_scalar_v<T> || detail::is_string_arg_v<T> || detail::ListArg<T>::value;
-
-// How many core values the argument takes.
-template <class T>
-inline constexpr size_t flat_count_v = is_flat_scalar_v<T> ? 1 : 2;
-
-// Whether the component type `t` is what the C++ argument type lowers as.
-template <class T>
-bool arg_matches(const Type& t) {
-  if constexpr (is_flat_scalar_v<T> || detail::is_string_arg_v<T>) {
-    return Canon<T, AddrWidth::I32>::matches(t);
-  } else {
-    using E = typename detail::ListArg<T>::element;
-    return detail::is_list(t) && Canon<E, AddrWidth::I32>::matches(*detail::element_type(t));
-  }
-}
-
-template <class T>
-void lower_arg(AbiContext& cx, const T& v, std::vector<uint64_t>& flat) {
-  if constexpr (is_flat_scalar_v<T>) {
-    flat.push_back(to_flat(v));
-  } else if constexpr (detail::is_string_arg_v<T>) {
-    const auto [ptr, units] = lower_string(cx, v);
-    flat.push_back(ptr);
-    flat.push_back(units);
-  } else {
-    using E = typename detail::ListArg<T>::element;
-    if constexpr (std::is_same_v<E, char32_t>)
-      for (char32_t c : v) (void)to_flat(c);  // a list of chars holds Unicode scalar values only
-    const auto [ptr, count] = lower_elements(cx, v.data(), v.size(), sizeof(E));
-    flat.push_back(ptr);
-    flat.push_back(count);
-  }
-}
-
 // ---- views --------------------------------------------------------------------
 
 namespace detail {
@@ -939,6 +990,10 @@ template <class T, class A>
 struct HoldsView<std::vector<T, A>> : HoldsView<T> {};
 template <class T>
 struct HoldsView<std::optional<T>> : HoldsView<T> {};
+template <class T, size_t N>
+struct HoldsView<std::array<T, N>> : HoldsView<T> {};
+template <class K, class V, class C, class A>
+struct HoldsView<std::map<K, V, C, A>> : std::disjunction<HoldsView<K>, HoldsView<V>> {};
 template <class... Ts>
 struct HoldsView<std::variant<Ts...>> : std::disjunction<HoldsView<Ts>...> {};
 template <class... Ts>
