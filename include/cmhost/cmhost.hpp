@@ -236,7 +236,7 @@ class TypedFunc;
 template <class R, class... Args>
 class TypedFunc<R(Args...)> {
   static_assert((abi::typed::is_lowerable_arg_v<std::remove_cvref_t<Args>> && ...),
-                "typed calls take the value types of abi::typed (handles not yet): call Func::call for others");
+                "typed calls take the value types of abi::typed: call Func::call for others");
   static_assert(!abi::typed::holds_view_v<R>,
                 "a typed call's result outlives the call (post-return frees the guest's copy): read views with "
                 "Func::call_reading instead");
@@ -244,9 +244,12 @@ class TypedFunc<R(Args...)> {
  public:
   R call(Store& store, const Args&... args) const {
     // One reference captured, so the lowerer fits std::function's own storage.
-    const auto refs = std::forward_as_tuple(args...);
+    const auto refs = std::forward_as_tuple(args..., handles_);
     const Func::ArgLowerer lower = [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
-      std::apply([&](const auto&... arg) { (abi::typed::lower_arg(cx, arg, flat), ...); }, refs);
+      cx.set_typed_handles(std::get<sizeof...(Args)>(refs).get());  // the results are read in this context too
+      [&]<size_t... I>(std::index_sequence<I...>) {
+        (abi::typed::lower_arg(cx, std::get<I>(refs), flat), ...);
+      }(std::index_sequence_for<Args...>{});
     };
     if constexpr (std::is_void_v<R>) {
       func_.call_lowering(store, lower, [](const abi::typed::CallResult&) {});
@@ -255,7 +258,7 @@ class TypedFunc<R(Args...)> {
       func_.call_lowering(store, lower, [&out](const abi::typed::CallResult& r) {
         if constexpr (abi::typed::is_flat_liftable_v<R>) {
           if (!r.spilled) {
-            out.emplace(abi::typed::FlatLift<R>::lift(r.cx.options(), r.core.data()));
+            out.emplace(abi::typed::FlatLift<R>::lift(r.cx, r.core.data()));
             return;
           }
         }
@@ -269,10 +272,19 @@ class TypedFunc<R(Args...)> {
 
  private:
   friend class Instance;
-  explicit TypedFunc(Func func) : func_(std::move(func)) {}
+  TypedFunc(Func func, std::shared_ptr<const abi::typed::HandleTypes> handles)
+      : func_(std::move(func)), handles_(std::move(handles)) {}
 
-  // Why the export's type and the C++ signature differ, or empty.
-  static std::string mismatch(const FuncType& type, bool results_spilled) {
+  // Why the export's type and the C++ signature differ, or empty; binds the
+  // signature's handle tags in `handles`.
+  static std::string mismatch(const FuncType& type, bool results_spilled, abi::typed::HandleTypes& handles) {
+    struct Binding {  // matches() binds handle tags while this lives
+      explicit Binding(abi::typed::HandleTypes& h) : saved(abi::typed::detail::binding_handles) {
+        abi::typed::detail::binding_handles = &h;
+      }
+      ~Binding() { abi::typed::detail::binding_handles = saved; }
+      abi::typed::HandleTypes* saved;
+    } binding(handles);
     if (type.params.size() != sizeof...(Args))
       return "the export takes " + std::to_string(type.params.size()) + " parameters, the C++ signature " +
              std::to_string(sizeof...(Args));
@@ -298,6 +310,7 @@ class TypedFunc<R(Args...)> {
   }
 
   Func func_;
+  std::shared_ptr<const abi::typed::HandleTypes> handles_;  // null: no handles
 };
 
 // An instance of a component. Copies refer to the same instance.
@@ -317,8 +330,10 @@ class Instance {
   template <class Signature>
   TypedFunc<Signature> typed_func(std::string_view name) const {
     Func f = func(name);
-    check_typed(f, typeid(Signature), &TypedFunc<Signature>::mismatch);
-    return TypedFunc<Signature>(std::move(f));
+    auto handles = std::make_shared<abi::typed::HandleTypes>();
+    check_typed(f, typeid(Signature), *handles, &TypedFunc<Signature>::mismatch);
+    if (handles->empty()) handles.reset();
+    return TypedFunc<Signature>(std::move(f), std::move(handles));
   }
   // The validated type of the instance's component.
   const ComponentType& type() const;
@@ -330,8 +345,9 @@ class Instance {
   explicit Instance(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   // Throws Error (Usage) naming both types when `f` cannot be called with
   // `signature`: the checks common to every signature, then `mismatch`'s.
-  static void check_typed(const Func& f, const std::type_info& signature,
-                          std::string (*mismatch)(const FuncType& type, bool results_spilled));
+  using Mismatch = std::string (*)(const FuncType& type, bool results_spilled, abi::typed::HandleTypes& handles);
+  static void check_typed(const Func& f, const std::type_info& signature, abi::typed::HandleTypes& handles,
+                          Mismatch mismatch);
 
   std::shared_ptr<const Impl> impl_;
 };

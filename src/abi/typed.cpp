@@ -28,6 +28,31 @@ std::string_view Reader::string_view_general(uint64_t ptr, uint64_t tagged_units
   return {reinterpret_cast<const char*>(s.data), s.code_units};
 }
 
+bool HandleTypes::bind(const void* tag, const Type& type) {
+  for (const auto& b : bindings_) {
+    if (b.tag != tag) continue;
+    if (b.type->resource() != type.resource()) return false;  // one tag, one resource type
+    if (b.type->kind() == type.kind()) return true;
+  }
+  bindings_.push_back({tag, &type});
+  return true;
+}
+
+const Type& detail::handle_type(const AbiContext& cx, const void* tag, TypeKind kind) {
+  const Type* type = cx.typed_handles() ? cx.typed_handles()->find(tag, kind) : nullptr;
+  if (!type)
+    throw Error(ErrorKind::Usage, "no resource type is bound to the typed handle's tag: typed handles move through typed calls");
+  return *type;
+}
+
+uint32_t detail::lift_handle(const AbiContext& cx, const Type& type, uint32_t index) {
+  return cx.hooks() ? cx.hooks()->lift_handle(type, index) : index;
+}
+
+uint32_t detail::lower_handle(const AbiContext& cx, const Type& type, uint32_t handle) {
+  return cx.hooks() ? cx.hooks()->lower_handle(type, handle) : handle;
+}
+
 void Reader::fail(const std::string& reason) const { throw_trap(reason + " (typed lift)"); }
 
 void Reader::fail_range(uint64_t ptr, uint64_t bytes, uint32_t align, const char* what) const {

@@ -71,15 +71,15 @@ Func Instance::func(std::string_view name) const {
                                             known.empty() ? "none" : known));
 }
 
-void Instance::check_typed(const Func& f, const std::type_info& signature,
-                           std::string (*mismatch)(const FuncType& type, bool results_spilled)) {
+void Instance::check_typed(const Func& f, const std::type_info& signature, abi::typed::HandleTypes& handles,
+                           Mismatch mismatch) {
   const runtime::Func& func = *f.impl_->func;
   std::string why;
   if (func.is_host()) why = "it is a host function: call it with Func::call";
   else if (func.memory64()) why = "typed calls read and write 32-bit memories only, and its memory is 64-bit";
   else if (func.type().async) why = "the export is async";
   else if (func.params_spilled()) why = "its parameters are passed in memory (more than 16 core values): call Func::call";
-  else why = mismatch(func.type(), func.results_spilled());
+  else why = mismatch(func.type(), func.results_spilled(), handles);
   if (why.empty()) return;
   throw Error(ErrorKind::Usage, fmt::format("`{}` is {}; the C++ signature {} does not match it: {}", f.name(),
                                             to_string(f.type()), host::type_name(signature), why));

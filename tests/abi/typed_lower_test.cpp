@@ -113,7 +113,7 @@ void check_width(const TypeRef& type, const T& value, const Val& val) {
   if constexpr (typed::is_flat_liftable_v<T>) {
     std::vector<uint64_t> dynamic_flat;
     dynamic.lower_flat(cx, val, dynamic_flat);
-    EXPECT_EQ(typed::FlatLift<T>::lift(options, dynamic_flat.data()), value) << "typed lift_flat";
+    EXPECT_EQ(typed::FlatLift<T>::lift(cx, dynamic_flat.data()), value) << "typed lift_flat";
   }
 }
 
@@ -236,9 +236,9 @@ TEST(TypedLower, ValuesTheAbiForbidsAreRefused) {
                ErrorKind::InvalidValue);
   // A flat enum or variant discriminant out of range is a trap, as lifting traps.
   const uint64_t bad[] = {3, 0};
-  EXPECT_ERROR(typed::FlatLift<Color>::lift(CanonOptions{}, bad), ErrorKind::Trap);
-  EXPECT_ERROR((typed::FlatLift<std::variant<uint8_t, uint16_t>>::lift(CanonOptions{}, bad)), ErrorKind::Trap);
-  EXPECT_ERROR(typed::FlatLift<std::optional<uint8_t>>::lift(CanonOptions{}, bad), ErrorKind::Trap);
+  EXPECT_ERROR(typed::FlatLift<Color>::lift(cx, bad), ErrorKind::Trap);
+  EXPECT_ERROR((typed::FlatLift<std::variant<uint8_t, uint16_t>>::lift(cx, bad)), ErrorKind::Trap);
+  EXPECT_ERROR(typed::FlatLift<std::optional<uint8_t>>::lift(cx, bad), ErrorKind::Trap);
 }
 
 TEST(TypedLower, NaNsAreLoweredCanonical) {

@@ -252,3 +252,52 @@ TEST_F(TypedValues, WrongShapesAndValuesAreRefused) {
 
 }  // namespace
 }  // namespace cmhost
+
+namespace cmhost {
+namespace {
+
+struct Counter;  // the tag of tests/components/resources.wat's resource
+struct Other;
+
+class TypedHandles : public ::testing::Test {
+ protected:
+  Engine engine;
+  Store store{engine};
+  Instance counters = Linker().instantiate(store, Component::from_file(engine, fixture("resources")));
+  using Own = abi::typed::Own<Counter>;
+  using Borrow = abi::typed::Borrow<Counter>;
+
+  uint32_t drops() { return counters.typed_func<uint32_t()>("drops").call(store); }
+};
+
+TEST_F(TypedHandles, OwnAndBorrowHandlesMoveAsInTheDynamicCall) {
+  const Own typed = counters.typed_func<Own(uint32_t)>("make").call(store, 7);
+  const Val dynamic = counters.func("make").call(store, std::vector<Val>{Val::u32(8)}).at(0);
+  ASSERT_EQ(dynamic.kind(), abi::ValKind::Own);
+  // Both are handles of the store's host table, usable either way.
+  const auto value = counters.typed_func<uint32_t(Borrow)>("value");
+  EXPECT_EQ(value.call(store, Borrow{typed.handle}), 7u);
+  EXPECT_EQ(value.call(store, Borrow{dynamic.as_handle()}), 8u);
+  EXPECT_EQ(counters.func("value").call(store, std::vector<Val>{Val::borrow(typed.handle)}).at(0), Val::u32(7));
+  // An own handle passed in moves to the guest, which drops it.
+  const Own bumped = counters.typed_func<Own(Own)>("bump").call(store, typed);
+  EXPECT_EQ(value.call(store, Borrow{bumped.handle}), 8u);
+  counters.typed_func<void(Own)>("consume").call(store, bumped);
+  EXPECT_EQ(drops(), 2u);  // the bumped-from and the consumed counter
+  // Moved away: the host holds that handle no more, typed or dynamic.
+  expect_error(ErrorKind::InvalidValue, [&] { value.call(store, Borrow{bumped.handle}); });
+  expect_error(ErrorKind::InvalidValue,
+               [&] { counters.func("value").call(store, std::vector<Val>{Val::borrow(bumped.handle)}); });
+  store.drop(dynamic);
+  EXPECT_EQ(drops(), 3u);
+}
+
+TEST_F(TypedHandles, ATagStandsForOneResourceType) {
+  expect_error(ErrorKind::Usage, [&] { (void)counters.typed_func<uint32_t(abi::typed::Own<Other>)>("value"); },
+               "parameter 1");
+  expect_error(ErrorKind::Usage, [&] { (void)counters.typed_func<abi::typed::Borrow<Counter>(uint32_t)>("make"); },
+               "the result is own");
+}
+
+}  // namespace
+}  // namespace cmhost

@@ -16,6 +16,10 @@
 
 namespace cmhost::abi {
 
+namespace typed {
+class HandleTypes;
+}
+
 enum class StringEncoding : uint8_t { Utf8, Utf16, Latin1Utf16 };
 const char* to_string(StringEncoding e) noexcept;
 
@@ -54,6 +58,11 @@ class AbiContext {
 
   const CanonOptions& options() const { return options_; }
   HandleHooks* hooks() const { return hooks_; }
+  // The resource types the typed handles of one typed call stand for
+  // (typed::Own, typed::Borrow): set by the call for its typed lowers and
+  // loads, null otherwise.
+  const typed::HandleTypes* typed_handles() const { return typed_handles_; }
+  void set_typed_handles(const typed::HandleTypes* handles) { typed_handles_ = handles; }
 
   // Base and size of memory, valid until the next realloc.
   uint8_t* base() const { return base_; }
@@ -71,6 +80,7 @@ class AbiContext {
   GuestMemory* memory_;
   CanonOptions options_;
   HandleHooks* hooks_;
+  const typed::HandleTypes* typed_handles_ = nullptr;
   uint8_t* base_ = nullptr;
   uint64_t size_ = 0;
 };

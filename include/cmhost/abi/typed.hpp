@@ -58,6 +58,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -790,6 +791,92 @@ struct Canon<std::map<K, V, C, A>, W> {
     const Type& entry = *detail::element_type(t);
     return Canon<K, W>::matches(*detail::field_type(entry, 0)) && Canon<V, W>::matches(*detail::field_type(entry, 1));
   }
+};
+
+// ---- resource handles ----------------------------------------------------------
+//
+// own<R> and borrow<R> as the host holds them: a handle of the store's host
+// table (what Val::own and Val::borrow carry). `Tag` names the resource type
+// in C++, a host resource's class or any tag type for a guest's: within one
+// signature a tag stands for one resource type, bound when the signature is
+// checked (Instance::typed_func), so a load or lower finds the component
+// type it moves the handle as.
+
+template <class Tag>
+struct Own {
+  uint32_t handle = 0;
+  bool operator==(const Own&) const = default;
+};
+template <class Tag>
+struct Borrow {
+  uint32_t handle = 0;
+  bool operator==(const Borrow&) const = default;
+};
+
+namespace detail {
+// A tag's identity (tags may be incomplete types, which typeid refuses).
+template <class Tag>
+struct TagId {
+  static constexpr char id = 0;
+};
+template <class Tag>
+constexpr const void* tag_id() {
+  return &TagId<Tag>::id;
+}
+}  // namespace detail
+
+// The own and borrow types the handle tags of one signature stand for.
+class HandleTypes {
+ public:
+  // The type of kind Own or Borrow `tag` stands for; null when unbound.
+  const Type* find(const void* tag, TypeKind kind) const {
+    for (const auto& b : bindings_)
+      if (b.tag == tag && b.type->kind() == kind) return b.type;
+    return nullptr;
+  }
+  // Binds `tag` to the handle type `type` (kept by the caller); false when
+  // the tag stands for another resource type already.
+  bool bind(const void* tag, const Type& type);
+  bool empty() const { return bindings_.empty(); }
+
+ private:
+  struct Binding {
+    const void* tag;
+    const Type* type;
+  };
+  std::vector<Binding> bindings_;
+};
+
+namespace detail {
+// Where matches() binds handle tags while a signature is checked (null: it
+// only compares shapes). Set for the duration of one check, on one thread.
+inline thread_local HandleTypes* binding_handles = nullptr;
+
+// The handle type `tag` stands for in this call; Usage when none.
+const Type& handle_type(const AbiContext& cx, const void* tag, TypeKind kind);
+uint32_t lift_handle(const AbiContext& cx, const Type& type, uint32_t index);
+
+template <class Tag, TypeKind K>
+struct HandleCanon {
+  static constexpr uint32_t size = 4, align = 4;
+  static bool matches(const Type& t) {
+    if (!kind_is(t, K)) return false;
+    return !binding_handles || binding_handles->bind(detail::tag_id<Tag>(), t);
+  }
+  static uint32_t load_handle(const Reader& r, uint64_t p) {
+    const AbiContext& cx = r.context();
+    return lift_handle(cx, handle_type(cx, detail::tag_id<Tag>(), K), r.read<uint32_t>(p));
+  }
+};
+}  // namespace detail
+
+template <class Tag, AddrWidth W>
+struct Canon<Own<Tag>, W> : detail::HandleCanon<Tag, TypeKind::Own> {
+  static Own<Tag> load(const Reader& r, uint64_t p) { return {Canon::load_handle(r, p)}; }
+};
+template <class Tag, AddrWidth W>
+struct Canon<Borrow<Tag>, W> : detail::HandleCanon<Tag, TypeKind::Borrow> {
+  static Borrow<Tag> load(const Reader& r, uint64_t p) { return {Canon::load_handle(r, p)}; }
 };
 
 // ---- entry points ----------------------------------------------------------------

@@ -6,7 +6,7 @@
 //   Lower<T, W>::flat_count          how many core values T flattens to
 //   Lower<T, W>::lower_flat(cx, v, out)   writes them at out[0 .. flat_count)
 //   Lower<T, W>::store(cx, ptr, v)   writes v at ptr (allocated by the caller)
-//   FlatLift<T>::lift(options, in)   reads T from flat_count core values
+//   FlatLift<T>::lift(cx, in)        reads T from flat_count core values
 //
 // Strings, lists and maps are allocated in the callee's memory with its
 // realloc (which may move memory: nothing here keeps a pointer into it
@@ -118,6 +118,34 @@ struct Lower<E, W, std::enable_if_t<is_typed_enum_v<E>>> {
   static void lower_flat(AbiContext&, E v, uint64_t* out) { out[0] = value(v); }
   static void store(AbiContext& cx, uint64_t p, E v) {
     detail::put_discriminant<Canon<E, W>::size>(cx, p, value(v));
+  }
+};
+
+namespace detail {
+uint32_t lower_handle(const AbiContext& cx, const Type& type, uint32_t handle);
+template <class Tag, TypeKind K>
+struct HandleLower {
+  static constexpr uint32_t flat_count = 1;
+  static uint32_t index(AbiContext& cx, uint32_t handle) {
+    return lower_handle(cx, handle_type(cx, detail::tag_id<Tag>(), K), handle);
+  }
+};
+}  // namespace detail
+
+template <class Tag, AddrWidth W>
+struct Lower<Own<Tag>, W> : detail::HandleLower<Tag, TypeKind::Own> {
+  static void lower_flat(AbiContext& cx, Own<Tag> v, uint64_t* out) { out[0] = Lower::index(cx, v.handle); }
+  static void store(AbiContext& cx, uint64_t p, Own<Tag> v) {
+    const uint32_t index = Lower::index(cx, v.handle);
+    detail::put<uint32_t>(cx, p, index);
+  }
+};
+template <class Tag, AddrWidth W>
+struct Lower<Borrow<Tag>, W> : detail::HandleLower<Tag, TypeKind::Borrow> {
+  static void lower_flat(AbiContext& cx, Borrow<Tag> v, uint64_t* out) { out[0] = Lower::index(cx, v.handle); }
+  static void store(AbiContext& cx, uint64_t p, Borrow<Tag> v) {
+    const uint32_t index = Lower::index(cx, v.handle);
+    detail::put<uint32_t>(cx, p, index);
   }
 };
 
@@ -337,11 +365,11 @@ struct FlatLift;
 
 template <class T>
 struct FlatLift<T, std::enable_if_t<is_flat_scalar_v<T>>> {
-  static T lift(const CanonOptions& o, const uint64_t* in) { return from_flat<T>(in[0], o); }
+  static T lift(const AbiContext& cx, const uint64_t* in) { return from_flat<T>(in[0], cx.options()); }
 };
 template <class E>
 struct FlatLift<E, std::enable_if_t<is_typed_enum_v<E>>> {
-  static E lift(const CanonOptions&, const uint64_t* in) {
+  static E lift(const AbiContext&, const uint64_t* in) {
     const auto d = static_cast<uint32_t>(in[0]);
     if (d >= Enum<E>::count) throw_trap("enum discriminant " + std::to_string(d) + " is out of range");
     return static_cast<E>(d);
@@ -349,29 +377,41 @@ struct FlatLift<E, std::enable_if_t<is_typed_enum_v<E>>> {
 };
 template <size_t N>
 struct FlatLift<std::bitset<N>> {
-  static std::bitset<N> lift(const CanonOptions&, const uint64_t* in) {
+  static std::bitset<N> lift(const AbiContext&, const uint64_t* in) {
     return std::bitset<N>(static_cast<uint32_t>(in[0]));
+  }
+};
+template <class Tag>
+struct FlatLift<Own<Tag>> {
+  static Own<Tag> lift(const AbiContext& cx, const uint64_t* in) {
+    return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<Tag>(), TypeKind::Own), static_cast<uint32_t>(in[0]))};
+  }
+};
+template <class Tag>
+struct FlatLift<Borrow<Tag>> {
+  static Borrow<Tag> lift(const AbiContext& cx, const uint64_t* in) {
+    return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<Tag>(), TypeKind::Borrow), static_cast<uint32_t>(in[0]))};
   }
 };
 template <>
 struct FlatLift<std::monostate> {
-  static std::monostate lift(const CanonOptions&, const uint64_t*) { return {}; }
+  static std::monostate lift(const AbiContext&, const uint64_t*) { return {}; }
 };
 template <class T, size_t N>
 struct FlatLift<std::array<T, N>> {
-  static std::array<T, N> lift(const CanonOptions& o, const uint64_t* in) {
+  static std::array<T, N> lift(const AbiContext& cx, const uint64_t* in) {
     constexpr uint32_t step = Lower<T, AddrWidth::I32>::flat_count;
     return [&]<size_t... I>(std::index_sequence<I...>) {
-      return std::array<T, N>{FlatLift<T>::lift(o, in + I * step)...};
+      return std::array<T, N>{FlatLift<T>::lift(cx, in + I * step)...};
     }(std::make_index_sequence<N>{});
   }
 };
 template <class... Ts>
 struct FlatLift<std::tuple<Ts...>> {
-  static std::tuple<Ts...> lift(const CanonOptions& o, const uint64_t* in) {
+  static std::tuple<Ts...> lift(const AbiContext& cx, const uint64_t* in) {
     constexpr std::array<uint32_t, sizeof...(Ts)> counts{Lower<Ts, AddrWidth::I32>::flat_count...};
     return [&]<size_t... I>(std::index_sequence<I...>) {
-      return std::tuple<Ts...>{FlatLift<Ts>::lift(o, in + offset_of(counts, I))...};
+      return std::tuple<Ts...>{FlatLift<Ts>::lift(cx, in + offset_of(counts, I))...};
     }(std::index_sequence_for<Ts...>{});
   }
   static constexpr uint32_t offset_of(const std::array<uint32_t, sizeof...(Ts)>& counts, size_t i) {
@@ -382,26 +422,26 @@ struct FlatLift<std::tuple<Ts...>> {
 };
 template <class T>
 struct FlatLift<std::optional<T>> {
-  static std::optional<T> lift(const CanonOptions& o, const uint64_t* in) {
+  static std::optional<T> lift(const AbiContext& cx, const uint64_t* in) {
     const auto d = static_cast<uint32_t>(in[0]);
     if (d > 1) throw_trap("option discriminant " + std::to_string(d) + " is out of range");
     if (d == 0) return std::nullopt;
-    return FlatLift<T>::lift(o, in + 1);
+    return FlatLift<T>::lift(cx, in + 1);
   }
 };
 template <class... Cs>
 struct FlatLift<std::variant<Cs...>> {
   using V = std::variant<Cs...>;
-  static V lift(const CanonOptions& o, const uint64_t* in) {
+  static V lift(const AbiContext& cx, const uint64_t* in) {
     const auto d = static_cast<uint32_t>(in[0]);
     if (d >= sizeof...(Cs)) throw_trap("variant discriminant " + std::to_string(d) + " is out of range");
     static constexpr auto cases = []<size_t... I>(std::index_sequence<I...>) {
-      return std::array<V (*)(const CanonOptions&, const uint64_t*), sizeof...(Cs)>{
-          [](const CanonOptions& o, const uint64_t* payload) -> V {
-            return V(std::in_place_index<I>, FlatLift<std::variant_alternative_t<I, V>>::lift(o, payload));
+      return std::array<V (*)(const AbiContext&, const uint64_t*), sizeof...(Cs)>{
+          [](const AbiContext& cx, const uint64_t* payload) -> V {
+            return V(std::in_place_index<I>, FlatLift<std::variant_alternative_t<I, V>>::lift(cx, payload));
           }...};
     }(std::index_sequence_for<Cs...>{});
-    return cases[d](o, in + 1);
+    return cases[d](cx, in + 1);
   }
 };
 template <class T>
@@ -409,10 +449,10 @@ struct FlatLift<T, std::void_t<decltype(Record<T>::fields)>> {
   using Fields = detail::FieldsOf<T>;
   template <size_t I>
   using FieldType = typename std::tuple_element_t<I, Fields>::type;
-  static T lift(const CanonOptions& o, const uint64_t* in) {
+  static T lift(const AbiContext& cx, const uint64_t* in) {
     T out{};
     [&]<size_t... I>(std::index_sequence<I...>) {
-      ((out.*(std::get<I>(Record<T>::fields).member) = FlatLift<FieldType<I>>::lift(o, in),
+      ((out.*(std::get<I>(Record<T>::fields).member) = FlatLift<FieldType<I>>::lift(cx, in),
         in += Lower<FieldType<I>, AddrWidth::I32>::flat_count),
        ...);
     }(std::make_index_sequence<std::tuple_size_v<Fields>>{});
@@ -427,6 +467,10 @@ template <>
 struct FlatLiftable<std::monostate> : std::true_type {};
 template <size_t N>
 struct FlatLiftable<std::bitset<N>> : std::true_type {};
+template <class Tag>
+struct FlatLiftable<Own<Tag>> : std::true_type {};
+template <class Tag>
+struct FlatLiftable<Borrow<Tag>> : std::true_type {};
 template <class T, size_t N>
 struct FlatLiftable<std::array<T, N>> : FlatLiftable<T> {};
 template <class T>
