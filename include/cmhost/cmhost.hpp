@@ -190,6 +190,11 @@ class HostResource : public HostResourceBase {
 
 // A host function with its call's context.
 using HostFunction = std::function<std::vector<Val>(Caller& caller, std::span<const Val> args)>;
+// A host function called with its call's core values (what func_wrap
+// makes): the caller's context, the lowered call's ABI, its core arguments,
+// and where its flat result goes (empty when it goes through memory).
+using FlatHostFunction = std::function<void(Caller& caller, abi::AbiContext& cx, const abi::FunctionAbi& abi,
+                                            std::span<const uint64_t> params, std::span<uint64_t> results)>;
 
 // An exported function of an instance. Copies refer to the same function.
 class Func {
@@ -355,49 +360,12 @@ class Instance {
 namespace wrap {
 
 // The C++ types a wrapped host function (Linker::func_wrap) takes and
-// returns: scalars, and strings (std::string, or std::string_view for a
-// parameter, valid during the call).
+// returns: those of abi::typed (cmhost/abi/typed.hpp), and std::string_view
+// for a parameter (valid during the call).
 template <class T>
-inline constexpr bool is_param_v = abi::typed::is_flat_scalar_v<T> || std::is_same_v<T, std::string> ||
-                                   std::is_same_v<T, std::string_view>;
+inline constexpr bool is_param_v = abi::typed::is_flat_liftable_v<T>;
 template <class T>
-inline constexpr bool is_result_v =
-    std::is_void_v<T> || abi::typed::is_flat_scalar_v<T> || std::is_same_v<T, std::string>;
-
-template <class T>
-T from_val(const Val& v) {
-  if constexpr (std::is_same_v<T, bool>) return v.as_bool();
-  else if constexpr (std::is_same_v<T, int8_t>) return v.as_s8();
-  else if constexpr (std::is_same_v<T, uint8_t>) return v.as_u8();
-  else if constexpr (std::is_same_v<T, int16_t>) return v.as_s16();
-  else if constexpr (std::is_same_v<T, uint16_t>) return v.as_u16();
-  else if constexpr (std::is_same_v<T, int32_t>) return v.as_s32();
-  else if constexpr (std::is_same_v<T, uint32_t>) return v.as_u32();
-  else if constexpr (std::is_same_v<T, int64_t>) return v.as_s64();
-  else if constexpr (std::is_same_v<T, uint64_t>) return v.as_u64();
-  else if constexpr (std::is_same_v<T, float>) return v.as_f32();
-  else if constexpr (std::is_same_v<T, double>) return v.as_f64();
-  else if constexpr (std::is_same_v<T, char32_t>) return v.as_char();
-  else if constexpr (std::is_same_v<T, std::string_view>) return v.as_string();
-  else return std::string(v.as_string());
-}
-
-template <class T>
-Val to_val(T v) {
-  if constexpr (std::is_same_v<T, bool>) return Val::bool_(v);
-  else if constexpr (std::is_same_v<T, int8_t>) return Val::s8(v);
-  else if constexpr (std::is_same_v<T, uint8_t>) return Val::u8(v);
-  else if constexpr (std::is_same_v<T, int16_t>) return Val::s16(v);
-  else if constexpr (std::is_same_v<T, uint16_t>) return Val::u16(v);
-  else if constexpr (std::is_same_v<T, int32_t>) return Val::s32(v);
-  else if constexpr (std::is_same_v<T, uint32_t>) return Val::u32(v);
-  else if constexpr (std::is_same_v<T, int64_t>) return Val::s64(v);
-  else if constexpr (std::is_same_v<T, uint64_t>) return Val::u64(v);
-  else if constexpr (std::is_same_v<T, float>) return Val::f32(v);
-  else if constexpr (std::is_same_v<T, double>) return Val::f64(v);
-  else if constexpr (std::is_same_v<T, char32_t>) return Val::char_(v);
-  else return Val::string(v);
-}
+inline constexpr bool is_result_v = std::is_void_v<T> || abi::typed::is_lowerable_arg_v<T>;
 
 // The call signature of a callable (a lambda, a function pointer, ...).
 template <class F>
@@ -434,10 +402,11 @@ class Linker {
   // The same for a function that needs nothing of its call but the arguments.
   void define_func(std::string name, FuncType type, std::function<std::vector<Val>(std::span<const Val>)> function);
   // A host function from a C++ callable: its parameters and result are C++
-  // types (scalars and strings; see wrap::is_param_v), optionally after a
-  // first `Caller&` parameter. Its type is the import's: the C++ signature is
+  // types of abi::typed (see wrap::is_param_v), optionally after a first
+  // `Caller&` parameter. Its type is the import's: the C++ signature is
   // checked against it at instantiation, and a mismatch is a link error
-  // naming both.
+  // naming both. A guest's call reaches it with no Val: its arguments are
+  // lifted from the core values and its result lowered into them.
   //   linker.func_wrap("double", [](uint32_t x) { return 2 * x; });
   //   linker.func_wrap("ns:pkg/log#write", [](Caller& c, std::string_view s) { c.data<Log>().add(s); });
   template <class F>
@@ -472,7 +441,7 @@ class Linker {
  private:
   // Makes the host function of a wrapped callable for the import's type, or
   // says why the callable's signature does not fit it (and returns none).
-  using WrappedMaker = std::function<HostFunction(const FuncType& type, std::string& why)>;
+  using WrappedMaker = std::function<FlatHostFunction(const FuncType& type, std::string& why)>;
   void add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make);
   HostResourceBase define_host_resource(std::string name);
 
@@ -493,28 +462,48 @@ class Linker {
   template <class R, class... A, class G>
   static WrappedMaker make_wrapped_plain(G call) {
     static_assert((wrap::is_param_v<std::remove_cvref_t<A>> && ...),
-                  "func_wrap parameters are scalars or strings (std::string, std::string_view)");
-    static_assert(wrap::is_result_v<R>, "func_wrap results are void, scalars or std::string");
+                  "func_wrap parameters are the value types of abi::typed, or std::string_view");
+    static_assert(wrap::is_result_v<R>, "func_wrap results are void or a value type of abi::typed");
     // One callable for every instance made from this definition, as with define_func.
     auto shared = std::make_shared<G>(std::move(call));
-    return [shared](const FuncType& type, std::string& why) -> HostFunction {
-      if (type.async) {
-        why = "the import is async";
-        return nullptr;
-      }
-      if (type.params.size() != sizeof...(A)) {
-        why = "the import takes " + std::to_string(type.params.size()) + " parameters, the C++ function " +
-              std::to_string(sizeof...(A));
-        return nullptr;
-      }
-      size_t i = 0;
-      ((why.empty() && !abi::typed::Canon<std::remove_cvref_t<A>, abi::AddrWidth::I32>::matches(*type.params[i])
-            ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type.param_names[i] + "`) is " +
-                           type.params[i]->to_wit())
-            : (void)0,
-        ++i),
-       ...);
+    return [shared](const FuncType& type, std::string& why) -> FlatHostFunction {
+      auto handles = std::make_shared<abi::typed::HandleTypes>();
+      why = mismatch<R, std::remove_cvref_t<A>...>(type, *handles);
       if (!why.empty()) return nullptr;
+      if (handles->empty()) handles.reset();
+      return [shared, handles](Caller& caller, abi::AbiContext& cx, const abi::FunctionAbi& abi,
+                               std::span<const uint64_t> params, std::span<uint64_t> results) {
+        cx.set_typed_handles(handles.get());
+        auto args = abi::typed::lift_args<std::remove_cvref_t<A>...>(cx, abi, params);
+        if constexpr (std::is_void_v<R>) {
+          std::apply([&](auto&... a) { (*shared)(caller, std::move(a)...); }, args);
+        } else {
+          const R result = std::apply([&](auto&... a) { return (*shared)(caller, std::move(a)...); }, args);
+          cx.refresh();  // the host function may have called into the guest
+          abi::typed::lower_result(cx, abi, params, result, results);
+        }
+      };
+    };
+  }
+  // Why a callable taking A... and returning R cannot implement `type`, or
+  // empty; binds the signature's handle tags in `handles`.
+  template <class R, class... A>
+  static std::string mismatch(const FuncType& type, abi::typed::HandleTypes& handles) {
+    if (type.async) return "the import is async";
+    if (type.params.size() != sizeof...(A))
+      return "the import takes " + std::to_string(type.params.size()) + " parameters, the C++ function " +
+             std::to_string(sizeof...(A));
+    abi::typed::HandleTypes* const saved = abi::typed::detail::binding_handles;
+    abi::typed::detail::binding_handles = &handles;
+    std::string why;
+    size_t i = 0;
+    ((why.empty() && !abi::typed::Canon<A, abi::AddrWidth::I32>::matches(*type.params[i])
+          ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type.param_names[i] + "`) is " +
+                         type.params[i]->to_wit())
+          : (void)0,
+      ++i),
+     ...);
+    if (why.empty()) {
       if constexpr (std::is_void_v<R>) {
         if (type.result) why = "the import returns " + type.result->to_wit() + ", the C++ function nothing";
       } else {
@@ -522,20 +511,9 @@ class Linker {
         else if (!abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*type.result))
           why = "the result is " + type.result->to_wit();
       }
-      if (!why.empty()) return nullptr;
-      return [shared](Caller& caller, std::span<const Val> args) {
-        return invoke_wrapped<R, A...>(*shared, caller, args, std::index_sequence_for<A...>());
-      };
-    };
-  }
-  template <class R, class... A, class G, size_t... I>
-  static std::vector<Val> invoke_wrapped(G& call, Caller& caller, std::span<const Val> args, std::index_sequence<I...>) {
-    if constexpr (std::is_void_v<R>) {
-      call(caller, wrap::from_val<std::remove_cvref_t<A>>(args[I])...);
-      return {};
-    } else {
-      return {wrap::to_val<R>(call(caller, wrap::from_val<std::remove_cvref_t<A>>(args[I])...))};
     }
+    abi::typed::detail::binding_handles = saved;
+    return why;
   }
 
   std::unique_ptr<Impl> impl_;

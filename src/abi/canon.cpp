@@ -242,18 +242,23 @@ std::vector<Val> FunctionAbi::lift_args(AbiContext& cx, std::span<const uint64_t
   return param_values_->load_all(cx, flat[0]);
 }
 
+std::optional<uint64_t> FunctionAbi::result_pointer(std::span<const uint64_t> flat_args) const {
+  if (results_.empty() || (!async_ && !results_spilled())) return std::nullopt;
+  // The out pointer is the core parameter after the (flat or spilled) arguments.
+  const size_t at = params_spilled(AbiSide::Lower) ? 1 : param_values_->flat_count;
+  if (flat_args.size() <= at) throw Error(ErrorKind::Usage, "the core arguments lack the result pointer");
+  return flat_args[at];
+}
+
 void FunctionAbi::lower_results(AbiContext& cx, std::span<const Val> results,
                                 std::span<const uint64_t> flat_args,
                                 std::vector<uint64_t>& flat) const {
   result_values_->check_count(results, "results");
   if (!async_ && !results_spilled()) return result_values_->lower_all(cx, results, flat);
-  if (results.empty()) return;
-  // The out pointer is the core parameter after the (flat or spilled) arguments.
-  const size_t at = params_spilled(AbiSide::Lower) ? 1 : param_values_->flat_count;
-  if (flat_args.size() <= at)
-    throw Error(ErrorKind::Usage, "the core arguments lack the result pointer");
+  const std::optional<uint64_t> out = result_pointer(flat_args);
+  if (!out) return;
   cx.require_memory("spilled results");
-  result_values_->store_all(cx, results, flat_args[at]);
+  result_values_->store_all(cx, results, *out);
 }
 
 }  // namespace cmhost::abi

@@ -73,6 +73,19 @@ runtime::FuncRef host_func(std::shared_ptr<const FuncType> type, HostFunction fu
   });
 }
 
+// A runtime host function called with core values, calling `function` with
+// its call's context.
+runtime::FuncRef flat_host_func(std::shared_ptr<const FuncType> type, FlatHostFunction function) {
+  return runtime::Func::host_flat(
+      std::move(type), [function = std::move(function)](runtime::HostCall& call, abi::AbiContext& cx,
+                                                        const abi::FunctionAbi& abi, std::span<const uint64_t> params,
+                                                        std::span<uint64_t> results) {
+        Caller::Context context(call);
+        Caller caller(context);
+        function(caller, cx, abi, params, results);
+      });
+}
+
 runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
   return runtime::Func::host(std::move(type), [name](runtime::HostCall&, std::span<const Val>) -> std::vector<Val> {
     throw_trap("called the stub of unsupplied import `" + name + "`");
@@ -146,7 +159,7 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
     for (const auto& w : impl_->wrapped) {
       if (w.name != name) continue;
       std::string why;
-      if (HostFunction f = w.make(*type, why)) return host_func(type, std::move(f));
+      if (FlatHostFunction f = w.make(*type, why)) return flat_host_func(type, std::move(f));
       throw Error(ErrorKind::Link, fmt::format("import `{}` is {}; the C++ function {} does not fit it: {}", name,
                                                to_string(*type), host::type_name(*w.signature), why));
     }

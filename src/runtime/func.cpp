@@ -15,6 +15,55 @@ FuncRef Func::host(std::shared_ptr<const validate::FuncType> type, HostCallback 
 
 namespace {
 
+// Memory for the host calling a flat host function with Vals: a bump
+// allocator that grows as its values need.
+class ScratchMemory final : public abi::GuestMemory {
+ public:
+  std::span<uint8_t> bytes() override { return bytes_; }
+  uint64_t realloc(uint64_t, uint64_t, uint32_t align, uint64_t new_size) override {
+    const uint64_t at = (bytes_.size() + align - 1) / align * align;
+    bytes_.resize(at + new_size);
+    return at;
+  }
+
+ private:
+  std::vector<uint8_t> bytes_ = std::vector<uint8_t>(8);  // 0 stays unused, as a null pointer
+};
+
+}  // namespace
+
+FuncRef Func::host_flat(std::shared_ptr<const validate::FuncType> type, FlatHostCallback callback) {
+  std::vector<abi::TypeRef> results;
+  if (type->result) results.push_back(type->result);
+  auto abi = std::make_shared<const abi::FunctionAbi>(type->params, std::move(results), abi::CanonOptions{});
+  auto f = std::shared_ptr<Func>(new Func());
+  f->type_ = std::move(type);
+  f->flat_host_ = callback;
+  f->host_ = [callback = std::move(callback), abi](HostCall& call, std::span<const abi::Val> args) {
+    ScratchMemory scratch;
+    abi::AbiContext cx(&scratch, abi->options());
+    std::vector<uint64_t> flat;
+    abi->lower_args(cx, args, flat);  // spilled as a guest's lower spills them
+    if (abi->results().empty()) {
+      callback(call, cx, *abi, flat, {});
+      return std::vector<abi::Val>{};
+    }
+    uint64_t result = 0;
+    const bool through_memory = abi->results_spilled();
+    if (through_memory) {
+      const abi::Layout& layout = abi->results()[0]->layout(abi::AddrWidth::I32);
+      result = cx.realloc(0, 0, layout.align, layout.size);
+      flat.push_back(result);
+    }
+    callback(call, cx, *abi, flat, through_memory ? std::span<uint64_t>() : std::span<uint64_t>(&result, 1));
+    cx.refresh();
+    return abi->lift_results(cx, std::span<const uint64_t>(&result, 1));
+  };
+  return f;
+}
+
+namespace {
+
 void check_result_count(const validate::FuncType& type, const std::vector<abi::Val>& results) {
   const size_t want = type.result ? 1 : 0;
   if (results.size() != want)

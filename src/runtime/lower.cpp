@@ -150,6 +150,12 @@ void Lowering::call_host(const LowerSite& site, const Func& target, std::span<co
   Store& store = *site.store;
   GuestContext caller(store, *site.inst, site.memory, site.realloc, site.abi->options(), uint64_t{0});
   abi::AbiContext& cx = caller.cx();
+  if (target.flat_host_) {  // no Vals: the function reads and writes the core values
+    HostCall call{store, site.inst, &cx};
+    target.flat_host_(call, cx, *site.abi, params, site.async ? std::span<uint64_t>() : results);
+    if (site.async) results[0] = pack_subtask(Subtask::State::Returned, 0);
+    return;
+  }
   const std::vector<abi::Val> args = site.abi->lift_args(cx, params);
   HostCall call{store, site.inst, &cx};
   const std::vector<abi::Val> values = target.call_host(call, args);

@@ -79,11 +79,20 @@ struct HostCall {
 
 // A host function: receives lifted arguments, returns the results.
 using HostCallback = std::function<std::vector<abi::Val>(HostCall& call, std::span<const abi::Val> args)>;
+// A host function called with its call's core values, no Vals: the
+// caller's context `cx`, the lowered call's ABI, its core arguments, and
+// where its flat result goes (empty when the result goes through memory, or
+// there is none). Typed host functions (Linker::func_wrap) are these.
+using FlatHostCallback = std::function<void(HostCall& call, abi::AbiContext& cx, const abi::FunctionAbi& abi,
+                                            std::span<const uint64_t> params, std::span<uint64_t> results)>;
 
 // A component-level function: lifted from core wasm, or defined by the host.
 class Func {
  public:
   static FuncRef host(std::shared_ptr<const validate::FuncType> type, HostCallback callback);
+  // A guest's lowered call reaches `callback` with its core values; the
+  // host calling it with Vals lowers them into scratch memory first.
+  static FuncRef host_flat(std::shared_ptr<const validate::FuncType> type, FlatHostCallback callback);
 
   const validate::FuncType& type() const { return *type_; }
   bool is_host() const { return static_cast<bool>(host_); }
@@ -125,6 +134,7 @@ class Func {
 
   std::shared_ptr<const validate::FuncType> type_;
   HostCallback host_;
+  FlatHostCallback flat_host_;  // with host_, for functions made by host_flat
   // Lifted functions:
   ComponentInstance* instance_ = nullptr;
   engine::Extern core_func_;

@@ -301,3 +301,142 @@ TEST_F(TypedHandles, ATagStandsForOneResourceType) {
 
 }  // namespace
 }  // namespace cmhost
+
+namespace cmhost {
+namespace {
+
+// tests/components/values-host.wat forwards its core arguments to host
+// imports: here the imports are C++ callables (Linker::func_wrap), which
+// lift what the guest lowered with no Val and lower their results into the
+// guest's memory; the same calls with Val host functions (define_func) are
+// the reference.
+class FuncWrapValues : public ::testing::Test {
+ protected:
+  using Many = std::tuple<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, uint64_t, int64_t, float, double,
+                          char32_t, bool, std::string, std::vector<uint16_t>, std::optional<uint8_t>>;
+  Engine engine;
+  Component component = Component::from_file(engine, fixture("values-host"));
+  std::vector<Var> vars;
+  std::vector<std::vector<std::string>> lists;
+  std::vector<Many> manys;
+  Store store{engine};
+  Instance instance = make_linker().instantiate(store, component);
+
+  Linker make_linker() {
+    Linker linker;
+    linker.func_wrap("host-var", [this](Var v) {
+      vars.push_back(v);
+      return v;
+    });
+    linker.func_wrap("host-strings", [this](const std::vector<std::string>& v) {
+      lists.push_back(v);
+      return v;
+    });
+    linker.func_wrap("host-many", [this](uint8_t a, int8_t b, uint16_t c, int16_t d, uint32_t e, int32_t f, uint64_t g,
+                                         int64_t h, float i, double j, char32_t k, bool l, std::string m,
+                                         std::vector<uint16_t> n, std::optional<uint8_t> o) {
+      manys.emplace_back(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o);
+      return manys.back();
+    });
+    return linker;
+  }
+  Val call(const char* name, std::vector<Val> args) { return instance.func(name).call(store, args).at(0); }
+};
+
+TEST_F(FuncWrapValues, VariantsFromJoinedSlots) {
+  for (const Var& v : {Var(std::in_place_index<0>, -5), Var(std::in_place_index<1>, int64_t{-1} << 62),
+                       Var(std::in_place_index<2>, 3.5f), Var(std::in_place_index<3>, -0.125),
+                       Var(std::in_place_index<4>, "text \u2603"), Var(std::in_place_index<5>, uint8_t{255}),
+                       Var(std::in_place_index<6>)}) {
+    vars.clear();
+    EXPECT_EQ(call("via-var", {var_val(v)}), var_val(v));
+    ASSERT_EQ(vars.size(), 1u);
+    EXPECT_EQ(vars[0], v);
+  }
+  // Bits a guest may leave in a joined slot: truncated, NaNs canonical, as
+  // the Val path lifts them (tests/runtime/values_test.cpp, ValuesHost).
+  vars.clear();
+  EXPECT_EQ(call("raw-var", {Val::u32(2), Val::u64(0xDEADBEEF3FC00000ull), Val::u32(0)}),
+            Val::variant(2, Val::f32(1.5f)));
+  EXPECT_EQ(call("raw-var", {Val::u32(0), Val::u64(0xFFFFFFFF80000000ull), Val::u32(0)}),
+            Val::variant(0, Val::s32(INT32_MIN)));
+  EXPECT_EQ(call("raw-var", {Val::u32(5), Val::u64(0x1FF), Val::u32(0)}), Val::variant(5, Val::u8(0xFF)));
+  expect_error(ErrorKind::Trap, [&] { call("raw-var", {Val::u32(7), Val::u64(0), Val::u32(0)}); }, "discriminant 7");
+  EXPECT_EQ(vars.size(), 3u);
+}
+
+TEST_F(FuncWrapValues, ListsOfStringsBothWays) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 3000; ++i) texts.push_back(std::string(static_cast<size_t>(i % 50), 'x') + "\u2603");
+  for (const auto& v : {std::vector<std::string>{}, std::vector<std::string>{"", "a", "\U0001D11E"}, texts}) {
+    lists.clear();
+    std::vector<Val> items;
+    for (const auto& s : v) items.push_back(Val::string(s));
+    EXPECT_EQ(call("via-strings", {Val::list(items)}), Val::list(items));
+    ASSERT_EQ(lists.size(), 1u);
+    EXPECT_EQ(lists[0], v);
+  }
+}
+
+TEST_F(FuncWrapValues, SpilledArgumentsAndAResultThroughTheReturnPointer) {
+  const uint16_t shorts[] = {0, 1, UINT16_MAX};
+  const std::vector<Val> args = {Val::u8(UINT8_MAX), Val::s8(INT8_MIN), Val::u16(UINT16_MAX), Val::s16(INT16_MIN),
+                                 Val::u32(UINT32_MAX), Val::s32(INT32_MIN), Val::u64(UINT64_MAX),
+                                 Val::s64(INT64_MIN), Val::f32(-0.0f), Val::f64(0.1), Val::char_(0x10FFFF),
+                                 Val::bool_(true), Val::string("spilled \u2603"),
+                                 Val::packed_list(abi::ValKind::U16, shorts, 3), Val::some(Val::u8(0))};
+  EXPECT_EQ(call("via-many", args), Val::tuple(args));
+  ASSERT_EQ(manys.size(), 1u);
+  EXPECT_EQ(std::get<12>(manys[0]), "spilled \u2603");
+  EXPECT_EQ(std::get<13>(manys[0]), (std::vector<uint16_t>{0, 1, UINT16_MAX}));
+  EXPECT_EQ(std::get<10>(manys[0]), char32_t{0x10FFFF});
+}
+
+// The host calls its own wrapped functions with Vals (a component exports
+// them again): the arguments are lowered into scratch memory as a guest
+// lowers them, and the result lifted from it.
+TEST(FuncWrapFromTheHost, ValsGoThroughScratchMemory) {
+  Engine engine;
+  Store store(engine);
+  Linker linker;
+  std::vector<std::string> logged;
+  linker.func_wrap("echo-strings", [](std::vector<std::string> v) { return v; });
+  linker.func_wrap("pair", [](uint32_t a, std::string_view b) { return std::tuple<uint32_t, std::string>(a + 1, b); });
+  linker.func_wrap("count", [](std::vector<uint16_t> v) { return static_cast<uint32_t>(v.size()); });
+  linker.func_wrap("log", [&](Caller& caller, const std::string& msg) {
+    EXPECT_FALSE(caller.from_guest());
+    EXPECT_TRUE(caller.memory().empty());  // the host's call has no guest memory
+    logged.push_back(msg);
+  });
+  const Error e = expect_error(ErrorKind::Link, [&] {
+    linker.instantiate(store, Component::from_file(engine, fixture("reexport")));
+  });
+  EXPECT_NE(std::string(e.what()).find("import `count` is (func (param \"v\" (list u8)) (result u32))"),
+            std::string::npos)
+      << e.what();
+  EXPECT_NE(std::string(e.what()).find("parameter 1 (`v`) is list<u8>"), std::string::npos) << e.what();
+  linker = Linker();
+  linker.func_wrap("echo-strings", [](std::vector<std::string> v) { return v; });
+  linker.func_wrap("pair", [](uint32_t a, std::string_view b) { return std::tuple<uint32_t, std::string>(a + 1, b); });
+  linker.func_wrap("log", [&](Caller& caller, const std::string& msg) {
+    EXPECT_FALSE(caller.from_guest());
+    EXPECT_TRUE(caller.memory().empty());
+    logged.push_back(msg);
+  });
+  linker.func_wrap("count", [](std::vector<uint8_t> v) { return static_cast<uint32_t>(v.size()); });
+  const Instance instance = linker.instantiate(store, Component::from_file(engine, fixture("reexport")));
+  const Val strings = Val::list({Val::string("a"), Val::string(""), Val::string("\u2603")});
+  EXPECT_EQ(instance.func("echo-strings").call(store, std::vector<Val>{strings}).at(0), strings);
+  EXPECT_EQ(instance.func("pair").call(store, std::vector<Val>{Val::u32(41), Val::string("b")}).at(0),
+            Val::tuple({Val::u32(42), Val::string("b")}));
+  EXPECT_EQ(instance.func("count").call(store, std::vector<Val>{Val::bytes(std::vector<uint8_t>(300, 1))}).at(0),
+            Val::u32(300));
+  EXPECT_TRUE(instance.func("log").call(store, std::vector<Val>{Val::string("hi")}).empty());
+  EXPECT_EQ(logged, std::vector<std::string>{"hi"});
+  // Typed calls are for lifted exports, and say so.
+  expect_error(ErrorKind::Usage, [&] { (void)instance.typed_func<uint32_t(std::vector<uint8_t>)>("count"); },
+               "host function");
+}
+
+}  // namespace
+}  // namespace cmhost

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -154,6 +155,9 @@ class FunctionAbi {
   // results, into flat values or through the out pointer that follows the
   // flat parameters.
   std::vector<Val> lift_args(AbiContext& cx, std::span<const uint64_t> flat) const;
+  // Where a lowered call's results go through memory: the out pointer among
+  // its core arguments, or nullopt when the result is returned flat.
+  std::optional<uint64_t> result_pointer(std::span<const uint64_t> flat_args) const;
   void lower_results(AbiContext& cx, std::span<const Val> results,
                      std::span<const uint64_t> flat_args, std::vector<uint64_t>& flat) const;
 

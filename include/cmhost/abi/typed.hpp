@@ -398,11 +398,15 @@ template <AddrWidth W> struct Canon<std::string_view, W> : StringCanon<std::stri
 namespace detail {
 // Checks a list's (ptr, length) as lifting does; returns the element range.
 template <class T, AddrWidth W>
-CMHOST_TYPED_INLINE std::pair<uint64_t, uint64_t> checked_list(const Reader& r, uint64_t p) {
-  const auto [ptr, length] = pointer_pair<W>(r, p);
+CMHOST_TYPED_INLINE void check_elements(const Reader& r, uint64_t ptr, uint64_t length) {
   constexpr uint32_t es = Canon<T, W>::size;
   if (length > kMaxListByteLength / es) r.fail("list of " + std::to_string(length) + " elements is too long");
   r.check(ptr, length * es, Canon<T, W>::align, "list");
+}
+template <class T, AddrWidth W>
+CMHOST_TYPED_INLINE std::pair<uint64_t, uint64_t> checked_list(const Reader& r, uint64_t p) {
+  const auto [ptr, length] = pointer_pair<W>(r, p);
+  check_elements<T, W>(r, ptr, length);
   return {ptr, length};
 }
 }  // namespace detail
@@ -434,7 +438,12 @@ C empty_container(const Reader& r) {
 template <class T, class A, AddrWidth W>
 struct Canon<std::vector<T, A>, W> : ListCanon<T, W> {
   CMHOST_TYPED_INLINE static std::vector<T, A> load(const Reader& r, uint64_t p) {
-    const auto [ptr, length] = detail::checked_list<T, W>(r, p);
+    const auto [ptr, length] = detail::pointer_pair<W>(r, p);
+    return load_elements(r, ptr, length);
+  }
+  // The list of `length` elements at `ptr`, checked as lifting checks it.
+  CMHOST_TYPED_INLINE static std::vector<T, A> load_elements(const Reader& r, uint64_t ptr, uint64_t length) {
+    detail::check_elements<T, W>(r, ptr, length);
     auto out = detail::empty_container<std::vector<T, A>>(r);
     if constexpr (sizeof(T) == 1 && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       const auto* bytes = reinterpret_cast<const T*>(r.at(ptr));
@@ -777,6 +786,9 @@ struct Canon<std::map<K, V, C, A>, W> {
   static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
   static std::map<K, V, C, A> load(const Reader& r, uint64_t p) {
     const auto [ptr, length] = detail::pointer_pair<W>(r, p);
+    return load_entries(r, ptr, length);
+  }
+  static std::map<K, V, C, A> load_entries(const Reader& r, uint64_t ptr, uint64_t length) {
     if (length > kMaxListByteLength / E::size) r.fail("map of " + std::to_string(length) + " entries is too long");
     r.check(ptr, length * E::size, E::align, "map");
     std::map<K, V, C, A> out;

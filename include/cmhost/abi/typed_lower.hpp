@@ -355,10 +355,11 @@ struct Lower<std::tuple<Ts...>, W> {
 
 // ---- flat lifts ---------------------------------------------------------------------
 //
-// Values passed as core values only (no memory): scalars, enums, flags, and
-// records, tuples, fixed-length lists, options and variants of those. With
-// lift_flat's rules: narrower integers truncated, any nonzero bool true,
-// chars and discriminants checked (a trap), NaNs canonical by the options.
+// lift_flat for 32-bit memories: a value from its core values, with the
+// rules of lifting: narrower integers truncated, any nonzero bool true,
+// chars and discriminants checked (a trap), NaNs canonical by the options;
+// strings, lists and maps read from the context's memory at the pointer and
+// length they carry (views point into it).
 
 template <class T, class = void>
 struct FlatLift;
@@ -391,6 +392,36 @@ template <class Tag>
 struct FlatLift<Borrow<Tag>> {
   static Borrow<Tag> lift(const AbiContext& cx, const uint64_t* in) {
     return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<Tag>(), TypeKind::Borrow), static_cast<uint32_t>(in[0]))};
+  }
+};
+template <class A>
+struct FlatLift<std::basic_string<char, std::char_traits<char>, A>> {
+  static std::basic_string<char, std::char_traits<char>, A> lift(const AbiContext& cx, const uint64_t* in) {
+    std::basic_string<char, std::char_traits<char>, A> out;
+    Reader(cx).string_into(static_cast<uint32_t>(in[0]), static_cast<uint32_t>(in[1]), out);
+    return out;
+  }
+};
+template <>
+struct FlatLift<std::string_view> {
+  static std::string_view lift(const AbiContext& cx, const uint64_t* in) {
+    return Reader(cx).string_view(static_cast<uint32_t>(in[0]), static_cast<uint32_t>(in[1]));
+  }
+};
+template <class T, class A>
+struct FlatLift<std::vector<T, A>> {
+  static std::vector<T, A> lift(const AbiContext& cx, const uint64_t* in) {
+    const Reader reader(cx);
+    return Canon<std::vector<T, A>, AddrWidth::I32>::load_elements(reader, static_cast<uint32_t>(in[0]),
+                                                                  static_cast<uint32_t>(in[1]));
+  }
+};
+template <class K, class V, class C, class A>
+struct FlatLift<std::map<K, V, C, A>> {
+  static std::map<K, V, C, A> lift(const AbiContext& cx, const uint64_t* in) {
+    const Reader reader(cx);
+    return Canon<std::map<K, V, C, A>, AddrWidth::I32>::load_entries(reader, static_cast<uint32_t>(in[0]),
+                                                                    static_cast<uint32_t>(in[1]));
   }
 };
 template <>
@@ -467,6 +498,14 @@ template <>
 struct FlatLiftable<std::monostate> : std::true_type {};
 template <size_t N>
 struct FlatLiftable<std::bitset<N>> : std::true_type {};
+template <class A>
+struct FlatLiftable<std::basic_string<char, std::char_traits<char>, A>> : std::true_type {};
+template <>
+struct FlatLiftable<std::string_view> : std::true_type {};
+template <class T, class A>
+struct FlatLiftable<std::vector<T, A>> : std::true_type {};
+template <class K, class V, class C, class A>
+struct FlatLiftable<std::map<K, V, C, A>> : std::true_type {};
 template <class Tag>
 struct FlatLiftable<Own<Tag>> : std::true_type {};
 template <class Tag>
@@ -487,7 +526,8 @@ template <class T>
 struct FlatLiftable<T, std::void_t<decltype(Record<T>::fields)>> : RecordFlatLiftable<T, FieldsOf<T>> {};
 }  // namespace detail
 
-// Whether FlatLift<T> can read T: no string, list or map in it.
+// Whether FlatLift<T> can read T (every owning type of typed.hpp, and
+// std::string_view).
 template <class T>
 inline constexpr bool is_flat_liftable_v = detail::FlatLiftable<T>::value;
 
@@ -536,6 +576,50 @@ CMHOST_TYPED_INLINE void lower_arg(AbiContext& cx, const T& v, std::vector<uint6
     flat.resize(at + n);
     Lower<T, AddrWidth::I32>::lower_flat(cx, v, flat.data() + at);
   }
+}
+
+// ---- a typed host function's call ---------------------------------------------------
+//
+// A host function called through a lowered import gets its arguments as
+// the caller lowered them (flat, or through a pointer when they spill) and
+// returns its result flat or through the out pointer, as `abi` says.
+
+// The arguments of a lowered call, as C++ values (32-bit memories).
+template <class... A>
+std::tuple<A...> lift_args(const AbiContext& cx, const FunctionAbi& abi, std::span<const uint64_t> params) {
+  if (cx.options().addr != AddrWidth::I32)
+    throw Error(ErrorKind::Usage, "typed host functions read and write 32-bit memories only");
+  if (abi.params_spilled(AbiSide::Lower)) {
+    const Reader reader(cx);
+    return load<std::tuple<A...>>(reader, params[0]);
+  }
+  constexpr std::array<uint32_t, sizeof...(A) + 1> at = [] {
+    std::array<uint32_t, sizeof...(A) + 1> out{};
+    const uint32_t counts[] = {0, Lower<A, AddrWidth::I32>::flat_count...};
+    for (size_t i = 1; i <= sizeof...(A); ++i) out[i] = out[i - 1] + counts[i];
+    return out;
+  }();
+  if (params.size() < at[sizeof...(A)]) throw Error(ErrorKind::Usage, "too few core arguments for the typed call");
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return std::tuple<A...>{FlatLift<A>::lift(cx, params.data() + at[I])...};
+  }(std::index_sequence_for<A...>{});
+}
+
+// Writes a lowered call's result: flat into `results`, or at the out pointer.
+template <class R>
+void lower_result(AbiContext& cx, const FunctionAbi& abi, std::span<const uint64_t> params, const R& value,
+                  std::span<uint64_t> results) {
+  if (const std::optional<uint64_t> out = abi.result_pointer(params)) {
+    cx.require_memory("a result through memory");
+    if (*out % Canon<R, AddrWidth::I32>::align != 0 || *out > cx.size() ||
+        Canon<R, AddrWidth::I32>::size > cx.size() - *out)
+      throw_trap("the result pointer " + std::to_string(*out) + " is misaligned or out of bounds");
+    Lower<R, AddrWidth::I32>::store(cx, *out, value);
+    return;
+  }
+  if (results.size() != Lower<R, AddrWidth::I32>::flat_count)
+    throw Error(ErrorKind::Usage, "the typed result's core values do not fit the call");
+  Lower<R, AddrWidth::I32>::lower_flat(cx, value, results.data());
 }
 
 }  // namespace cmhost::abi::typed
