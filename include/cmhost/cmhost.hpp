@@ -66,6 +66,11 @@ class Component {
  public:
   static Component from_bytes(Engine& engine, std::vector<uint8_t> bytes);
   static Component from_file(Engine& engine, const std::string& path);
+  // The component with its core modules from `artifact_path`, which the
+  // engine's backend compiled ahead of time (Engine::load_artifact): Error
+  // (Usage) when the artifact does not fit the engine or the component.
+  static Component from_bytes_with_artifact(Engine& engine, std::vector<uint8_t> bytes,
+                                            const std::string& artifact_path);
 
   // Its imports and exports.
   const ComponentType& type() const;

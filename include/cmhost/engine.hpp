@@ -80,6 +80,16 @@ class Module {
 
 class Store;
 
+// A function made ready for many calls (a lifted export's core function):
+// looked up and checked once, so that a call only passes its values. Valid
+// while its store lives.
+class PreparedCall {
+ public:
+  virtual ~PreparedCall() = default;
+  // As Store::call, for the prepared function.
+  virtual void call(std::span<const uint64_t> args, std::span<uint64_t> results) = 0;
+};
+
 // What a host function sees of its caller.
 class Caller {
  public:
@@ -119,6 +129,8 @@ class Store {
   // (Trap) with the engine's message when the wasm code traps, or the
   // instruction budget runs out.
   virtual void call(Extern func, std::span<const uint64_t> args, std::span<uint64_t> results) = 0;
+  // `func` ready for many calls; Usage when it is not a function of this store.
+  virtual std::unique_ptr<PreparedCall> prepare_call(Extern func) = 0;
 
   // The memory's current bytes; the span is invalid after anything that can
   // grow memory (a call into wasm, grow_memory).
@@ -134,9 +146,11 @@ class Store {
   virtual std::optional<Extern> table_func(Extern table, uint64_t index) = 0;
 
   // Calls nest (host -> wasm -> host -> ...) on a native stack, and the
-  // engine keeps state per nesting level. A runtime that switches between
-  // native stacks (fibers) gives each its own ExecutionStack and makes it
-  // current while that stack runs; calls in between use the current one.
+  // engine keeps state per nesting level: the interpreter its threads, a
+  // compiled backend the target a trap unwinds to and its call depth. A
+  // runtime that switches between native stacks (fibers) gives each its own
+  // ExecutionStack and makes it current while that stack runs, so a trap
+  // unwinds the stack it happened on; calls in between use the current one.
   class ExecutionStack {
    public:
     virtual ~ExecutionStack() = default;
@@ -160,7 +174,23 @@ struct EngineConfig {
   // budget units (loop iterations, and entries of functions that make calls)
   // before it traps with "instruction budget exhausted". Modules run
   // unmodified when unset.
-  std::optional<uint64_t> call_budget;
+  std::optional<uint64_t> call_budget = std::nullopt;
+  // Caps on what a module may define: a memory of more bytes, or a table of
+  // more elements, than these cannot be instantiated, and growing beyond
+  // them fails as growing beyond the declared maximum does (memory.grow
+  // returns -1). Unset: only the modules' own limits apply.
+  std::optional<uint64_t> max_memory_bytes = std::nullopt;
+  std::optional<uint64_t> max_table_elements = std::nullopt;
+};
+
+// Core modules compiled ahead of time into one artifact (what an
+// ahead-of-time backend produces for a component), in the component's
+// module order.
+class Artifact {
+ public:
+  virtual ~Artifact() = default;
+  virtual size_t module_count() const = 0;
+  virtual std::shared_ptr<Module> module(size_t index) const = 0;
 };
 
 class Engine {
@@ -169,6 +199,10 @@ class Engine {
   // Validates and compiles a core module; Error(Decode/Validate) if invalid.
   // The bytes need to live only for the duration of the call.
   virtual std::shared_ptr<Module> compile(std::span<const uint8_t> bytes) = 0;
+  // The modules of an artifact this backend compiled ahead of time. Error
+  // (Usage) from backends that compile at run time, or when the artifact
+  // does not fit this engine (another backend, version or configuration).
+  virtual std::unique_ptr<Artifact> load_artifact(const std::string& path);
   virtual std::unique_ptr<Store> new_store() = 0;
   virtual const EngineConfig& config() const = 0;
 };

@@ -23,6 +23,17 @@ Component Component::from_bytes(Engine& engine, std::vector<uint8_t> bytes) {
   return c;
 }
 
+Component Component::from_bytes_with_artifact(Engine& engine, std::vector<uint8_t> bytes,
+                                               const std::string& artifact_path) {
+  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  const auto decoded = binary::decode_component(*owned);
+  auto plan = validate::validate_component(decoded, *owned);
+  const std::unique_ptr<engine::Artifact> artifact = engine.core().load_artifact(artifact_path);
+  Component c;
+  c.impl_ = std::make_shared<Impl>(Impl{owned, runtime::compile(*artifact, std::move(plan))});
+  return c;
+}
+
 Component Component::from_file(Engine& engine, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::Usage, "cannot read " + path);

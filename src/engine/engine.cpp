@@ -13,6 +13,11 @@ const char* to_string(Backend backend) noexcept {
   return "unknown";
 }
 
+std::unique_ptr<Artifact> Engine::load_artifact(const std::string& path) {
+  throw Error(ErrorKind::Usage, std::string("the ") + to_string(config().backend) +
+                                    " backend compiles modules at run time and loads no artifacts (" + path + ")");
+}
+
 std::unique_ptr<Engine> make_engine(EngineConfig config) {
   switch (config.backend) {
     case Backend::Interpreter: return make_wabt_engine(std::move(config));

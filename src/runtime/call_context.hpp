@@ -58,7 +58,7 @@ class CoreCall {
   static void run(Store& store, ComponentInstance& inst, const Func& func, std::span<const uint64_t> args,
                   std::vector<uint64_t>& results, OnResults&& on_results) {
     results.resize(func.core_result_count_);
-    store.core().call(func.core_func_, args, results);
+    func.prepared_->call(args, results);
     on_results(std::span<const uint64_t>(results));
     if (func.post_return_) post_return(store, inst, *func.post_return_, results);
   }

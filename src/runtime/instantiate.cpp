@@ -279,6 +279,7 @@ class Instantiator {
     f->type_ = s.type;
     f->instance_ = &inst;
     f->core_func_ = at(inst.core_funcs_, s.core_func, "core func");
+    if (!s.options.async) f->prepared_ = store_.core().prepare_call(f->core_func_);
     if (s.options.memory) f->memory_ = at(inst.core_memories_, *s.options.memory, "core memory");
     if (s.options.realloc) f->realloc_ = at(inst.core_funcs_, *s.options.realloc, "core func");
     if (s.options.post_return) f->post_return_ = at(inst.core_funcs_, *s.options.post_return, "core func");
@@ -369,6 +370,20 @@ CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span
     if (range.offset > bytes.size() || range.size > bytes.size() - range.offset)
       throw Error(ErrorKind::Validate, "core module range outside the component bytes");
     out.modules.push_back(engine.compile(bytes.subspan(range.offset, range.size)));
+  }
+  out.plan = std::move(plan);
+  return out;
+}
+
+CompiledComponent compile(const engine::Artifact& artifact, validate::Plan plan) {
+  if (artifact.module_count() != plan.modules.size())
+    throw Error(ErrorKind::Usage, "the artifact holds " + std::to_string(artifact.module_count()) +
+                                      " core modules, the component " + std::to_string(plan.modules.size()));
+  CompiledComponent out;
+  for (size_t i = 0; i < plan.modules.size(); ++i) {
+    auto module = artifact.module(i);
+    if (!module) throw Error(ErrorKind::Usage, "the artifact lacks core module " + std::to_string(i));
+    out.modules.push_back(std::move(module));
   }
   out.plan = std::move(plan);
   return out;

@@ -138,6 +138,7 @@ class Func {
   // Lifted functions:
   ComponentInstance* instance_ = nullptr;
   engine::Extern core_func_;
+  std::unique_ptr<engine::PreparedCall> prepared_;  // core_func_ ready to call (synchronous lifts)
   std::optional<engine::Extern> memory_, realloc_, post_return_;
   std::shared_ptr<const abi::FunctionAbi> abi_;
   size_t core_result_count_ = 0;
@@ -265,5 +266,8 @@ class Store {
 
 // Compiles the core modules of a validated plan.
 CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span<const uint8_t> bytes);
+// The same with the core modules an ahead-of-time backend compiled (in the
+// plan's module order); Usage when the artifact holds another number.
+CompiledComponent compile(const engine::Artifact& artifact, validate::Plan plan);
 
 }  // namespace cmhost::runtime

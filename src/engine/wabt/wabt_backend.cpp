@@ -211,7 +211,47 @@ LoadableBytes prepare_for_loading(const uint8_t* bytes, size_t size, bool metere
   return out;
 }
 
-CompiledModule compile(const uint8_t* original, size_t original_size, bool metered) {
+namespace {
+
+// Lowers the maximum of what the module defines to the caps; one that
+// starts above them cannot be instantiated under them.
+void apply_caps(wi::ModuleDesc& desc, const Caps& caps) {
+  constexpr uint64_t kPageBytes = 65536;
+  if (caps.max_memory_bytes) {
+    const uint64_t cap_pages = *caps.max_memory_bytes / kPageBytes;
+    for (size_t i = 0; i < desc.memories.size(); ++i) {
+      wabt::Limits& limits = desc.memories[i].type.limits;
+      if (limits.initial > cap_pages)
+        throw Error(ErrorKind::Link, "memory " + std::to_string(i) + " starts at " +
+                                         std::to_string(limits.initial * kPageBytes) +
+                                         " bytes, above the engine's limit of " +
+                                         std::to_string(*caps.max_memory_bytes));
+      const uint64_t declared = limits.has_max ? limits.max : limits.is_64 ? uint64_t{1} << 48 : 65536;
+      if (cap_pages < declared) {
+        limits.max = cap_pages;
+        limits.has_max = true;
+      }
+    }
+  }
+  if (caps.max_table_elements) {
+    for (size_t i = 0; i < desc.tables.size(); ++i) {
+      wabt::Limits& limits = desc.tables[i].type.limits;
+      if (limits.initial > *caps.max_table_elements)
+        throw Error(ErrorKind::Link, "table " + std::to_string(i) + " starts with " + std::to_string(limits.initial) +
+                                         " elements, above the engine's limit of " +
+                                         std::to_string(*caps.max_table_elements));
+      const uint64_t declared = limits.has_max ? limits.max : UINT32_MAX;
+      if (*caps.max_table_elements < declared) {
+        limits.max = *caps.max_table_elements;
+        limits.has_max = true;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+CompiledModule compile(const uint8_t* original, size_t original_size, bool metered, const Caps& caps) {
   const LoadableBytes loadable = prepare_for_loading(original, original_size, metered);
   const uint8_t* bytes = loadable.data;
   const size_t size = loadable.size;
@@ -231,6 +271,7 @@ CompiledModule compile(const uint8_t* original, size_t original_size, bool meter
     throw Error(ErrorKind::Validate, "invalid core module: " + describe(errors));
   }
 
+  apply_caps(code->desc, caps);
   CompiledModule out;
   const auto& imports = code->desc.imports;
   const size_t own_imports = imports.size() - (metered ? 1 : 0);
@@ -282,6 +323,9 @@ class WabtStore final : public InterpStore {
   ExternSignature extern_signature(Handle handle) const override;
   void call(Handle func, const uint64_t* args, size_t arg_count, uint64_t* results,
             size_t result_count) override;
+  std::unique_ptr<PreparedFunc> prepare(Handle func) override;
+  // Calls a resolved function whose types are numbers.
+  void invoke(wi::Func& func, const uint64_t* args, size_t arg_count, uint64_t* results, size_t result_count);
   MemoryView memory(Handle memory) override;
   std::optional<uint64_t> grow_memory(Handle memory, uint64_t pages) override;
   uint64_t global_get(Handle global) const override;
@@ -548,13 +592,40 @@ ExternSignature WabtStore::extern_signature(Handle handle) const {
 void WabtStore::call(Handle handle, const uint64_t* args, size_t arg_count, uint64_t* results,
                      size_t result_count) {
   wi::Func& func = resolve_as<wi::Func>(handle, KindCode::Func);
+  require_numbers(func.type(), "call");
+  invoke(func, args, arg_count, results, result_count);
+}
+
+namespace {
+
+class PreparedInterpFunc final : public PreparedFunc {
+ public:
+  PreparedInterpFunc(WabtStore& store, wi::Func& func) : store_(store), func_(func) {}
+  void call(const uint64_t* args, size_t arg_count, uint64_t* results, size_t result_count) override {
+    store_.invoke(func_, args, arg_count, results, result_count);
+  }
+
+ private:
+  WabtStore& store_;
+  wi::Func& func_;  // remembered by the store (a handle names it), so never collected
+};
+
+}  // namespace
+
+std::unique_ptr<PreparedFunc> WabtStore::prepare(Handle handle) {
+  wi::Func& func = resolve_as<wi::Func>(handle, KindCode::Func);
+  require_numbers(func.type(), "call");
+  return std::make_unique<PreparedInterpFunc>(*this, func);
+}
+
+void WabtStore::invoke(wi::Func& func, const uint64_t* args, size_t arg_count, uint64_t* results,
+                       size_t result_count) {
   const wi::FuncType& type = func.type();
   if (arg_count != type.params.size() || result_count != type.results.size()) {
     usage_error("function takes " + std::to_string(type.params.size()) + " arguments and " +
                 std::to_string(type.results.size()) + " results; called with " + std::to_string(arg_count) +
                 " and " + std::to_string(result_count));
   }
-  require_numbers(type, "call");
 
   Nesting nesting(*this);
   CallContext& context = context_at(nesting.stack(), nesting.depth());

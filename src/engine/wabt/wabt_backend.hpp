@@ -65,9 +65,17 @@ struct CompiledModule {
   std::vector<ExportSignature> exports;
 };
 
+// Caps on what a module defines (engine::EngineConfig).
+struct Caps {
+  std::optional<uint64_t> max_memory_bytes;
+  std::optional<uint64_t> max_table_elements;
+};
+
 // Decodes and validates a core module, adding fuel metering (fuel.hpp) when
-// `metered`. Throws cmhost::Error of kind Decode or Validate.
-CompiledModule compile(const uint8_t* bytes, size_t size, bool metered);
+// `metered`, and lowering the maximum of each memory and table it defines
+// to `caps`. Throws cmhost::Error of kind Decode or Validate, or Link when a
+// memory or table starts above the caps.
+CompiledModule compile(const uint8_t* bytes, size_t size, bool metered, const Caps& caps);
 
 // The bytes compile() hands to the interpreter: the caller's own, untouched,
 // unless metered (then `data` points into `metered_copy`).
@@ -98,6 +106,13 @@ struct MemoryView {
   uint64_t size = 0;
 };
 
+// A function looked up and checked once (engine::PreparedCall).
+class PreparedFunc {
+ public:
+  virtual ~PreparedFunc() = default;
+  virtual void call(const uint64_t* args, size_t arg_count, uint64_t* results, size_t result_count) = 0;
+};
+
 // A wabt store plus everything cmhost keeps per store. Handles are checked:
 // one this store did not hand out, or of the wrong kind, is a Usage error.
 class InterpStore {
@@ -119,6 +134,8 @@ class InterpStore {
   // cmhost::Error thrown by a host function comes out unchanged.
   virtual void call(Handle func, const uint64_t* args, size_t arg_count, uint64_t* results,
                     size_t result_count) = 0;
+  // `func` ready for many calls, valid while the store lives.
+  virtual std::unique_ptr<PreparedFunc> prepare(Handle func) = 0;
 
   virtual MemoryView memory(Handle memory) = 0;
   virtual std::optional<uint64_t> grow_memory(Handle memory, uint64_t pages) = 0;

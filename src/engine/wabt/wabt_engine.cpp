@@ -128,6 +128,17 @@ class HostCaller final : public Caller {
   wb::CallerView& view_;
 };
 
+class Prepared final : public PreparedCall {
+ public:
+  explicit Prepared(std::unique_ptr<wb::PreparedFunc> func) : func_(std::move(func)) {}
+  void call(std::span<const uint64_t> args, std::span<uint64_t> results) override {
+    func_->call(args.data(), args.size(), results.data(), results.size());
+  }
+
+ private:
+  std::unique_ptr<wb::PreparedFunc> func_;
+};
+
 class WabtStore final : public Store {
  public:
   explicit WabtStore(const EngineConfig& config) : backend_(wb::InterpStore::create(config.call_budget)) {}
@@ -170,6 +181,10 @@ class WabtStore final : public Store {
 
   void call(Extern func, std::span<const uint64_t> args, std::span<uint64_t> results) override {
     backend_->call(to_handle(func), args.data(), args.size(), results.data(), results.size());
+  }
+
+  std::unique_ptr<PreparedCall> prepare_call(Extern func) override {
+    return std::make_unique<Prepared>(backend_->prepare(to_handle(func)));
   }
 
   std::span<uint8_t> memory_bytes(Extern memory) override {
@@ -225,7 +240,8 @@ class WabtEngine final : public Engine {
 
   std::shared_ptr<Module> compile(std::span<const uint8_t> bytes) override {
     return std::make_shared<WabtModule>(
-        wb::compile(bytes.data(), bytes.size(), config_.call_budget.has_value()));
+        wb::compile(bytes.data(), bytes.size(), config_.call_budget.has_value(),
+                    wb::Caps{config_.max_memory_bytes, config_.max_table_elements}));
   }
   std::unique_ptr<Store> new_store() override { return std::make_unique<WabtStore>(config_); }
   const EngineConfig& config() const override { return config_; }
