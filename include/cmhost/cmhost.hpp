@@ -110,6 +110,10 @@ class Store {
   // the resource's destructor runs. Error (InvalidValue) when `own` is not
   // an own handle the host holds.
   void drop(const Val& own);
+  template <class Tag>
+  void drop(abi::typed::Own<Tag> own) {
+    drop(Val::own(own.handle));
+  }
   // How many host objects of host resources the store holds (for leak checks).
   size_t host_objects() const;
 
@@ -189,8 +193,14 @@ class HostResource : public HostResourceBase {
   Val make(Store& store, std::unique_ptr<T> object) const {
     return make_object(store, std::shared_ptr<void>(std::move(object)), typeid(T));
   }
+  // The same as a typed handle (for typed calls and wrapped functions).
+  abi::typed::Own<T> make_own(Store& store, std::unique_ptr<T> object) const {
+    return {make(store, std::move(object)).as_handle()};
+  }
   // Error (InvalidValue) when the handle is not one of this resource's.
   T& get(Store& store, const Val& handle) const { return *static_cast<T*>(object(store, handle, typeid(T))); }
+  T& get(Store& store, abi::typed::Borrow<T> handle) const { return get(store, Val::borrow(handle.handle)); }
+  T& get(Store& store, abi::typed::Own<T> handle) const { return get(store, Val::own(handle.handle)); }
 };
 
 // A host function with its call's context.
@@ -258,6 +268,7 @@ class TypedFunc<R(Args...)> {
     const Func::ArgLowerer lower = [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
       cx.set_typed_handles(std::get<sizeof...(Args)>(refs).get());  // the results are read in this context too
       [&]<size_t... I>(std::index_sequence<I...>) {
+        (abi::typed::check_arg(cx, std::get<I>(refs)), ...);  // all first: a refused value lowers nothing
         (abi::typed::lower_arg(cx, std::get<I>(refs), flat), ...);
       }(std::index_sequence_for<Args...>{});
     };
@@ -288,13 +299,7 @@ class TypedFunc<R(Args...)> {
   // Why the export's type and the C++ signature differ, or empty; binds the
   // signature's handle tags in `handles`.
   static std::string mismatch(const FuncType& type, bool results_spilled, abi::typed::HandleTypes& handles) {
-    struct Binding {  // matches() binds handle tags while this lives
-      explicit Binding(abi::typed::HandleTypes& h) : saved(abi::typed::detail::binding_handles) {
-        abi::typed::detail::binding_handles = &h;
-      }
-      ~Binding() { abi::typed::detail::binding_handles = saved; }
-      abi::typed::HandleTypes* saved;
-    } binding(handles);
+    const abi::typed::BindingHandles binding(handles);
     if (type.params.size() != sizeof...(Args))
       return "the export takes " + std::to_string(type.params.size()) + " parameters, the C++ signature " +
              std::to_string(sizeof...(Args));
@@ -469,16 +474,26 @@ class Linker {
     static_assert((wrap::is_param_v<std::remove_cvref_t<A>> && ...),
                   "func_wrap parameters are the value types of abi::typed, or std::string_view");
     static_assert(wrap::is_result_v<R>, "func_wrap results are void or a value type of abi::typed");
+    static_assert(!abi::typed::holds_view_v<R>,
+                  "func_wrap results own their values: a view may point into the memory lowering moves");
     // One callable for every instance made from this definition, as with define_func.
     auto shared = std::make_shared<G>(std::move(call));
     return [shared](const FuncType& type, std::string& why) -> FlatHostFunction {
       auto handles = std::make_shared<abi::typed::HandleTypes>();
       why = mismatch<R, std::remove_cvref_t<A>...>(type, *handles);
       if (!why.empty()) return nullptr;
-      if (handles->empty()) handles.reset();
-      return [shared, handles](Caller& caller, abi::AbiContext& cx, const abi::FunctionAbi& abi,
-                               std::span<const uint64_t> params, std::span<uint64_t> results) {
-        cx.set_typed_handles(handles.get());
+      const bool has_handles = !handles->empty();
+      return [shared, has_handles](Caller& caller, abi::AbiContext& cx, const abi::FunctionAbi& abi,
+                                   std::span<const uint64_t> params, std::span<uint64_t> results) {
+        // Handle tags stand for the resource types of the lowering site
+        // (a nested component's own identities), bound for this call.
+        abi::typed::HandleTypes site;
+        if (has_handles) {
+          bind_site<R, std::remove_cvref_t<A>...>(abi, site);
+          cx.set_typed_handles(&site);
+        } else {
+          cx.set_typed_handles(nullptr);
+        }
         auto args = abi::typed::lift_args<std::remove_cvref_t<A>...>(cx, abi, params);
         if constexpr (std::is_void_v<R>) {
           std::apply([&](auto&... a) { (*shared)(caller, std::move(a)...); }, args);
@@ -490,6 +505,14 @@ class Linker {
       };
     };
   }
+  // Binds the handle tags of A... and R to the types of the lowered call.
+  template <class R, class... A>
+  static void bind_site(const abi::FunctionAbi& abi, abi::typed::HandleTypes& handles) {
+    const abi::typed::BindingHandles binding(handles);
+    size_t i = 0;
+    ((void)abi::typed::Canon<A, abi::AddrWidth::I32>::matches(*abi.params()[i++]), ...);
+    if constexpr (!std::is_void_v<R>) (void)abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*abi.results()[0]);
+  }
   // Why a callable taking A... and returning R cannot implement `type`, or
   // empty; binds the signature's handle tags in `handles`.
   template <class R, class... A>
@@ -498,8 +521,7 @@ class Linker {
     if (type.params.size() != sizeof...(A))
       return "the import takes " + std::to_string(type.params.size()) + " parameters, the C++ function " +
              std::to_string(sizeof...(A));
-    abi::typed::HandleTypes* const saved = abi::typed::detail::binding_handles;
-    abi::typed::detail::binding_handles = &handles;
+    const abi::typed::BindingHandles binding(handles);
     std::string why;
     size_t i = 0;
     ((why.empty() && !abi::typed::Canon<A, abi::AddrWidth::I32>::matches(*type.params[i])
@@ -517,7 +539,6 @@ class Linker {
           why = "the result is " + type.result->to_wit();
       }
     }
-    abi::typed::detail::binding_handles = saved;
     return why;
   }
 

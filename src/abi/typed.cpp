@@ -83,6 +83,16 @@ void detail::check_list_length(uint64_t count, uint32_t size) {
     throw_invalid_value("a list argument of " + std::to_string(count) + " elements is too long");
 }
 
+void detail::check_utf8_argument(std::string_view text) {
+  if (!is_valid_utf8(reinterpret_cast<const uint8_t*>(text.data()), text.size()))
+    throw_invalid_value("a string argument is not valid UTF-8");
+}
+
+void detail::view_into_callee_memory() {
+  throw Error(ErrorKind::Usage,
+              "an argument views the callee's memory, which lowering the arguments may move: pass an owning copy");
+}
+
 void detail::bad_enum_value(uint32_t value, size_t count) {
   throw_invalid_value("enum value " + std::to_string(value) + " is out of range (" + std::to_string(count) +
                       " cases)");

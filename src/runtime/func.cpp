@@ -1,3 +1,5 @@
+#include <cstring>
+
 #include "cmhost/error.hpp"
 #include "runtime/runtime.hpp"
 #include "call_context.hpp"
@@ -20,9 +22,11 @@ namespace {
 class ScratchMemory final : public abi::GuestMemory {
  public:
   std::span<uint8_t> bytes() override { return bytes_; }
-  uint64_t realloc(uint64_t, uint64_t, uint32_t align, uint64_t new_size) override {
+  uint64_t realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align, uint64_t new_size) override {
+    if (old_ptr != 0 && new_size <= old_size) return old_ptr;  // shrinks in place
     const uint64_t at = (bytes_.size() + align - 1) / align * align;
     bytes_.resize(at + new_size);
+    if (old_ptr != 0 && old_size) std::memmove(bytes_.data() + at, bytes_.data() + old_ptr, old_size);
     return at;
   }
 

@@ -613,7 +613,12 @@ std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
     auto arg = args.find(import.name);
     if (arg == args.end()) continue;
     ExternDesc expected = subst.apply(import.desc);
-    if (auto why = extern_mismatch(arg->second, expected)) return ImportMismatch{import.name, *why, std::move(expected)};
+    // An argument may adopt the import's own type, written with the
+    // component's imported resources (a host function made for the import,
+    // Linker::func_wrap): those stand for what is bound to them, as in the
+    // expected type.
+    const ExternDesc actual = subst.apply(arg->second);
+    if (auto why = extern_mismatch(actual, expected)) return ImportMismatch{import.name, *why, std::move(expected)};
   }
   return std::nullopt;
 }

@@ -258,7 +258,9 @@ std::optional<std::string> subtype_mismatch(const ExternDesc& actual, const Exte
 // embedder supplies) make. The component's imported resource types are
 // bound to the arguments' of the same names first, then every import with
 // an argument must be satisfied by it (imports without one are not checked
-// here: the caller reports what is missing).
+// here: the caller reports what is missing). An argument written with the
+// component's own imported resources (a host function that adopts the
+// import's type) has them bound the same way.
 struct ImportMismatch {
   std::string import;   // the import's name
   std::string why;

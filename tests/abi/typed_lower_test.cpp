@@ -8,6 +8,7 @@
 
 #include <array>
 #include <bitset>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <span>
@@ -239,6 +240,28 @@ TEST(TypedLower, ValuesTheAbiForbidsAreRefused) {
   EXPECT_ERROR(typed::FlatLift<Color>::lift(cx, bad), ErrorKind::Trap);
   EXPECT_ERROR((typed::FlatLift<std::variant<uint8_t, uint16_t>>::lift(cx, bad)), ErrorKind::Trap);
   EXPECT_ERROR(typed::FlatLift<std::optional<uint8_t>>::lift(cx, bad), ErrorKind::Trap);
+}
+
+TEST(TypedLower, ArgumentsAreCheckedBeforeAnyIsLowered) {
+  HostMemory mem(1 << 12, 8);
+  AbiContext cx(&mem, CanonOptions{});
+  // Bad values anywhere inside an argument.
+  using Tup = std::tuple<std::string, std::vector<char32_t>>;
+  EXPECT_ERROR(typed::check_arg(cx, Tup{"ok", {U'a', char32_t{0xDFFF}}}), ErrorKind::InvalidValue);
+  EXPECT_ERROR(typed::check_arg(cx, std::optional<std::string>("\xC0\x80")), ErrorKind::InvalidValue);
+  EXPECT_ERROR(typed::check_arg(cx, std::vector<Color>{Color::Red, static_cast<Color>(7)}), ErrorKind::InvalidValue);
+  EXPECT_ERROR(typed::check_arg(cx, std::map<std::string, uint8_t>{{"\xFF", 1}}), ErrorKind::InvalidValue);
+  typed::check_arg(cx, Tup{"fine", {U'a', U'\U0010FFFF'}});
+  typed::check_arg(cx, Point{1, "p", 2});
+  EXPECT_TRUE(mem.allocations().empty());  // checking allocates nothing
+  // A view into the memory that lowering may move.
+  const uint64_t at = mem.realloc(0, 0, 1, 4);
+  std::memcpy(mem.bytes().data() + at, "abcd", 4);
+  const std::string_view inside(reinterpret_cast<const char*>(mem.bytes().data() + at), 4);
+  cx.refresh();
+  EXPECT_ERROR(typed::check_arg(cx, inside), ErrorKind::Usage);
+  EXPECT_ERROR(typed::check_arg(cx, std::vector<std::string_view>{"x", inside}), ErrorKind::Usage);
+  typed::check_arg(cx, std::string_view("outside"));
 }
 
 TEST(TypedLower, NaNsAreLoweredCanonical) {

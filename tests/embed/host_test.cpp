@@ -215,3 +215,38 @@ TEST_F(HostObjects, ObjectsTheHostStillHoldsGoWithTheStore) {
 
 }  // namespace
 }  // namespace cmhost
+
+namespace cmhost {
+namespace {
+
+// The same host resource through wrapped functions: typed handles, no Val.
+TEST(HostObjectsTyped, WrappedFunctionsMakeAndReadHostObjects) {
+  Engine engine;
+  const Component component =
+      Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm");
+  Linker linker;
+  int destroyed = 0;
+  const HostResource<File> file = linker.define_resource<File>("cmhost:test/files@0.1.0#file");
+  linker.func_wrap("cmhost:test/files@0.1.0#[constructor]file", [&](Caller& caller, uint32_t size) {
+    return file.make_own(caller.store(), std::make_unique<File>(size, &destroyed));
+  });
+  linker.func_wrap("cmhost:test/files@0.1.0#[method]file.size",
+                   [&](Caller& caller, abi::typed::Borrow<File> self) { return file.get(caller.store(), self).size; });
+  Store store(engine);
+  const Instance instance = linker.instantiate(store, component);
+  EXPECT_EQ(instance.typed_func<uint32_t()>("run").call(store), 7u);
+  EXPECT_EQ(destroyed, 1);
+  // The host's own handle, typed, into the guest, which drops it.
+  const abi::typed::Own<File> mine = file.make_own(store, std::make_unique<File>(9, &destroyed));
+  EXPECT_EQ(file.get(store, mine).size, 9u);
+  EXPECT_EQ(instance.typed_func<uint32_t(abi::typed::Own<File>)>("take").call(store, mine), 9u);
+  EXPECT_EQ(destroyed, 2);
+  EXPECT_EQ(store.host_objects(), 0u);
+  // A handle the host keeps is freed by Store::drop.
+  const abi::typed::Own<File> kept = file.make_own(store, std::make_unique<File>(1, &destroyed));
+  store.drop(kept);
+  EXPECT_EQ(destroyed, 3);
+}
+
+}  // namespace
+}  // namespace cmhost

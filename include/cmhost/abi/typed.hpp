@@ -689,7 +689,8 @@ struct Canon<std::tuple<Ts...>, W> {
  private:
   template <size_t... I>
   static std::tuple<Ts...> load_all(const Reader& r, uint64_t p, std::index_sequence<I...>) {
-    return std::tuple<Ts...>(Canon<Ts, W>::load(r, p + L::offsets[I])...);
+    // Braces: fields load in order, as lifting moves their handles.
+    return std::tuple<Ts...>{Canon<Ts, W>::load(r, p + L::offsets[I])...};
   }
   template <size_t... I>
   static bool matches_all(const Type& t, std::index_sequence<I...>) {
@@ -794,7 +795,8 @@ struct Canon<std::map<K, V, C, A>, W> {
     std::map<K, V, C, A> out;
     for (uint64_t i = 0; i < length; ++i) {
       const uint64_t at = ptr + i * E::size;
-      out.insert_or_assign(Canon<K, W>::load(r, at + E::offsets[0]), Canon<V, W>::load(r, at + E::offsets[1]));
+      K key = Canon<K, W>::load(r, at + E::offsets[0]);  // the key first, as lifting does
+      out.insert_or_assign(std::move(key), Canon<V, W>::load(r, at + E::offsets[1]));
     }
     return out;
   }
@@ -863,6 +865,23 @@ namespace detail {
 // Where matches() binds handle tags while a signature is checked (null: it
 // only compares shapes). Set for the duration of one check, on one thread.
 inline thread_local HandleTypes* binding_handles = nullptr;
+}  // namespace detail
+
+// While it lives, matches() binds the handle tags it meets in `handles`.
+class BindingHandles {
+ public:
+  explicit BindingHandles(HandleTypes& handles) : saved_(detail::binding_handles) {
+    detail::binding_handles = &handles;
+  }
+  ~BindingHandles() { detail::binding_handles = saved_; }
+  BindingHandles(const BindingHandles&) = delete;
+  BindingHandles& operator=(const BindingHandles&) = delete;
+
+ private:
+  HandleTypes* saved_;
+};
+
+namespace detail {
 
 // The handle type `tag` stands for in this call; Usage when none.
 const Type& handle_type(const AbiContext& cx, const void* tag, TypeKind kind);
@@ -1091,6 +1110,8 @@ template <class T>
 struct HoldsView<std::optional<T>> : HoldsView<T> {};
 template <class T, size_t N>
 struct HoldsView<std::array<T, N>> : HoldsView<T> {};
+template <class T>
+struct HoldsView<std::span<const T>> : std::true_type {};
 template <class K, class V, class C, class A>
 struct HoldsView<std::map<K, V, C, A>> : std::disjunction<HoldsView<K>, HoldsView<V>> {};
 template <class... Ts>

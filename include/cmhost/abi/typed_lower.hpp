@@ -531,9 +531,17 @@ struct FlatLiftable<T, std::void_t<decltype(Record<T>::fields)>> : RecordFlatLif
 template <class T>
 inline constexpr bool is_flat_liftable_v = detail::FlatLiftable<T>::value;
 
-// ---- a typed call's arguments --------------------------------------------------------
+// ---- checks before lowering ----------------------------------------------------------
+//
+// A typed call checks every argument before it lowers any: a value the ABI
+// forbids (a char that is no Unicode scalar value, an enum value out of
+// range, ill-formed UTF-8) is refused with nothing allocated in the callee
+// and no handle moved, as the dynamic call refuses it when the Val is made;
+// and a view into the callee's memory is refused, since lowering the
+// arguments before it may move that memory.
 
 namespace detail {
+// std::span<const T>'s T.
 template <class T>
 struct SpanElement {
   static constexpr bool value = false;
@@ -543,6 +551,75 @@ struct SpanElement<std::span<const T>> {
   static constexpr bool value = true;
   using type = T;
 };
+template <class T, class = void>
+struct NeedsCheck : std::bool_constant<std::is_same_v<T, char32_t> || is_typed_enum_v<T>> {};
+template <class A>
+struct NeedsCheck<std::basic_string<char, std::char_traits<char>, A>> : std::true_type {};
+template <>
+struct NeedsCheck<std::string_view> : std::true_type {};
+template <class T>
+struct NeedsCheck<std::span<const T>> : std::true_type {};
+template <class T, class A>
+struct NeedsCheck<std::vector<T, A>> : NeedsCheck<T> {};
+template <class T, size_t N>
+struct NeedsCheck<std::array<T, N>> : NeedsCheck<T> {};
+template <class T>
+struct NeedsCheck<std::optional<T>> : NeedsCheck<T> {};
+template <class... Ts>
+struct NeedsCheck<std::variant<Ts...>> : std::disjunction<NeedsCheck<Ts>...> {};
+template <class... Ts>
+struct NeedsCheck<std::tuple<Ts...>> : std::disjunction<NeedsCheck<Ts>...> {};
+template <class K, class V, class C, class A>
+struct NeedsCheck<std::map<K, V, C, A>> : std::disjunction<NeedsCheck<K>, NeedsCheck<V>> {};
+template <class T, class Fields>
+struct RecordNeedsCheck;
+template <class T, class... Fs>
+struct RecordNeedsCheck<T, std::tuple<Fs...>> : std::disjunction<NeedsCheck<typename Fs::type>...> {};
+template <class T>
+struct NeedsCheck<T, std::void_t<decltype(Record<T>::fields)>> : RecordNeedsCheck<T, FieldsOf<T>> {};
+
+void check_utf8_argument(std::string_view text);
+[[noreturn]] void view_into_callee_memory();
+}  // namespace detail
+
+template <class T>
+void check_arg(const AbiContext& cx, const T& v) {
+  if constexpr (!detail::NeedsCheck<T>::value) {
+    return;
+  } else if constexpr (std::is_same_v<T, char32_t>) {
+    (void)to_flat(v);  // InvalidValue unless a Unicode scalar value
+  } else if constexpr (is_typed_enum_v<T>) {
+    if (static_cast<uint32_t>(v) >= Enum<T>::count) detail::bad_enum_value(static_cast<uint32_t>(v), Enum<T>::count);
+  } else if constexpr (std::is_same_v<T, std::string_view>) {
+    if (detail::inside_memory(cx, v.data(), v.size())) detail::view_into_callee_memory();
+    detail::check_utf8_argument(v);
+  } else if constexpr (requires { typename T::traits_type; }) {  // an owning string
+    detail::check_utf8_argument(v);
+  } else if constexpr (detail::SpanElement<T>::value) {
+    if (detail::inside_memory(cx, v.data(), v.size() * sizeof(typename detail::SpanElement<T>::type)))
+      detail::view_into_callee_memory();
+    for (const auto& e : v) check_arg(cx, e);
+  } else if constexpr (requires { typename T::key_type; }) {  // a map
+    for (const auto& [key, value] : v) {
+      check_arg(cx, key);
+      check_arg(cx, value);
+    }
+  } else if constexpr (requires { v.has_value(); }) {
+    if (v) check_arg(cx, *v);
+  } else if constexpr (requires { v.index(); }) {
+    std::visit([&](const auto& c) { check_arg(cx, c); }, v);
+  } else if constexpr (requires { std::tuple_size<T>::value; } && !requires { v.size(); }) {  // a tuple
+    std::apply([&](const auto&... e) { (check_arg(cx, e), ...); }, v);
+  } else if constexpr (requires { Record<T>::fields; }) {
+    std::apply([&](const auto&... f) { (check_arg(cx, v.*(f.member)), ...); }, Record<T>::fields);
+  } else {  // std::vector, std::array
+    for (const auto& e : v) check_arg(cx, e);
+  }
+}
+
+// ---- a typed call's arguments --------------------------------------------------------
+
+namespace detail {
 template <class T, class = void>
 struct Lowerable : std::false_type {};
 template <class T>
