@@ -435,9 +435,9 @@ class Linker {
   // Supplies the instance import `name` with another instance's exports
   // (functions, resource and value types, nested instances), so components
   // link to each other as a parent component would link them. Both instances
-  // must live in the same Store. At instantiation every export the import
-  // names must be there, of its sort, and functions of the same types, with
-  // resources compared loosely (the runtime binds them by name).
+  // must live in the same Store. At instantiation the instance's type, with
+  // the run-time identities of its resources, goes through the one link
+  // check like any other supply.
   void define_instance(std::string name, const Instance& instance);
   // With stubs, imported functions the linker lacks are supplied by
   // functions that trap when called, so a component runs until it uses one.

@@ -19,41 +19,20 @@ validate::ExternDesc func_desc(const runtime::FuncRef& func) {
   return d;
 }
 
-// Whether another instance's exports can supply an import of `type`: every
-// export it names, of the same sort, functions of equal types with any
-// resource taken for any resource (see above).
-void check_instance_supply(const std::string& name, const validate::InstanceType& type,
-                           const runtime::InstanceItems& supplied, std::vector<std::string>& problems) {
-  const abi::SameResource any_resource = [](const abi::ResourceType&, const abi::ResourceType&) { return true; };
-  for (const auto& e : type.exports) {
-    const std::string full = name + "#" + e.name;
-    const runtime::Item* item = supplied.find(e.name);
-    if (!item) {
-      problems.push_back(full + " (not exported by the supplied instance)");
-      continue;
-    }
-    if (item->sort != e.desc.sort) {
-      problems.push_back(fmt::format("{} (a {} is supplied for a {})", full, to_string(item->sort),
-                                     to_string(e.desc.sort)));
-      continue;
-    }
-    if (e.desc.sort == Sort::Func) {
-      const FuncType& have = item->func->type();
-      const FuncType& want = *e.desc.func;
-      bool same = have.async == want.async && have.params.size() == want.params.size() &&
-                  have.param_names == want.param_names && !have.result == !want.result;
-      for (size_t i = 0; same && i < have.params.size(); ++i)
-        same = abi::equal(*have.params[i], *want.params[i], any_resource);
-      if (same && have.result) same = abi::equal(*have.result, *want.result, any_resource);
-      if (!same)
-        problems.push_back(fmt::format("{} (expected {}, supplied {})", full, to_string(want),
-                                       to_string(have)));
-    } else if (e.desc.sort == Sort::Type && e.desc.resource && !item->resource) {
-      problems.push_back(full + " (a resource type is expected)");
-    } else if (e.desc.sort == Sort::Instance && e.desc.instance && item->instance) {
-      check_instance_supply(full, *e.desc.instance, *item->instance, problems);
-    }
+// Another instance's exports as its type gives them, with the run-time
+// identities of its resources: what the one link check compares with an
+// instance import it supplies.
+validate::ExternDesc instance_desc(const runtime::ComponentInstance& instance) {
+  auto type = std::make_shared<validate::InstanceType>();
+  if (const validate::ComponentType* component = instance.type()) {
+    const auto resources = instance.run_time_resources();
+    for (const auto& e : component->exports)
+      type->exports.push_back({e.name, validate::substitute_resources(e.desc, resources)});
   }
+  validate::ExternDesc d;
+  d.sort = Sort::Instance;
+  d.instance = std::move(type);
+  return d;
 }
 
 validate::ExternDesc resource_desc(const runtime::ResourceTypeRef& resource) {
@@ -181,26 +160,18 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
     if (import.desc.sort == Sort::Func) {
       item.func = find(import.name);
       if (!item.func) item.func = find_wrapped(import.name, import.desc.func);
+      // A stub adopts the import's type, which the check binds as it binds the expected one.
+      if (!item.func && impl_->stub_imports) item.func = stub(import.name, import.desc.func);
       if (item.func) supplied[import.name] = func_desc(item.func);
-      if (!item.func && impl_->stub_imports) item.func = stub(import.name, import.desc.func);  // stubs are not checked
-      if (!item.func) missing.push_back(import.name);
+      else missing.push_back(import.name);
     } else if (import.desc.sort == Sort::Instance && find_instance(import.name)) {
-      // Another instance's exports: their types name that component's own
-      // resource identities, which the runtime binds to the actual ones by
-      // name as it instantiates, so resources compare loosely here.
+      // Another instance's exports, checked with the rest.
       const runtime::ComponentInstance& other = *find_instance(import.name);
       item.instance = other.exports_ref();
-      std::vector<std::string> problems;
-      check_instance_supply(import.name, *import.desc.instance, *item.instance, problems);
-      if (!problems.empty()) {
-        std::string list;
-        for (const auto& p : problems) list += "\n  " + p;
-        throw Error(ErrorKind::Link, "instance import `" + import.name + "` cannot be supplied:" + list);
-      }
+      supplied[import.name] = instance_desc(other);
     } else if (import.desc.sort == Sort::Instance) {
       auto items = std::make_shared<runtime::InstanceItems>();
       auto type = std::make_shared<validate::InstanceType>();
-      bool stubbed = false;
       for (const auto& e : import.desc.instance->exports) {
         const std::string full = import.name + "#" + e.name;
         runtime::Item inner;
@@ -208,11 +179,8 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
         if (e.desc.sort == Sort::Func) {
           inner.func = find(full);
           if (!inner.func) inner.func = find_wrapped(full, e.desc.func);
+          if (!inner.func && impl_->stub_imports) inner.func = stub(full, e.desc.func);
           if (inner.func) type->exports.push_back({e.name, func_desc(inner.func)});
-          if (!inner.func && impl_->stub_imports) {
-            inner.func = stub(full, e.desc.func);
-            stubbed = true;
-          }
           if (!inner.func) {
             missing.push_back(full);
             continue;
@@ -234,12 +202,10 @@ Instance Linker::instantiate(Store& store, const Component& component) const {
         items->exports.emplace_back(e.name, inner);
       }
       item.instance = items;
-      if (!stubbed) {  // an instance with stubs runs until one is called: not checked
-        validate::ExternDesc d;
-        d.sort = Sort::Instance;
-        d.instance = std::move(type);
-        supplied[import.name] = std::move(d);
-      }
+      validate::ExternDesc d;
+      d.sort = Sort::Instance;
+      d.instance = std::move(type);
+      supplied[import.name] = std::move(d);
     } else if (import.desc.sort == Sort::Type && import.desc.resource) {
       item.resource = find_resource(import.name);
       if (item.resource) supplied[import.name] = resource_desc(item.resource);

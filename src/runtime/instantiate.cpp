@@ -309,6 +309,7 @@ class Instantiator {
     auto rt = std::make_shared<ResourceType>();
     rt->name = s.resource ? s.resource->name : "resource";
     rt->owner = &inst;
+    rt->abi_type = std::make_shared<const abi::ResourceType>(abi::ResourceType{rt->name});
     if (s.dtor) rt->dtor = at(inst.core_funcs_, *s.dtor, "core func");
     inst.resources_[s.resource.get()] = rt;
   }
@@ -347,6 +348,13 @@ class Instantiator {
 ComponentInstance::ComponentInstance()
     : threads_(std::make_unique<IndexTable<Thread*>>()), handles_(std::make_unique<HandleTable>()) {}
 ComponentInstance::~ComponentInstance() = default;
+
+std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> ComponentInstance::run_time_resources() const {
+  std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> out;
+  for (const auto& [identity, type] : resources_)
+    if (type && type->abi_type) out.emplace(identity, type->abi_type);
+  return out;
+}
 
 Store::Store(engine::Engine& engine)
     : engine_(engine),

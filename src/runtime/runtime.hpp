@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <span>
 #include <string>
@@ -44,7 +45,10 @@ struct ResourceType {
   std::optional<engine::Extern> dtor;
   // Host resources: called when an own handle is dropped, in the store that held it.
   std::function<void(Store& store, uint32_t rep)> host_drop;
-  abi::ResourceTypeRef abi_type;  // host resources: the identity host function types use
+  // Its identity in types: host function types use it for host resources,
+  // and an instance's type, made run-time (ComponentInstance::
+  // run_time_resources), for the resources it defines.
+  abi::ResourceTypeRef abi_type;
 };
 using ResourceTypeRef = std::shared_ptr<const ResourceType>;
 
@@ -157,6 +161,10 @@ class ComponentInstance {
   // The validated type of the instance's component (its exports as the
   // validator typed them), null for instances made without one.
   const validate::ComponentType* type() const { return plan_ ? &plan_->type : nullptr; }
+  // The run-time identity of each resource type its type names: a type
+  // substituted with these says which resources this very instance has
+  // (validate::substitute_resources), as the one link check needs.
+  std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> run_time_resources() const;
 
  private:
   friend class Instantiator;

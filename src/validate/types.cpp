@@ -640,6 +640,12 @@ std::optional<std::string> subtype_mismatch(const ExternDesc& actual, const Exte
   return detail::extern_mismatch(actual, expected);
 }
 
+ExternDesc substitute_resources(const ExternDesc& desc,
+                                const std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef>& resources) {
+  detail::Substitution subst(resources);
+  return subst.apply(desc);
+}
+
 std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
                                                      const std::map<std::string, ExternDesc>& args) {
   detail::ResourceMap map;

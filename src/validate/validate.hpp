@@ -269,6 +269,10 @@ struct ImportMismatch {
 std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
                                                      const std::map<std::string, ExternDesc>& args);
 
+// `desc` with its resource types replaced as `resources` maps them.
+ExternDesc substitute_resources(const ExternDesc& desc,
+                                const std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef>& resources);
+
 // Component text (WAT-like) for types, e.g. `(func (param "x" u32) (result string))`.
 std::string to_string(const CoreExtern& type);
 

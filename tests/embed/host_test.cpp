@@ -250,3 +250,34 @@ TEST(HostObjectsTyped, WrappedFunctionsMakeAndReadHostObjects) {
 
 }  // namespace
 }  // namespace cmhost
+
+namespace cmhost {
+namespace {
+
+// Stubs adopt the import's type; the functions supplied beside them are
+// still checked.
+TEST(StubImports, AnInstanceWithStubsStillHasItsOtherFunctionsChecked) {
+  Engine engine;
+  const Component component =
+      Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm");
+  Linker linker;
+  linker.allow_stub_imports(true);
+  (void)linker.define_resource<File>("cmhost:test/files@0.1.0#file");
+  Store store(engine);
+  // Only stubs beside the resource: links, and traps when a stub is called.
+  const Instance stubbed = linker.instantiate(store, component);
+  expect_error(ErrorKind::Trap, [&] { stubbed.func("run").call(store, {}); }, "stub of unsupplied import");
+  // A wrongly typed constructor next to the stubbed method is a link error.
+  linker.func_wrap("cmhost:test/files@0.1.0#[constructor]file", [](uint32_t size) { return size; });
+  expect_error(ErrorKind::Link, [&] { linker.instantiate(store, component); }, "the result is own<file>");
+  linker = Linker();
+  linker.allow_stub_imports(true);
+  const HostResource<File> file = linker.define_resource<File>("cmhost:test/files@0.1.0#file");
+  linker.define_func("cmhost:test/files@0.1.0#[constructor]file", func_type({{"size", Type::u32()}}, Type::u32()),
+                     [](std::span<const Val> args) { return std::vector<Val>{args[0]}; });
+  expect_error(ErrorKind::Link, [&] { linker.instantiate(store, component); },
+               "import `cmhost:test/files@0.1.0` has the wrong type");
+}
+
+}  // namespace
+}  // namespace cmhost

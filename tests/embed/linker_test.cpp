@@ -58,8 +58,11 @@ TEST_F(DefineInstance, AnInstanceLackingAnExportIsALinkError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Link);
     const std::string message = e.what();
-    EXPECT_NE(message.find("instance import `provider` cannot be supplied:"), std::string::npos) << message;
-    EXPECT_NE(message.find("provider#bump (not exported by the supplied instance)"), std::string::npos) << message;
+    // The one link check: the import, why, and both types.
+    EXPECT_NE(message.find("import `provider` has the wrong type: missing expected export `bump`"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("\n  expected: (instance"), std::string::npos) << message;
+    EXPECT_NE(message.find("\n  supplied: (instance"), std::string::npos) << message;
   }
 }
 
