@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cmhost/cmhost.hpp"
+#include "host/link.hpp"
 #include "host/objects.hpp"
 #include "runtime/runtime.hpp"
 
@@ -54,20 +55,7 @@ class Instance::Impl {
 
 class Linker::Impl {
  public:
-  struct Definition {
-    std::string name;
-    runtime::FuncRef func;
-  };
-  struct Wrapped {
-    std::string name;
-    const std::type_info* signature;
-    WrappedMaker make;
-  };
-  std::vector<Definition> definitions;
-  std::vector<Wrapped> wrapped;
-  std::vector<std::pair<std::string, runtime::ResourceTypeRef>> resources;
-  std::vector<std::pair<std::string, std::shared_ptr<runtime::ComponentInstance>>> instances;
-  bool stub_imports = false;
+  host::Definitions definitions;
 };
 
 }  // namespace cmhost

@@ -1,46 +1,13 @@
-// Linker: what a component's imports are supplied with, checked by the one
-// link check (validate::instantiation_mismatch) at instantiation.
+// Linker: the embedder's definitions, resolved and checked by the host
+// room's linking (host/link.hpp) at instantiation.
 #include <fmt/core.h>
 
 #include "embed/impl.hpp"
-#include "host/type_name.hpp"
-#include "validate/validate.hpp"
+#include "host/link.hpp"
 
 namespace cmhost {
 
 namespace {
-
-// What a definition supplies, as the validator types it: the one link check
-// compares these with the component's imports (validate::instantiation_mismatch).
-validate::ExternDesc func_desc(const runtime::FuncRef& func) {
-  validate::ExternDesc d;
-  d.sort = Sort::Func;
-  d.func = func->type_ref();
-  return d;
-}
-
-// Another instance's exports as its type gives them, with the run-time
-// identities of its resources: what the one link check compares with an
-// instance import it supplies.
-validate::ExternDesc instance_desc(const runtime::ComponentInstance& instance) {
-  auto type = std::make_shared<validate::InstanceType>();
-  if (const validate::ComponentType* component = instance.type()) {
-    const auto resources = instance.run_time_resources();
-    for (const auto& e : component->exports)
-      type->exports.push_back({e.name, validate::substitute_resources(e.desc, resources)});
-  }
-  validate::ExternDesc d;
-  d.sort = Sort::Instance;
-  d.instance = std::move(type);
-  return d;
-}
-
-validate::ExternDesc resource_desc(const runtime::ResourceTypeRef& resource) {
-  validate::ExternDesc d;
-  d.sort = Sort::Type;
-  d.resource = resource->abi_type;
-  return d;
-}
 
 // A runtime host function calling `function` with its call's context.
 runtime::FuncRef host_func(std::shared_ptr<const FuncType> type, HostFunction function) {
@@ -65,12 +32,6 @@ runtime::FuncRef flat_host_func(std::shared_ptr<const FuncType> type, FlatHostFu
       });
 }
 
-runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
-  return runtime::Func::host(std::move(type), [name](runtime::HostCall&, std::span<const Val>) -> std::vector<Val> {
-    throw_trap("called the stub of unsupplied import `" + name + "`");
-  });
-}
-
 }  // namespace
 
 Linker::Linker() : impl_(std::make_unique<Impl>()) {}
@@ -84,7 +45,7 @@ Linker& Linker::operator=(Linker&& other) noexcept = default;
 Linker::~Linker() = default;
 
 void Linker::define_func(std::string name, FuncType type, HostFunction function) {
-  impl_->definitions.push_back(
+  impl_->definitions.funcs.push_back(
       {std::move(name), host_func(std::make_shared<const FuncType>(std::move(type)), std::move(function))});
 }
 
@@ -93,12 +54,18 @@ void Linker::define_func(std::string name, FuncType type,
   auto callback = [function = std::move(function)](runtime::HostCall&, std::span<const Val> args) {
     return function(args);
   };
-  impl_->definitions.push_back(
+  impl_->definitions.funcs.push_back(
       {std::move(name), runtime::Func::host(std::make_shared<const FuncType>(std::move(type)), std::move(callback))});
 }
 
 void Linker::add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make) {
-  impl_->wrapped.push_back({std::move(name), &signature, std::move(make)});
+  // The callable becomes a runtime host function made for the import's type.
+  auto maker = [make = std::move(make)](const std::shared_ptr<const FuncType>& type,
+                                        std::string& why) -> runtime::FuncRef {
+    FlatHostFunction f = make(*type, why);
+    return f ? flat_host_func(type, std::move(f)) : nullptr;
+  };
+  impl_->definitions.makers.push_back({std::move(name), &signature, std::move(maker)});
 }
 
 HostResourceBase Linker::define_host_resource(std::string name) {
@@ -110,122 +77,20 @@ HostResourceBase Linker::define_host_resource(std::string name) {
       store->impl_->objects.remove(rep);
   };
   type->abi_type = std::make_shared<const abi::ResourceType>(abi::ResourceType{type->name});
-  impl_->resources.emplace_back(std::move(name), type);
+  impl_->definitions.resources.emplace_back(std::move(name), type);
   auto impl = std::make_shared<HostResourceBase::Impl>();
   impl->type = std::move(type);
   return HostResourceBase(std::move(impl));
 }
 
 void Linker::define_instance(std::string name, const Instance& instance) {
-  impl_->instances.emplace_back(std::move(name), instance.impl_->instance);
+  impl_->definitions.instances.emplace_back(std::move(name), instance.impl_->instance);
 }
 
-void Linker::allow_stub_imports(bool allow) { impl_->stub_imports = allow; }
+void Linker::allow_stub_imports(bool allow) { impl_->definitions.stub_imports = allow; }
 
 Instance Linker::instantiate(Store& store, const Component& component) const {
-  std::map<std::string, runtime::Item, std::less<>> imports;
-  std::map<std::string, validate::ExternDesc> supplied;  // what is type-checked, by import name
-  std::vector<std::string> missing;
-  auto find = [&](const std::string& name) -> runtime::FuncRef {
-    for (const auto& d : impl_->definitions)
-      if (d.name == name) return d.func;
-    return nullptr;
-  };
-  // A wrapped callable made for the import's type, or a link error naming
-  // both when its C++ signature does not fit.
-  auto find_wrapped = [&](const std::string& name,
-                          const std::shared_ptr<const FuncType>& type) -> runtime::FuncRef {
-    for (const auto& w : impl_->wrapped) {
-      if (w.name != name) continue;
-      std::string why;
-      if (FlatHostFunction f = w.make(*type, why)) return flat_host_func(type, std::move(f));
-      throw Error(ErrorKind::Link, fmt::format("import `{}` is {}; the C++ function {} does not fit it: {}", name,
-                                               to_string(*type), host::type_name(*w.signature), why));
-    }
-    return nullptr;
-  };
-  auto find_resource = [&](const std::string& name) -> runtime::ResourceTypeRef {
-    for (const auto& [n, type] : impl_->resources)
-      if (n == name) return type;
-    return nullptr;
-  };
-  auto find_instance = [&](const std::string& name) -> const runtime::ComponentInstance* {
-    for (auto it = impl_->instances.rbegin(); it != impl_->instances.rend(); ++it)  // the latest definition wins
-      if (it->first == name) return it->second.get();
-    return nullptr;
-  };
-  for (const auto& import : component.type().imports) {
-    runtime::Item item;
-    item.sort = import.desc.sort;
-    if (import.desc.sort == Sort::Func) {
-      item.func = find(import.name);
-      if (!item.func) item.func = find_wrapped(import.name, import.desc.func);
-      // A stub adopts the import's type, which the check binds as it binds the expected one.
-      if (!item.func && impl_->stub_imports) item.func = stub(import.name, import.desc.func);
-      if (item.func) supplied[import.name] = func_desc(item.func);
-      else missing.push_back(import.name);
-    } else if (import.desc.sort == Sort::Instance && find_instance(import.name)) {
-      // Another instance's exports, checked with the rest.
-      const runtime::ComponentInstance& other = *find_instance(import.name);
-      item.instance = other.exports_ref();
-      supplied[import.name] = instance_desc(other);
-    } else if (import.desc.sort == Sort::Instance) {
-      auto items = std::make_shared<runtime::InstanceItems>();
-      auto type = std::make_shared<validate::InstanceType>();
-      for (const auto& e : import.desc.instance->exports) {
-        const std::string full = import.name + "#" + e.name;
-        runtime::Item inner;
-        inner.sort = e.desc.sort;
-        if (e.desc.sort == Sort::Func) {
-          inner.func = find(full);
-          if (!inner.func) inner.func = find_wrapped(full, e.desc.func);
-          if (!inner.func && impl_->stub_imports) inner.func = stub(full, e.desc.func);
-          if (inner.func) type->exports.push_back({e.name, func_desc(inner.func)});
-          if (!inner.func) {
-            missing.push_back(full);
-            continue;
-          }
-        } else if (e.desc.sort == Sort::Type && e.desc.resource) {
-          inner.resource = find_resource(full);
-          if (!inner.resource) {
-            missing.push_back(full + " (resource)");
-            continue;
-          }
-          type->exports.push_back({e.name, resource_desc(inner.resource)});
-        } else if (e.desc.sort == Sort::Type && e.desc.value) {
-          inner.value_type = e.desc.value;
-          type->exports.push_back({e.name, e.desc});
-        } else {
-          missing.push_back(full + " (" + to_string(e.desc.sort) + ")");
-          continue;
-        }
-        items->exports.emplace_back(e.name, inner);
-      }
-      item.instance = items;
-      validate::ExternDesc d;
-      d.sort = Sort::Instance;
-      d.instance = std::move(type);
-      supplied[import.name] = std::move(d);
-    } else if (import.desc.sort == Sort::Type && import.desc.resource) {
-      item.resource = find_resource(import.name);
-      if (item.resource) supplied[import.name] = resource_desc(item.resource);
-      else missing.push_back(import.name + " (resource)");
-    } else if (import.desc.sort == Sort::Type && import.desc.value) {
-      item.value_type = import.desc.value;
-    } else {
-      missing.push_back(import.name + " (" + to_string(import.desc.sort) + ")");
-    }
-    imports.emplace(import.name, std::move(item));
-  }
-  if (!missing.empty()) {
-    std::string list;
-    for (const auto& m : missing) list += "\n  " + m;
-    throw Error(ErrorKind::Link, "missing imports:" + list);
-  }
-  if (const auto mismatch = validate::instantiation_mismatch(component.type(), supplied))
-    throw Error(ErrorKind::Link, fmt::format("import `{}` has the wrong type: {}\n  expected: {}\n  supplied: {}",
-                                             mismatch->import, mismatch->why, to_string(mismatch->expected),
-                                             to_string(supplied.at(mismatch->import))));
+  const auto imports = host::link(component.type(), impl_->definitions);
   return Instance(std::make_shared<const Instance::Impl>(store.impl_->runtime.instantiate(component.impl_->compiled, imports)));
 }
 

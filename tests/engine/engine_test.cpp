@@ -895,6 +895,52 @@ TEST(EngineBudget, StoresRefuseModulesMeteredDifferently) {
   expect_error(ErrorKind::Usage, [&] { store->instantiate(*module, {}); }, "metering");
 }
 
+// Caps on what modules define: growth stops at them as at a declared
+// maximum, from wasm and from the host.
+class CapsTest : public EngineTest {
+ protected:
+  CapsTest() : EngineTest(EngineConfig{.max_memory_bytes = 3 * 65536, .max_table_elements = 2}) {}
+};
+
+TEST_F(CapsTest, MemoryGrowthStopsAtTheCap) {
+  auto grow = instantiate(wasm(kGrow));  // declares 1 to 8 pages
+  EXPECT_EQ(call1(*grow, "grow", {2}), 1u);
+  EXPECT_EQ(call1(*grow, "grow", {1}), 0xffffffffu);  // memory.grow fails as beyond its maximum
+  EXPECT_EQ(store_->grow_memory(exported(*grow, "memory"), 1), std::nullopt);
+  EXPECT_EQ(call1(*grow, "size"), 3u);
+  EXPECT_EQ(store_->extern_type(exported(*grow, "memory")).limits.max, std::optional<uint64_t>(3));
+  // A table of 2 elements fits a cap of 2.
+  auto provider = instantiate(wasm(kProvider));
+  EXPECT_EQ(store_->extern_type(exported(*provider, "tab")).limits.max, std::optional<uint64_t>(2));
+}
+
+TEST(EngineCaps, ModulesStartingAboveTheCapsAreRefused) {
+  auto small_memory = make_engine({.max_memory_bytes = 65535});  // less than a page
+  expect_error(ErrorKind::Link, [&] { small_memory->compile(wasm(kGrow)); },
+               "memory 0 starts at 65536 bytes, above the engine's limit of 65535");
+  auto small_table = make_engine({.max_table_elements = 1});
+  expect_error(ErrorKind::Link, [&] { small_table->compile(wasm(kProvider)); },
+               "table 0 starts with 2 elements, above the engine's limit of 1");
+}
+
+TEST_F(EngineTest, PreparedCallsCallTheFunction) {
+  auto arith = instantiate(wasm(kArith));
+  const auto add = store_->prepare_call(exported(*arith, "add_i32"));
+  const uint64_t args[] = {2, 40};
+  uint64_t result[1] = {0};
+  add->call(args, result);
+  EXPECT_EQ(result[0], 42u);
+  expect_error(ErrorKind::Usage, [&] { (void)store_->prepare_call(exported(*arith, "counter")); });
+  expect_error(ErrorKind::Usage, [&] { add->call(std::span<const uint64_t>(args, 1), result); }, "arguments");
+  const auto trap = store_->prepare_call(exported(*instantiate(wasm(kTraps)), "unreachable"));
+  expect_error(ErrorKind::Trap, [&] { trap->call({}, {}); });
+}
+
+TEST(EngineArtifacts, TheInterpreterLoadsNone) {
+  auto engine = make_engine();
+  expect_error(ErrorKind::Usage, [&] { (void)engine->load_artifact("app.so"); }, "loads no artifacts");
+}
+
 TEST(EngineTypes, ToString) {
   EXPECT_STREQ(to_string(CoreType::I32), "i32");
   EXPECT_STREQ(to_string(CoreType::ExternRef), "externref");

@@ -481,6 +481,17 @@ struct Canon<ListView<T, W>, W> : ListCanon<T, W> {
 
 namespace detail {
 
+// A discriminant (or flags) of `bytes` bytes at p.
+template <uint32_t bytes>
+CMHOST_TYPED_INLINE uint32_t read_discriminant(const Reader& r, uint64_t p) {
+  if constexpr (bytes == 1)
+    return *r.at(p);
+  else if constexpr (bytes == 2)
+    return r.read<uint16_t>(p);
+  else
+    return r.read<uint32_t>(p);
+}
+
 template <AddrWidth W, class... Cs>
 struct CaseLayout {
   static constexpr uint32_t disc = discriminant_size(sizeof...(Cs));
@@ -491,13 +502,7 @@ struct CaseLayout {
   static constexpr uint32_t size = align_to(payload_offset + payload_size, align);
 
   CMHOST_TYPED_INLINE static uint32_t discriminant(const Reader& r, uint64_t p) {
-    uint32_t d;
-    if constexpr (disc == 1)
-      d = *r.at(p);
-    else if constexpr (disc == 2)
-      d = r.read<uint16_t>(p);
-    else
-      d = r.read<uint32_t>(p);
+    const uint32_t d = read_discriminant<disc>(r, p);
     if (d >= sizeof...(Cs)) bad_discriminant(r, d, sizeof...(Cs));
     return d;
   }
@@ -724,13 +729,7 @@ struct Canon<E, W, std::enable_if_t<is_typed_enum_v<E>>> {
   static constexpr size_t count = Enum<E>::count;
   static constexpr uint32_t size = discriminant_size(count), align = size;
   static E load(const Reader& r, uint64_t p) {
-    uint32_t d;
-    if constexpr (size == 1)
-      d = *r.at(p);
-    else if constexpr (size == 2)
-      d = r.read<uint16_t>(p);
-    else
-      d = r.read<uint32_t>(p);
+    const uint32_t d = detail::read_discriminant<size>(r, p);
     if (d >= count) detail::bad_discriminant(r, d, count);
     return static_cast<E>(d);
   }
@@ -743,13 +742,7 @@ struct Canon<std::bitset<N>, W> {
   static_assert(N >= 1 && N <= 32, "a flags type has 1 to 32 labels");
   static constexpr uint32_t size = detail::flags_size<N>(), align = size;
   static std::bitset<N> load(const Reader& r, uint64_t p) {
-    uint32_t bits;
-    if constexpr (size == 1)
-      bits = *r.at(p);
-    else if constexpr (size == 2)
-      bits = r.read<uint16_t>(p);
-    else
-      bits = r.read<uint32_t>(p);
+    const uint32_t bits = detail::read_discriminant<size>(r, p);
     return std::bitset<N>(bits);  // bits beyond the labels are ignored, as lifting does
   }
   static bool matches(const Type& t) {

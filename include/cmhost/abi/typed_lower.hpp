@@ -123,31 +123,24 @@ struct Lower<E, W, std::enable_if_t<is_typed_enum_v<E>>> {
 
 namespace detail {
 uint32_t lower_handle(const AbiContext& cx, const Type& type, uint32_t handle);
-template <class Tag, TypeKind K>
+template <class Tag, TypeKind K, class Handle>
 struct HandleLower {
   static constexpr uint32_t flat_count = 1;
-  static uint32_t index(AbiContext& cx, uint32_t handle) {
-    return lower_handle(cx, handle_type(cx, detail::tag_id<Tag>(), K), handle);
+  static uint32_t index(AbiContext& cx, Handle v) {
+    return lower_handle(cx, handle_type(cx, detail::tag_id<Tag>(), K), v.handle);
+  }
+  static void lower_flat(AbiContext& cx, Handle v, uint64_t* out) { out[0] = index(cx, v); }
+  static void store(AbiContext& cx, uint64_t p, Handle v) {
+    const uint32_t i = index(cx, v);
+    put<uint32_t>(cx, p, i);
   }
 };
 }  // namespace detail
 
 template <class Tag, AddrWidth W>
-struct Lower<Own<Tag>, W> : detail::HandleLower<Tag, TypeKind::Own> {
-  static void lower_flat(AbiContext& cx, Own<Tag> v, uint64_t* out) { out[0] = Lower::index(cx, v.handle); }
-  static void store(AbiContext& cx, uint64_t p, Own<Tag> v) {
-    const uint32_t index = Lower::index(cx, v.handle);
-    detail::put<uint32_t>(cx, p, index);
-  }
-};
+struct Lower<Own<Tag>, W> : detail::HandleLower<Tag, TypeKind::Own, Own<Tag>> {};
 template <class Tag, AddrWidth W>
-struct Lower<Borrow<Tag>, W> : detail::HandleLower<Tag, TypeKind::Borrow> {
-  static void lower_flat(AbiContext& cx, Borrow<Tag> v, uint64_t* out) { out[0] = Lower::index(cx, v.handle); }
-  static void store(AbiContext& cx, uint64_t p, Borrow<Tag> v) {
-    const uint32_t index = Lower::index(cx, v.handle);
-    detail::put<uint32_t>(cx, p, index);
-  }
-};
+struct Lower<Borrow<Tag>, W> : detail::HandleLower<Tag, TypeKind::Borrow, Borrow<Tag>> {};
 
 template <size_t N, AddrWidth W>
 struct Lower<std::bitset<N>, W> {
