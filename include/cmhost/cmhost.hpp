@@ -377,6 +377,12 @@ inline constexpr bool is_param_v = abi::typed::is_flat_liftable_v<T>;
 template <class T>
 inline constexpr bool is_result_v = std::is_void_v<T> || abi::typed::is_lowerable_arg_v<T>;
 
+// Whether a callable's parameters start with `Caller&`.
+template <class... A>
+inline constexpr bool takes_caller_v = false;
+template <class First, class... Rest>
+inline constexpr bool takes_caller_v<First, Rest...> = std::is_same_v<First, Caller&>;
+
 // The call signature of a callable (a lambda, a function pointer, ...).
 template <class F>
 struct Signature : Signature<decltype(&F::operator())> {};
@@ -458,7 +464,7 @@ class Linker {
   template <class F, class... A>
   static WrappedMaker make_wrapped(F callable, std::tuple<A...>*) {
     using R = typename wrap::Signature<F>::result;
-    if constexpr (sizeof...(A) > 0 && std::is_same_v<std::tuple_element_t<0, std::tuple<A...>>, Caller&>) {
+    if constexpr (wrap::takes_caller_v<A...>) {
       return make_wrapped_with_caller<R>(std::move(callable), static_cast<std::tuple<A...>*>(nullptr));
     } else {
       return make_wrapped_plain<R, A...>(

@@ -424,6 +424,8 @@ TEST(FuncWrapFromTheHost, ValsGoThroughScratchMemory) {
     logged.push_back(msg);
   });
   linker.func_wrap("count", [](std::vector<uint8_t> v) { return static_cast<uint32_t>(v.size()); });
+  uint32_t ticks = 0;
+  linker.func_wrap("tick", [&ticks] { return ++ticks; });  // no parameters
   const Instance instance = linker.instantiate(store, Component::from_file(engine, fixture("reexport")));
   const Val strings = Val::list({Val::string("a"), Val::string(""), Val::string("\u2603")});
   EXPECT_EQ(instance.func("echo-strings").call(store, std::vector<Val>{strings}).at(0), strings);
@@ -433,6 +435,8 @@ TEST(FuncWrapFromTheHost, ValsGoThroughScratchMemory) {
             Val::u32(300));
   EXPECT_TRUE(instance.func("log").call(store, std::vector<Val>{Val::string("hi")}).empty());
   EXPECT_EQ(logged, std::vector<std::string>{"hi"});
+  EXPECT_EQ(instance.func("tick").call(store, {}).at(0), Val::u32(1));
+  EXPECT_EQ(instance.func("tick").call(store, {}).at(0), Val::u32(2));
   // Typed calls are for lifted exports, and say so.
   expect_error(ErrorKind::Usage, [&] { (void)instance.typed_func<uint32_t(std::vector<uint8_t>)>("count"); },
                "host function");

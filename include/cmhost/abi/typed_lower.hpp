@@ -654,9 +654,21 @@ CMHOST_TYPED_INLINE void lower_arg(AbiContext& cx, const T& v, std::vector<uint6
 // the caller lowered them (flat, or through a pointer when they spill) and
 // returns its result flat or through the out pointer, as `abi` says.
 
+template <class... A>
+std::tuple<A...> lift_some_args(const AbiContext& cx, const FunctionAbi& abi, std::span<const uint64_t> params);
+
 // The arguments of a lowered call, as C++ values (32-bit memories).
 template <class... A>
 std::tuple<A...> lift_args(const AbiContext& cx, const FunctionAbi& abi, std::span<const uint64_t> params) {
+  if constexpr (sizeof...(A) == 0) {
+    return {};
+  } else {
+    return lift_some_args<A...>(cx, abi, params);
+  }
+}
+
+template <class... A>
+std::tuple<A...> lift_some_args(const AbiContext& cx, const FunctionAbi& abi, std::span<const uint64_t> params) {
   if (cx.options().addr != AddrWidth::I32)
     throw Error(ErrorKind::Usage, "typed host functions read and write 32-bit memories only");
   if (abi.params_spilled(AbiSide::Lower)) {
