@@ -373,7 +373,13 @@ namespace wrap {
 // returns: those of abi::typed (cmhost/abi/typed.hpp), and std::string_view
 // for a parameter (valid during the call).
 template <class T>
-inline constexpr bool is_param_v = abi::typed::is_flat_liftable_v<T>;
+inline constexpr bool is_param_v =
+    abi::typed::is_flat_liftable_v<T> && (!abi::typed::holds_view_v<T> || std::is_same_v<T, std::string_view>);
+// What a parameter is lifted as: a std::string_view views a string lifted
+// for the call (the caller's memory may move while the function runs, and
+// its strings need not be UTF-8).
+template <class T>
+using lifted_t = std::conditional_t<std::is_same_v<T, std::string_view>, std::string, T>;
 template <class T>
 inline constexpr bool is_result_v = std::is_void_v<T> || abi::typed::is_lowerable_arg_v<T>;
 
@@ -478,7 +484,7 @@ class Linker {
   template <class R, class... A, class G>
   static WrappedMaker make_wrapped_plain(G call) {
     static_assert((wrap::is_param_v<std::remove_cvref_t<A>> && ...),
-                  "func_wrap parameters are the value types of abi::typed, or std::string_view");
+                  "func_wrap parameters are the owning value types of abi::typed, or std::string_view");
     static_assert(wrap::is_result_v<R>, "func_wrap results are void or a value type of abi::typed");
     static_assert(!abi::typed::holds_view_v<R>,
                   "func_wrap results own their values: a view may point into the memory lowering moves");
@@ -500,7 +506,7 @@ class Linker {
         } else {
           cx.set_typed_handles(nullptr);
         }
-        auto args = abi::typed::lift_args<std::remove_cvref_t<A>...>(cx, abi, params);
+        auto args = abi::typed::lift_args<wrap::lifted_t<std::remove_cvref_t<A>>...>(cx, abi, params);
         if constexpr (std::is_void_v<R>) {
           std::apply([&](auto&... a) { (*shared)(caller, std::move(a)...); }, args);
         } else {

@@ -199,10 +199,11 @@ class Engine {
   // Validates and compiles a core module; Error(Decode/Validate) if invalid.
   // The bytes need to live only for the duration of the call.
   virtual std::shared_ptr<Module> compile(std::span<const uint8_t> bytes) = 0;
-  // The modules of an artifact this backend compiled ahead of time. Error
-  // (Usage) from backends that compile at run time, or when the artifact
+  // The modules of an artifact this backend compiled ahead of time from the
+  // component `component` (its bytes). Error (Usage) from backends that
+  // compile at run time, or when the artifact was made from other bytes or
   // does not fit this engine (another backend, version or configuration).
-  virtual std::unique_ptr<Artifact> load_artifact(const std::string& path);
+  virtual std::unique_ptr<Artifact> load_artifact(const std::string& path, std::span<const uint8_t> component);
   virtual std::unique_ptr<Store> new_store() = 0;
   virtual const EngineConfig& config() const = 0;
 };

@@ -83,6 +83,11 @@ void detail::check_list_length(uint64_t count, uint32_t size) {
     throw_invalid_value("a list argument of " + std::to_string(count) + " elements is too long");
 }
 
+void detail::require_memory32(const AbiContext& cx) {
+  if (cx.options().addr != AddrWidth::I32)
+    throw Error(ErrorKind::Usage, "typed values in memory are read and written in 32-bit memories only");
+}
+
 void detail::check_utf8_argument(std::string_view text) {
   if (!is_valid_utf8(reinterpret_cast<const uint8_t*>(text.data()), text.size()))
     throw_invalid_value("a string argument is not valid UTF-8");

@@ -28,7 +28,7 @@ Component Component::from_bytes_with_artifact(Engine& engine, std::vector<uint8_
   auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
   const auto decoded = binary::decode_component(*owned);
   auto plan = validate::validate_component(decoded, *owned);
-  const std::unique_ptr<engine::Artifact> artifact = engine.core().load_artifact(artifact_path);
+  const std::unique_ptr<engine::Artifact> artifact = engine.core().load_artifact(artifact_path, *owned);
   Component c;
   c.impl_ = std::make_shared<Impl>(Impl{owned, runtime::compile(*artifact, std::move(plan))});
   return c;

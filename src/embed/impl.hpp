@@ -49,13 +49,17 @@ class Func::Impl {
 
 class Instance::Impl {
  public:
-  explicit Impl(std::shared_ptr<runtime::ComponentInstance> instance) : instance(std::move(instance)) {}
+  Impl(std::shared_ptr<runtime::ComponentInstance> instance, const runtime::Store* store)
+      : instance(std::move(instance)), store(store) {}
   std::shared_ptr<runtime::ComponentInstance> instance;
+  const runtime::Store* store;  // where it lives
 };
 
 class Linker::Impl {
  public:
   host::Definitions definitions;
+  // The store of each instance given to define_instance, by name.
+  std::vector<std::pair<std::string, const runtime::Store*>> instance_stores;
 };
 
 }  // namespace cmhost

@@ -84,14 +84,24 @@ HostResourceBase Linker::define_host_resource(std::string name) {
 }
 
 void Linker::define_instance(std::string name, const Instance& instance) {
+  impl_->instance_stores.emplace_back(name, instance.impl_->store);
   impl_->definitions.instances.emplace_back(std::move(name), instance.impl_->instance);
 }
 
 void Linker::allow_stub_imports(bool allow) { impl_->definitions.stub_imports = allow; }
 
 Instance Linker::instantiate(Store& store, const Component& component) const {
+  // Instances link to each other only within one store (the latest definition of a name is the one used).
+  for (const auto& import : component.type().imports)
+    for (auto it = impl_->instance_stores.rbegin(); it != impl_->instance_stores.rend(); ++it) {
+      if (it->first != import.name) continue;
+      if (it->second != &store.impl_->runtime)
+        throw Error(ErrorKind::Link, "the instance supplied for `" + import.name + "` lives in another store");
+      break;
+    }
   const auto imports = host::link(component.type(), impl_->definitions);
-  return Instance(std::make_shared<const Instance::Impl>(store.impl_->runtime.instantiate(component.impl_->compiled, imports)));
+  return Instance(std::make_shared<const Instance::Impl>(
+      store.impl_->runtime.instantiate(component.impl_->compiled, imports), &store.impl_->runtime));
 }
 
 }  // namespace cmhost

@@ -13,7 +13,7 @@ const char* to_string(Backend backend) noexcept {
   return "unknown";
 }
 
-std::unique_ptr<Artifact> Engine::load_artifact(const std::string& path) {
+std::unique_ptr<Artifact> Engine::load_artifact(const std::string& path, std::span<const uint8_t>) {
   throw Error(ErrorKind::Usage, std::string("the ") + to_string(config().backend) +
                                     " backend compiles modules at run time and loads no artifacts (" + path + ")");
 }

@@ -333,6 +333,11 @@ class Instantiator {
 
   void execute(ComponentInstance& inst, const step::Export& s, const ImportMap&) {
     Item item = item_at(inst, s.target);
+    // Resource types the export's type names of its own (a (sub resource)
+    // ascription, an ascribed instance type's) are the item's.
+    if (s.desc.sort == Sort::Type && s.desc.resource) bind_resource(inst, s.desc.resource, item);
+    if (s.desc.sort == Sort::Instance && s.desc.instance && item.instance)
+      bind_instance_resources(inst, *s.desc.instance, *item.instance);
     inst.exports_->exports.emplace_back(s.name, item);
     push(inst, item);
   }

@@ -114,9 +114,13 @@ void collect_free_resources(const abi::TypeRef& type, ResourceSet& out);
 // The check instantiation makes (instantiation_mismatch in validate.hpp),
 // leaving in `map` the component's imported resource types bound to the
 // arguments'; `names` renames handles as the validator's substitutions do.
+// With `adopted`, arguments written with the component's own imported
+// resources (a host function that adopts the import's type) have them
+// bound too: for what a linker supplies, never within a component, where a
+// type may mention its own resources and an argument's at once.
 std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
                                                      const std::map<std::string, ExternDesc>& args, ResourceMap& map,
-                                                     HandleNames* names = nullptr);
+                                                     HandleNames* names = nullptr, bool adopted = false);
 
 // Binds the resources of `bindable` that `expected` introduces (type exports
 // of instances, recursively) to what `actual` has at the same names.

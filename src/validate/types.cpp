@@ -603,7 +603,7 @@ std::optional<std::string> extern_mismatch(const ExternDesc& actual, const Exter
 
 std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
                                                      const std::map<std::string, ExternDesc>& args, ResourceMap& map,
-                                                     HandleNames* names) {
+                                                     HandleNames* names, bool adopted) {
   ResourceSet bindable;
   for (const auto& r : type.imported_resources) bindable.insert(r.get());
   for (const auto& import : type.imports)
@@ -613,11 +613,11 @@ std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
     auto arg = args.find(import.name);
     if (arg == args.end()) continue;
     ExternDesc expected = subst.apply(import.desc);
-    // An argument may adopt the import's own type, written with the
-    // component's imported resources (a host function made for the import,
-    // Linker::func_wrap): those stand for what is bound to them, as in the
-    // expected type.
-    const ExternDesc actual = subst.apply(arg->second);
+    // An argument the linker supplies may adopt the import's own type,
+    // written with the component's imported resources (a host function made
+    // for the import, Linker::func_wrap): those stand for what is bound to
+    // them, as in the expected type.
+    const ExternDesc actual = adopted ? subst.apply(arg->second) : arg->second;
     if (auto why = extern_mismatch(actual, expected)) return ImportMismatch{import.name, *why, std::move(expected)};
   }
   return std::nullopt;
@@ -649,7 +649,7 @@ ExternDesc substitute_resources(const ExternDesc& desc,
 std::optional<ImportMismatch> instantiation_mismatch(const ComponentType& type,
                                                      const std::map<std::string, ExternDesc>& args) {
   detail::ResourceMap map;
-  return detail::instantiation_mismatch(type, args, map);
+  return detail::instantiation_mismatch(type, args, map, nullptr, /*adopted=*/true);
 }
 
 }  // namespace cmhost::validate

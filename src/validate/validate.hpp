@@ -201,6 +201,9 @@ struct CanonBuiltin {
 struct Export {
   std::string name;
   binary::SortIndex target;
+  // The export's type as the component's type gives it: an ascription may
+  // name resource types of its own, which the runtime binds to the item's.
+  ExternDesc desc;
 };
 // 🪙 value <- results of calling func with value args
 struct Start {
@@ -258,9 +261,11 @@ std::optional<std::string> subtype_mismatch(const ExternDesc& actual, const Exte
 // embedder supplies) make. The component's imported resource types are
 // bound to the arguments' of the same names first, then every import with
 // an argument must be satisfied by it (imports without one are not checked
-// here: the caller reports what is missing). An argument written with the
-// component's own imported resources (a host function that adopts the
-// import's type) has them bound the same way.
+// here: the caller reports what is missing). This is the linker's form: an
+// argument written with the component's own imported resources (a host
+// function or stub that adopts the import's type) has them bound the same
+// way (validation's own check, of `instantiate` within a component, does
+// not do that).
 struct ImportMismatch {
   std::string import;   // the import's name
   std::string why;

@@ -929,7 +929,7 @@ void Validator::export_(Scope& s, const binary::Export& e, size_t offset) {
   }
   add_extern(s, ExternKind::Export, e.name, std::move(desc), offset);
   if (hidden) s.types.back().desc.resource = hidden;
-  emit(s, step::Export{e.name.name, e.target}, offset);
+  emit(s, step::Export{e.name.name, e.target, s.exports.back().desc}, offset);
 }
 
 void Validator::add_extern(Scope& s, ExternKind kind, const binary::ExternName& name,

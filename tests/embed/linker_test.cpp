@@ -2,6 +2,7 @@
 // instance import, in the same store.
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.hpp"
 #include "cmhost/cmhost.hpp"
 
 namespace cmhost {
@@ -74,6 +75,50 @@ TEST_F(DefineInstance, WithoutTheInstanceTheImportIsMissing) {
     EXPECT_EQ(e.kind(), ErrorKind::Link);
     EXPECT_NE(std::string(e.what()).find("provider#bump"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace cmhost
+
+namespace cmhost {
+namespace {
+
+TEST(DefineInstanceStores, AnInstanceOfAnotherStoreIsALinkError) {
+  Engine engine;
+  Store first(engine), second(engine);
+  const Component provider = Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/linking-provider.wasm");
+  const Component client = Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/linking-client.wasm");
+  Linker linker;
+  linker.define_instance("provider", Linker().instantiate(first, provider));
+  expect_error(ErrorKind::Link, [&] { linker.instantiate(second, client); }, "lives in another store");
+  // An unrelated component in the other store does not care.
+  Linker().instantiate(second, provider);
+  (void)linker.instantiate(first, client);
+}
+
+}  // namespace
+}  // namespace cmhost
+
+namespace cmhost {
+namespace {
+
+// Resources exported under an ascribed type are told apart by instance:
+// `b` must take the very resource `a` makes.
+TEST(DefineInstanceResources, EachInstanceHasItsOwnResourceType) {
+  Engine engine;
+  Store store(engine);
+  const Component counters = Component::from_file(engine, fixture("linking-counters"));
+  const Component user = Component::from_file(engine, fixture("linking-counters-user"));
+  const Instance first = Linker().instantiate(store, counters);
+  const Instance second = Linker().instantiate(store, counters);
+  Linker same;
+  same.define_instance("a", first);
+  same.define_instance("b", first);
+  EXPECT_EQ(same.instantiate(store, user).func("round").call(store, std::vector<Val>{Val::u32(5)}).at(0), Val::u32(5));
+  Linker mixed;
+  mixed.define_instance("a", first);
+  mixed.define_instance("b", second);
+  expect_error(ErrorKind::Link, [&] { mixed.instantiate(store, user); }, "import `b` has the wrong type");
 }
 
 }  // namespace

@@ -917,7 +917,7 @@ TEST_F(CapsTest, MemoryGrowthStopsAtTheCap) {
 TEST(EngineCaps, ModulesStartingAboveTheCapsAreRefused) {
   auto small_memory = make_engine({.max_memory_bytes = 65535});  // less than a page
   expect_error(ErrorKind::Link, [&] { small_memory->compile(wasm(kGrow)); },
-               "memory 0 starts at 65536 bytes, above the engine's limit of 65535");
+               "memory 0 starts at 1 pages of 64 KiB, above the engine's limit of 65535 bytes");
   auto small_table = make_engine({.max_table_elements = 1});
   expect_error(ErrorKind::Link, [&] { small_table->compile(wasm(kProvider)); },
                "table 0 starts with 2 elements, above the engine's limit of 1");
@@ -938,7 +938,7 @@ TEST_F(EngineTest, PreparedCallsCallTheFunction) {
 
 TEST(EngineArtifacts, TheInterpreterLoadsNone) {
   auto engine = make_engine();
-  expect_error(ErrorKind::Usage, [&] { (void)engine->load_artifact("app.so"); }, "loads no artifacts");
+  expect_error(ErrorKind::Usage, [&] { (void)engine->load_artifact("app.so", wasm(kArith)); }, "loads no artifacts");
 }
 
 TEST(EngineTypes, ToString) {

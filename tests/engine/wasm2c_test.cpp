@@ -66,6 +66,11 @@ TEST(Wasm2c, FeaturesItCannotTranslateAreNamed) {
   expect_error(ErrorKind::Validate, [&] { translate(simd.data(), simd.size(), "m", "m.h"); }, "uses SIMD");
   expect_error(ErrorKind::Validate, [&] { translate(kMemory64.data(), kMemory64.size(), "m", "m.h"); },
                "uses memory64");
+  // (module (import "m" "f" (func)) (import "m" "f" (global i32))): valid, and wasm2c would abort on it.
+  const std::vector<uint8_t> twice = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04, 0x01, 0x60,
+                                      0x00, 0x00, 0x02, 0x0e, 0x02, 0x01, 'm',  0x01, 'f',  0x00, 0x00, 0x01,
+                                      'm',  0x01, 'f',  0x03, 0x7f, 0x00};
+  expect_error(ErrorKind::Validate, [&] { translate(twice.data(), twice.size(), "m", "m.h"); }, "as two kinds");
   const std::vector<uint8_t> garbage = {0x00, 0x61, 0x73, 0x6d, 0x02, 0x00, 0x00, 0x00};
   expect_error(ErrorKind::Validate, [&] { translate(garbage.data(), garbage.size(), "m", "m.h"); },
                "invalid core module");

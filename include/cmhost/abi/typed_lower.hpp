@@ -387,9 +387,15 @@ struct FlatLift<Borrow<Tag>> {
     return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<Tag>(), TypeKind::Borrow), static_cast<uint32_t>(in[0]))};
   }
 };
+namespace detail {
+// Usage unless cx's memory is 32-bit, as the flat lifts of pointers need.
+void require_memory32(const AbiContext& cx);
+}  // namespace detail
+
 template <class A>
 struct FlatLift<std::basic_string<char, std::char_traits<char>, A>> {
   static std::basic_string<char, std::char_traits<char>, A> lift(const AbiContext& cx, const uint64_t* in) {
+    detail::require_memory32(cx);
     std::basic_string<char, std::char_traits<char>, A> out;
     Reader(cx).string_into(static_cast<uint32_t>(in[0]), static_cast<uint32_t>(in[1]), out);
     return out;
@@ -398,12 +404,14 @@ struct FlatLift<std::basic_string<char, std::char_traits<char>, A>> {
 template <>
 struct FlatLift<std::string_view> {
   static std::string_view lift(const AbiContext& cx, const uint64_t* in) {
+    detail::require_memory32(cx);
     return Reader(cx).string_view(static_cast<uint32_t>(in[0]), static_cast<uint32_t>(in[1]));
   }
 };
 template <class T, class A>
 struct FlatLift<std::vector<T, A>> {
   static std::vector<T, A> lift(const AbiContext& cx, const uint64_t* in) {
+    detail::require_memory32(cx);
     const Reader reader(cx);
     return Canon<std::vector<T, A>, AddrWidth::I32>::load_elements(reader, static_cast<uint32_t>(in[0]),
                                                                   static_cast<uint32_t>(in[1]));
@@ -412,6 +420,7 @@ struct FlatLift<std::vector<T, A>> {
 template <class K, class V, class C, class A>
 struct FlatLift<std::map<K, V, C, A>> {
   static std::map<K, V, C, A> lift(const AbiContext& cx, const uint64_t* in) {
+    detail::require_memory32(cx);
     const Reader reader(cx);
     return Canon<std::map<K, V, C, A>, AddrWidth::I32>::load_entries(reader, static_cast<uint32_t>(in[0]),
                                                                     static_cast<uint32_t>(in[1]));
@@ -669,9 +678,8 @@ std::tuple<A...> lift_args(const AbiContext& cx, const FunctionAbi& abi, std::sp
 
 template <class... A>
 std::tuple<A...> lift_some_args(const AbiContext& cx, const FunctionAbi& abi, std::span<const uint64_t> params) {
-  if (cx.options().addr != AddrWidth::I32)
-    throw Error(ErrorKind::Usage, "typed host functions read and write 32-bit memories only");
   if (abi.params_spilled(AbiSide::Lower)) {
+    detail::require_memory32(cx);
     const Reader reader(cx);
     return load<std::tuple<A...>>(reader, params[0]);
   }
@@ -693,6 +701,7 @@ void lower_result(AbiContext& cx, const FunctionAbi& abi, std::span<const uint64
                   std::span<uint64_t> results) {
   if (const std::optional<uint64_t> out = abi.result_pointer(params)) {
     cx.require_memory("a result through memory");
+    detail::require_memory32(cx);
     if (*out % Canon<R, AddrWidth::I32>::align != 0 || *out > cx.size() ||
         Canon<R, AddrWidth::I32>::size > cx.size() - *out)
       throw_trap("the result pointer " + std::to_string(*out) + " is misaligned or out of bounds");

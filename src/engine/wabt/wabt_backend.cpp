@@ -222,10 +222,9 @@ void apply_caps(wi::ModuleDesc& desc, const Caps& caps) {
     for (size_t i = 0; i < desc.memories.size(); ++i) {
       wabt::Limits& limits = desc.memories[i].type.limits;
       if (limits.initial > cap_pages)
-        throw Error(ErrorKind::Link, "memory " + std::to_string(i) + " starts at " +
-                                         std::to_string(limits.initial * kPageBytes) +
-                                         " bytes, above the engine's limit of " +
-                                         std::to_string(*caps.max_memory_bytes));
+        throw Error(ErrorKind::Link, "memory " + std::to_string(i) + " starts at " + std::to_string(limits.initial) +
+                                         " pages of 64 KiB, above the engine's limit of " +
+                                         std::to_string(*caps.max_memory_bytes) + " bytes");
       const uint64_t declared = limits.has_max ? limits.max : limits.is_64 ? uint64_t{1} << 48 : 65536;
       if (cap_pages < declared) {
         limits.max = cap_pages;

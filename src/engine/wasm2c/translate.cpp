@@ -10,6 +10,8 @@
 #include <wabt/validator.h>
 
 #include <functional>
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -62,6 +64,18 @@ std::string missing_feature(const uint8_t* bytes, size_t size) {
   return "";
 }
 
+// wasm2c 1.0.32 aborts the process on a name imported twice as different
+// kinds (valid core wasm): refused here instead.
+void check_imports(const wabt::Module& module) {
+  std::map<std::pair<std::string, std::string>, wabt::ExternalKind> seen;
+  for (const wabt::Import* import : module.imports) {
+    const auto [it, fresh] = seen.emplace(std::make_pair(import->module_name, import->field_name), import->kind());
+    if (!fresh && it->second != import->kind())
+      throw Error(ErrorKind::Validate, "the ahead-of-time backend cannot translate a module that imports `" +
+                                           import->module_name + "` `" + import->field_name + "` as two kinds");
+  }
+}
+
 }  // namespace
 
 CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, const std::string& header_name) {
@@ -77,6 +91,7 @@ CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, 
                                          (feature.empty() ? std::string("these features") : feature) + " (" +
                                          wb::describe(errors) + ")");
   }
+  check_imports(module);
   if (wabt::Failed(wabt::GenerateNames(&module)) || wabt::Failed(wabt::ApplyNames(&module)))
     throw Error(ErrorKind::Validate, "cannot name the module's items for C");
   wabt::MemoryStream c_stream, h_stream;
