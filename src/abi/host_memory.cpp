@@ -26,6 +26,7 @@ uint64_t HostMemory::realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align
   } else {
     if (growth_) bytes_.resize(bytes_.size() + growth_, 0);
     ret = align_up(bump_);
+    if (grow_on_demand_ && (ret > bytes_.size() || new_size > bytes_.size() - ret)) bytes_.resize(ret + new_size, 0);
     if (ret > bytes_.size() || new_size > bytes_.size() - ret)
       throw_trap("host memory exhausted: " + std::to_string(new_size) + " bytes requested");
     if (old_size > new_size || old_ptr > bytes_.size() || old_size > bytes_.size() - old_ptr)

@@ -1,5 +1,4 @@
-#include <cstring>
-
+#include "cmhost/abi/host_memory.hpp"
 #include "cmhost/error.hpp"
 #include "runtime/runtime.hpp"
 #include "call_context.hpp"
@@ -15,36 +14,21 @@ FuncRef Func::host(std::shared_ptr<const validate::FuncType> type, HostCallback 
   return f;
 }
 
-namespace {
-
-// Memory for the host calling a flat host function with Vals: a bump
-// allocator that grows as its values need.
-class ScratchMemory final : public abi::GuestMemory {
- public:
-  std::span<uint8_t> bytes() override { return bytes_; }
-  uint64_t realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align, uint64_t new_size) override {
-    if (old_ptr != 0 && new_size <= old_size) return old_ptr;  // shrinks in place
-    const uint64_t at = (bytes_.size() + align - 1) / align * align;
-    bytes_.resize(at + new_size);
-    if (old_ptr != 0 && old_size) std::memmove(bytes_.data() + at, bytes_.data() + old_ptr, old_size);
-    return at;
-  }
-
- private:
-  std::vector<uint8_t> bytes_ = std::vector<uint8_t>(8);  // 0 stays unused, as a null pointer
-};
-
-}  // namespace
+std::vector<abi::TypeRef> results_of(const validate::FuncType& type) {
+  if (type.result) return {type.result};
+  return {};
+}
 
 FuncRef Func::host_flat(std::shared_ptr<const validate::FuncType> type, FlatHostCallback callback) {
-  std::vector<abi::TypeRef> results;
-  if (type->result) results.push_back(type->result);
-  auto abi = std::make_shared<const abi::FunctionAbi>(type->params, std::move(results), abi::CanonOptions{});
+  auto abi = std::make_shared<const abi::FunctionAbi>(type->params, results_of(*type), abi::CanonOptions{});
   auto f = std::shared_ptr<Func>(new Func());
   f->type_ = std::move(type);
   f->flat_host_ = callback;
   f->host_ = [callback = std::move(callback), abi](HostCall& call, std::span<const abi::Val> args) {
-    ScratchMemory scratch;
+    // Memory for the arguments and the result, as a guest's would hold them.
+    abi::HostMemory scratch(8, 8);
+    scratch.set_grow_on_demand(true);
+    scratch.set_log_allocations(false);
     abi::AbiContext cx(&scratch, abi->options());
     std::vector<uint64_t> flat;
     abi->lower_args(cx, args, flat);  // spilled as a guest's lower spills them

@@ -60,10 +60,6 @@ abi::CanonOptions abi_options(const validate::CanonOptions& o) {
   return abi::CanonOptions{o.addr, o.encoding, true};
 }
 
-std::vector<abi::TypeRef> results_of(const validate::FuncType& t) {
-  if (t.result) return {t.result};
-  return {};
-}
 
 }  // namespace
 

@@ -90,6 +90,9 @@ using HostCallback = std::function<std::vector<abi::Val>(HostCall& call, std::sp
 using FlatHostCallback = std::function<void(HostCall& call, abi::AbiContext& cx, const abi::FunctionAbi& abi,
                                             std::span<const uint64_t> params, std::span<uint64_t> results)>;
 
+// A function type's results as the ABI lists them (none, or the one).
+std::vector<abi::TypeRef> results_of(const validate::FuncType& type);
+
 // A component-level function: lifted from core wasm, or defined by the host.
 class Func {
  public:

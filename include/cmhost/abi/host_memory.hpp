@@ -27,6 +27,8 @@ class HostMemory final : public GuestMemory {
   const std::vector<Allocation>& allocations() const { return allocations_; }
   // Grows the memory on every allocation by `bytes`, to exercise moving memory.
   void set_growth_per_allocation(size_t bytes) { growth_ = bytes; }
+  // Grows the memory as far as an allocation needs, rather than trapping.
+  void set_grow_on_demand(bool on) { grow_on_demand_ = on; }
   // Forget allocations and restart the bump pointer (memory content stays).
   void reset(uint64_t heap_base);
   void set_log_allocations(bool on) { log_ = on; }
@@ -35,6 +37,7 @@ class HostMemory final : public GuestMemory {
   std::vector<uint8_t> bytes_;
   uint64_t bump_;
   size_t growth_ = 0;
+  bool grow_on_demand_ = false;
   bool log_ = true;
   std::vector<Allocation> allocations_;
 };

@@ -271,6 +271,8 @@ uint32_t fixed_length(const Type& t);
 uint32_t canonical_nan32();
 uint64_t canonical_nan64();
 bool is_nan32(uint32_t bits);
+// A Unicode scalar value: what a char holds.
+constexpr bool is_scalar_value(uint32_t c) { return c < 0xD800 || (c >= 0xE000 && c < 0x110000); }
 bool is_nan64(uint64_t bits);
 [[noreturn]] void bad_char(const Reader& r, uint32_t c);
 [[noreturn]] void bad_discriminant(const Reader& r, uint32_t disc, size_t cases);
@@ -349,7 +351,7 @@ struct Canon<char32_t, W> {
   static constexpr uint32_t size = 4, align = 4;
   static char32_t load(const Reader& r, uint64_t p) {
     const uint32_t c = r.read<uint32_t>(p);
-    if (c >= 0x110000 || (c >= 0xD800 && c <= 0xDFFF)) detail::bad_char(r, c);
+    if (!detail::is_scalar_value(c)) detail::bad_char(r, c);
     return c;
   }
   static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::Char); }
@@ -1051,7 +1053,7 @@ CMHOST_TYPED_INLINE uint64_t to_flat(T v) {
     return bits;
   } else if constexpr (std::is_same_v<T, char32_t>) {
     const auto c = static_cast<uint32_t>(v);
-    if (c >= 0x110000 || (c >= 0xD800 && c <= 0xDFFF))
+    if (!detail::is_scalar_value(c))
       throw Error(ErrorKind::InvalidValue, "char code point " + std::to_string(c) + " is not a Unicode scalar value");
     return c;
   } else if constexpr (sizeof(T) == 8) {
@@ -1080,7 +1082,7 @@ CMHOST_TYPED_INLINE T from_flat(uint64_t bits, const CanonOptions& options) {
     return d;
   } else if constexpr (std::is_same_v<T, char32_t>) {
     const auto c = static_cast<uint32_t>(bits);
-    if (c >= 0x110000 || (c >= 0xD800 && c <= 0xDFFF))
+    if (!detail::is_scalar_value(c))
       throw Error(ErrorKind::Trap, "char code point " + std::to_string(c) + " is not a Unicode scalar value");
     return c;
   } else {
