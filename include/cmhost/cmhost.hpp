@@ -71,6 +71,11 @@ class Component {
   // (Usage) when the artifact does not fit the engine or the component.
   static Component from_bytes_with_artifact(Engine& engine, std::vector<uint8_t> bytes,
                                             const std::string& artifact_path);
+  // Compiles the component's core modules ahead of time into an artifact
+  // file for from_bytes_with_artifact (`cmhost compile`). Error (Usage) on
+  // an engine whose backend has no artifacts; Validate naming the module
+  // and feature the translation cannot handle.
+  static void write_artifact(Engine& engine, const std::vector<uint8_t>& bytes, const std::string& artifact_path);
 
   // Its imports and exports.
   const ComponentType& type() const;

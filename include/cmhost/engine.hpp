@@ -154,6 +154,10 @@ class Store {
   class ExecutionStack {
    public:
     virtual ~ExecutionStack() = default;
+    // The native stack this one stands for, [low, low + size), which guest
+    // code may use but for room kept for the host frames above it. Compiled
+    // backends trap deep recursion by it; the interpreter ignores it.
+    virtual void bind_native_stack(const void* low, size_t size) { (void)low, (void)size; }
   };
   virtual std::unique_ptr<ExecutionStack> new_execution_stack() = 0;
   // Makes `stack` current (null: the store's own, the embedder's stack) and
@@ -165,6 +169,7 @@ class Store {
 // src/engine/ (docs/architecture.md).
 enum class Backend : uint8_t {
   Interpreter,  // wabt's interpreter (src/engine/wabt/): no compiler needed at run time
+  AheadOfTime,  // wasm2c and the system C compiler (src/engine/wasm2c/): native code, cached
 };
 const char* to_string(Backend backend) noexcept;
 
@@ -181,6 +186,16 @@ struct EngineConfig {
   // returns -1). Unset: only the modules' own limits apply.
   std::optional<uint64_t> max_memory_bytes = std::nullopt;
   std::optional<uint64_t> max_table_elements = std::nullopt;
+
+  // Ahead of time only. Where compiled components are kept (empty:
+  // $XDG_CACHE_HOME/cmhost, else ~/.cache/cmhost; created 0700 and refused
+  // when others can write it).
+  std::string cache_dir = {};
+  // The C compiler artifacts are built with (a name on PATH, or a path).
+  std::string compiler = "cc";
+  // Told when a component is compiled rather than found in the cache (a
+  // line for a progress display); unset: nothing is said.
+  std::function<void(const std::string&)> on_compile = nullptr;
 };
 
 // Core modules compiled ahead of time into one artifact (what an
@@ -204,6 +219,16 @@ class Engine {
   // compile at run time, or when the artifact was made from other bytes or
   // does not fit this engine (another backend, version or configuration).
   virtual std::unique_ptr<Artifact> load_artifact(const std::string& path, std::span<const uint8_t> component);
+  // Backends that compile ahead of time: the core modules (`modules`, in
+  // order, inside `component`) as one artifact, from the cache when a fresh
+  // one is there, else compiled into it. Null from the others, which
+  // compile each module with compile().
+  virtual std::unique_ptr<Artifact> cached_artifact(std::span<const uint8_t> component,
+                                                    const std::vector<std::span<const uint8_t>>& modules);
+  // Compiles the modules into an artifact file at `path` for load_artifact.
+  // Usage from backends without artifacts.
+  virtual void write_artifact(std::span<const uint8_t> component,
+                              const std::vector<std::span<const uint8_t>>& modules, const std::string& path);
   virtual std::unique_ptr<Store> new_store() = 0;
   virtual const EngineConfig& config() const = 0;
 };

@@ -34,6 +34,12 @@ Component Component::from_bytes_with_artifact(Engine& engine, std::vector<uint8_
   return c;
 }
 
+void Component::write_artifact(Engine& engine, const std::vector<uint8_t>& bytes, const std::string& artifact_path) {
+  const auto decoded = binary::decode_component(bytes);
+  const auto plan = validate::validate_component(decoded, bytes);
+  engine.core().write_artifact(bytes, runtime::module_bytes(plan, bytes), artifact_path);
+}
+
 Component Component::from_file(Engine& engine, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::Usage, "cannot read " + path);

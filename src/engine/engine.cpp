@@ -3,12 +3,14 @@
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
 #include "wabt/wabt_engine.hpp"
+#include "wasm2c/aot_engine.hpp"
 
 namespace cmhost::engine {
 
 const char* to_string(Backend backend) noexcept {
   switch (backend) {
     case Backend::Interpreter: return "interpreter";
+    case Backend::AheadOfTime: return "ahead-of-time";
   }
   return "unknown";
 }
@@ -18,9 +20,21 @@ std::unique_ptr<Artifact> Engine::load_artifact(const std::string& path, std::sp
                                     " backend compiles modules at run time and loads no artifacts (" + path + ")");
 }
 
+std::unique_ptr<Artifact> Engine::cached_artifact(std::span<const uint8_t>,
+                                                 const std::vector<std::span<const uint8_t>>&) {
+  return nullptr;
+}
+
+void Engine::write_artifact(std::span<const uint8_t>, const std::vector<std::span<const uint8_t>>&,
+                            const std::string& path) {
+  throw Error(ErrorKind::Usage, std::string("the ") + to_string(config().backend) +
+                                    " backend compiles modules at run time and writes no artifacts (" + path + ")");
+}
+
 std::unique_ptr<Engine> make_engine(EngineConfig config) {
   switch (config.backend) {
     case Backend::Interpreter: return make_wabt_engine(std::move(config));
+    case Backend::AheadOfTime: return make_aot_engine(std::move(config));
   }
   throw Error(ErrorKind::Usage, "unknown engine backend " + std::to_string(static_cast<int>(config.backend)));
 }

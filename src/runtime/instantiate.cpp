@@ -373,13 +373,22 @@ std::shared_ptr<ComponentInstance> Store::instantiate(const CompiledComponent& c
   return inst;
 }
 
-CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span<const uint8_t> bytes) {
-  CompiledComponent out;
+std::vector<std::span<const uint8_t>> module_bytes(const validate::Plan& plan, std::span<const uint8_t> bytes) {
+  std::vector<std::span<const uint8_t>> modules;
   for (const auto& range : plan.modules) {
     if (range.offset > bytes.size() || range.size > bytes.size() - range.offset)
       throw Error(ErrorKind::Validate, "core module range outside the component bytes");
-    out.modules.push_back(engine.compile(bytes.subspan(range.offset, range.size)));
+    modules.push_back(bytes.subspan(range.offset, range.size));
   }
+  return modules;
+}
+
+CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span<const uint8_t> bytes) {
+  const auto modules = module_bytes(plan, bytes);
+  // Ahead-of-time backends compile the component's modules together.
+  if (auto artifact = engine.cached_artifact(bytes, modules)) return compile(*artifact, std::move(plan));
+  CompiledComponent out;
+  for (const auto& module : modules) out.modules.push_back(engine.compile(module));
   out.plan = std::move(plan);
   return out;
 }

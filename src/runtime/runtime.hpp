@@ -275,8 +275,12 @@ class Store {
   std::unique_ptr<Scheduler> scheduler_;
 };
 
-// Compiles the core modules of a validated plan.
+// Compiles the core modules of a validated plan (as one artifact on an
+// ahead-of-time backend, cached: Engine::cached_artifact).
 CompiledComponent compile(engine::Engine& engine, validate::Plan plan, std::span<const uint8_t> bytes);
+// The plan's core modules within the component's bytes; Validate when a
+// range lies outside them.
+std::vector<std::span<const uint8_t>> module_bytes(const validate::Plan& plan, std::span<const uint8_t> bytes);
 // The same with the core modules an ahead-of-time backend compiled (in the
 // plan's module order); Usage when the artifact holds another number.
 CompiledComponent compile(const engine::Artifact& artifact, validate::Plan plan);

@@ -2,6 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <fstream>
+#include <iterator>
+#include <vector>
+
 #include "cmhost/cmhost.hpp"
 
 namespace cmhost::tools {
@@ -24,9 +28,10 @@ CallText split_call(const std::string& text) {
 
 }  // namespace
 
-int run_invoke(const std::string& file, const std::string& call, bool stub_imports) {
+int run_invoke(const std::string& file, const std::string& call, bool stub_imports,
+               const engine::EngineConfig& config) {
   try {
-    Engine engine;
+    Engine engine(config);
     const auto component = Component::from_file(engine, file);
     const CallText text = split_call(call);
     Linker linker;
@@ -41,6 +46,20 @@ int run_invoke(const std::string& file, const std::string& call, bool stub_impor
   } catch (const Error& e) {
     fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
     return e.kind() == ErrorKind::Trap ? 1 : 2;
+  }
+}
+
+int run_compile(const std::string& file, const std::string& output, const engine::EngineConfig& config) {
+  try {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error(ErrorKind::Usage, "cannot read " + file);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Engine engine(config);
+    Component::write_artifact(engine, bytes, output);
+    return 0;
+  } catch (const Error& e) {
+    fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
+    return 2;
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "abi_check.hpp"
 #include "abi_demo.hpp"
+#include "engine_choice.hpp"
 #include "inspect.hpp"
 #include "invoke.hpp"
 #include "wast_runner.hpp"
@@ -50,6 +51,21 @@ int main(int argc, char** argv) {
       ->required();
   invoke->add_flag("--stub-imports", stub_imports,
                    "Supply missing imported functions with stubs that trap when called");
+  std::string engine_name = "interp";
+  const auto add_engine_option = [&](CLI::App* command) {
+    command
+        ->add_option("--engine", engine_name,
+                     "interp: wabt's interpreter; aot: native code through wasm2c and the C compiler, compiled on "
+                     "first use into $XDG_CACHE_HOME/cmhost (else ~/.cache/cmhost)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"interp", "aot"}));
+  };
+  add_engine_option(invoke);
+
+  std::string compile_file, compile_output;
+  auto* compile = app.add_subcommand("compile", "Compile a component's core modules to native code ahead of time");
+  compile->add_option("file", compile_file, "Component binary (.wasm)")->required();
+  compile->add_option("-o,--output", compile_output, "The artifact to write (default: FILE with .cmhost-aot)");
 
   cmhost::tools::wast::WastOptions wast;
   wast.assembler.node_modules = env_or("CMHOST_JCO_DIR", CMHOST_DEFAULT_NODE_MODULES);
@@ -80,6 +96,7 @@ int main(int argc, char** argv) {
   std::string inject_crash;
   // Hidden: the runner's own tests use it to show how a crash is reported.
   wast_cmd->add_option("--inject-crash", inject_crash, "Crash in the command at FILE:LINE")->group("");
+  add_engine_option(wast_cmd);
   bool in_process = false;
   wast_cmd->add_flag("--in-process", in_process,
                      "Run the scripts in this process, without time limits or crash isolation (for debuggers)");
@@ -94,12 +111,24 @@ int main(int argc, char** argv) {
     if (*check) return cmhost::tools::run_abi_check(vector_files, verbose);
     if (*demo) return cmhost::tools::run_abi_demo();
     if (*inspect) return cmhost::tools::run_inspect(inspect_file);
-    if (*invoke) return cmhost::tools::run_invoke(component_file, call_text, stub_imports);
+    if (*invoke)
+      return cmhost::tools::run_invoke(component_file, call_text, stub_imports,
+                                       cmhost::tools::engine_config(engine_name));
+    if (*compile) {
+      if (compile_output.empty()) {
+        const auto dot = compile_file.rfind('.');
+        const auto slash = compile_file.rfind('/');
+        const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+        compile_output = (has_extension ? compile_file.substr(0, dot) : compile_file) + ".cmhost-aot";
+      }
+      return cmhost::tools::run_compile(compile_file, compile_output, cmhost::tools::engine_config("aot"));
+    }
     if (*wast_cmd) {
       wast.assembler.cache_dir = no_cache ? std::nullopt : cache_dir.empty() ? default_cache_dir() : cache_dir;
       if (!expect_file.empty()) wast.expect_file = expect_file;
       if (!write_expect_file.empty()) wast.write_expect_file = write_expect_file;
       wast.sandbox = !in_process;
+      wast.engine = cmhost::tools::engine_config(engine_name);
       if (!inject_crash.empty()) wast.inject_crash = inject_crash;
       return cmhost::tools::wast::run_wast(wast);
     }

@@ -69,7 +69,7 @@ std::string expected_text(const std::vector<Value>& expected) {
 
 }  // namespace
 
-Executor::Executor() : store_(std::make_unique<Store>(engine_)) {
+Executor::Executor(const engine::EngineConfig& config) : engine_(config), store_(std::make_unique<Store>(engine_)) {
   current_.unavailable.reason = "no component instance yet";
 }
 

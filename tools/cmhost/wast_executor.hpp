@@ -18,7 +18,7 @@ namespace cmhost::tools::wast {
 
 class Executor {
  public:
-  Executor();
+  explicit Executor(const engine::EngineConfig& config = {});
 
   // Runs one command. `binary` is its component's binary (or jco's refusal)
   // when the command has a component. Never throws.

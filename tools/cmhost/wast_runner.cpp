@@ -173,8 +173,8 @@ int run_wast(const WastOptions& options) {
         crash_at_line = std::atoi(options.inject_crash->c_str() + file.display.size() + 1);
       try {
         report.results = options.sandbox
-                             ? run_sandboxed(file.commands, binaries, options.timeout_seconds, crash_at_line)
-                             : run_in_process(file.commands, binaries);
+                             ? run_sandboxed(options.engine, file.commands, binaries, options.timeout_seconds, crash_at_line)
+                             : run_in_process(options.engine, file.commands, binaries);
       } catch (const Error& e) {
         fmt::print(stderr, "cmhost: {}: {}\n", file.display, e.what());
         return 2;

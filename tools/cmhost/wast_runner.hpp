@@ -6,9 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "cmhost/engine.hpp"
 #include "wast_assembler.hpp"
 
 namespace cmhost::tools::wast {
+
+namespace engine = ::cmhost::engine;
 
 struct WastOptions {
   std::vector<std::string> paths;  // .wast files, or directories searched recursively
@@ -20,6 +23,7 @@ struct WastOptions {
   std::optional<std::string> write_expect_file;
   std::optional<std::string> inject_crash;  // `file:line`: that command crashes (tests of the runner)
   AssemblerConfig assembler;
+  engine::EngineConfig engine;  // the backend the scripts run on
 };
 
 // Returns the exit status: 0 all passed (or all as expected), 1 otherwise,

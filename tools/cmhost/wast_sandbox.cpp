@@ -53,10 +53,10 @@ bool write_all(int fd, std::string_view data) {
 }
 
 // The child: runs commands [from, end) and reports each as one JSON line.
-[[noreturn]] void child_main(int fd, const std::vector<Command>& commands,
+[[noreturn]] void child_main(const engine::EngineConfig& config, int fd, const std::vector<Command>& commands,
                              const std::vector<std::optional<Assembled>>& binaries, size_t from,
                              const Lost& lost, std::optional<int> crash_at_line) {
-  Executor executor;
+  Executor executor(config);
   if (from > 0) {
     for (size_t i = 0; i < from; ++i) executor.restore_definition(commands[i], binary_of(binaries, i));
     executor.lose_instances(lost.outcome, lost.why);
@@ -82,15 +82,15 @@ std::string exit_description(int status) {
 
 }  // namespace
 
-std::vector<Result> run_in_process(const std::vector<Command>& commands,
+std::vector<Result> run_in_process(const engine::EngineConfig& config, const std::vector<Command>& commands,
                                    const std::vector<std::optional<Assembled>>& binaries) {
-  Executor executor;
+  Executor executor(config);
   std::vector<Result> results;
   for (size_t i = 0; i < commands.size(); ++i) results.push_back(executor.run(commands[i], binary_of(binaries, i)));
   return results;
 }
 
-std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
+std::vector<Result> run_sandboxed(const engine::EngineConfig& config, const std::vector<Command>& commands,
                                   const std::vector<std::optional<Assembled>>& binaries, double timeout_seconds,
                                   std::optional<int> crash_at_line) {
   std::vector<Result> results;
@@ -106,7 +106,7 @@ std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
     if (pid < 0) throw Error(ErrorKind::Usage, std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
       ::close(pipe_fds[0]);
-      child_main(pipe_fds[1], commands, binaries, results.size(), lost, crash_at_line);
+      child_main(config, pipe_fds[1], commands, binaries, results.size(), lost, crash_at_line);
     }
     ::close(pipe_fds[1]);
     const int fd = pipe_fds[0];

@@ -7,21 +7,24 @@
 #include <optional>
 #include <vector>
 
+#include "cmhost/engine.hpp"
 #include "wast_assembler.hpp"
 #include "wast_report.hpp"
 #include "wast_script.hpp"
 
 namespace cmhost::tools::wast {
 
+namespace engine = ::cmhost::engine;
+
 // `binaries[i]` is the component of commands[i], if it has one. The child
 // aborts on reaching the command at `crash_at_line`, if given: how the
 // runner's own tests make a crash.
-std::vector<Result> run_sandboxed(const std::vector<Command>& commands,
+std::vector<Result> run_sandboxed(const engine::EngineConfig& config, const std::vector<Command>& commands,
                                   const std::vector<std::optional<Assembled>>& binaries, double timeout_seconds,
                                   std::optional<int> crash_at_line = std::nullopt);
 
 // The same in this process, without time limits (for debuggers).
-std::vector<Result> run_in_process(const std::vector<Command>& commands,
+std::vector<Result> run_in_process(const engine::EngineConfig& config, const std::vector<Command>& commands,
                                    const std::vector<std::optional<Assembled>>& binaries);
 
 }  // namespace cmhost::tools::wast

@@ -8,19 +8,29 @@
 #include <cstdint>
 #include <string>
 
+#include "shape.hpp"
+
 namespace cmhost::engine::wasm2c {
 
 struct CModule {
-  std::string source;  // the translation unit
+  std::string source;  // the translation unit, cmhost's glue (glue.hpp) included
   std::string header;  // its declarations, included by the source as `header_name`
+  ModuleShape shape;   // the module's imports and exports under their own names
 };
 
 // Translates a core module. `prefix` names its C symbols (wasm2c's `Z_`
-// mangling: `Z_<prefix>_instantiate`, `Z_<prefix>Z_<export>`) and
-// `header_name` is what the source includes. Throws cmhost::Error: Decode or
+// mangling: `Z_<prefix>_instantiate`; exports become `Z_<prefix>Z_e<k>` and
+// imports `Z_<prefix>iZ_i<k>`, so every name is a plain C identifier) and
+// `header_name` is what the source includes. Function prologues check the
+// native stack against cmhost's limit (cmhost_aot.h) instead of counting
+// calls in a process-wide counter. Throws cmhost::Error: Decode or
 // Validate for a module that is not valid core wasm, Validate naming the
 // feature for a valid one the translation cannot handle (SIMD, memory64,
-// tail calls, threads).
-CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, const std::string& header_name);
+// tail calls, threads, exception tags crossing the module's boundary). When
+// `metered`, the module is first rewritten to draw on an instruction budget
+// (the interpreter's fuel pass, wabt/fuel.hpp): its last import is then the
+// fuel global.
+CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, const std::string& header_name,
+                  bool metered = false);
 
 }  // namespace cmhost::engine::wasm2c

@@ -1,0 +1,438 @@
+/* cmhost's runtime support for wasm2c-translated code: the wasm_rt_*
+ * functions of wasm-rt.h, with the trap state per native stack rather than
+ * per process (wabt's libwasm-rt-impl keeps one jump buffer for everything),
+ * and a fault handler that tells guest memory and stack guards from faults
+ * that are not ours.
+ *
+ * C, not C++: longjmp unwinds translated frames and the frames here, and
+ * must never cross a C++ frame. */
+#define _GNU_SOURCE
+#include "rt.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define PAGE_BYTES 65536u
+
+__thread uintptr_t cmhost_rt_stack_limit __attribute__((tls_model("initial-exec")));
+
+static __thread cmhost_rt_stack thread_stack;
+static __thread cmhost_rt_stack* current_stack;
+static __thread int thread_ready;
+static __thread uint64_t cap_memory_pages = UINT64_MAX;
+static __thread uint64_t cap_table_elements = UINT64_MAX;
+
+static cmhost_rt_stack* current(void) { return current_stack ? current_stack : &thread_stack; }
+
+/* ---- traps ---- */
+
+static void unwind_to(void* target, int code) __attribute__((noreturn));
+static void unwind_to(void* target, int code) {
+  if (!target) {
+    /* Translated code runs only inside cmhost_rt_invoke/_instantiate. */
+    fprintf(stderr, "cmhost: trap %d outside any call into translated code\n", code);
+    abort();
+  }
+  siglongjmp(*(sigjmp_buf*)target, code);
+}
+
+void wasm_rt_trap(wasm_rt_trap_t code) { unwind_to(current()->trap_target, (int)code); }
+
+const char* cmhost_rt_trap_message(int code) {
+  switch (code) {
+    case WASM_RT_TRAP_OOB: return "out of bounds memory access";
+    case WASM_RT_TRAP_INT_OVERFLOW: return "integer overflow";
+    case WASM_RT_TRAP_DIV_BY_ZERO: return "integer divide by zero";
+    case WASM_RT_TRAP_INVALID_CONVERSION: return "invalid conversion to integer";
+    case WASM_RT_TRAP_UNREACHABLE: return "unreachable executed";
+    case WASM_RT_TRAP_CALL_INDIRECT:
+      return "indirect call failed: undefined table index, uninitialized table element or signature mismatch";
+    case WASM_RT_TRAP_UNCAUGHT_EXCEPTION: return "uncaught exception";
+    case WASM_RT_TRAP_EXHAUSTION: return "call stack exhausted";
+    case CMHOST_TRAP_HOST: return "host function failed";
+    case CMHOST_TRAP_CAPS: return "a memory or table exceeds the engine's caps";
+    default: return "wasm execution failed";
+  }
+}
+
+const char* wasm_rt_strerror(wasm_rt_trap_t trap) { return cmhost_rt_trap_message((int)trap); }
+
+void wasm_rt_init(void) {}
+bool wasm_rt_is_initialized(void) { return true; }
+void wasm_rt_free(void) {}
+
+int cmhost_rt_invoke(cmhost_aot_invoker invoke, void* code, void* context, const uint64_t* args,
+                     uint64_t* results) {
+  cmhost_rt_stack* stack = current();
+  sigjmp_buf target;
+  void* const saved_trap = stack->trap_target;
+  void* const saved_unwind = stack->unwind_target;
+  stack->trap_target = &target;
+  stack->unwind_target = &target;
+  /* No signal mask saved: that would be a system call per call. The fault
+   * handler runs with SA_NODEFER, so jumping out of it leaves the mask as
+   * it was. */
+  const int trap = sigsetjmp(target, 0);
+  if (trap == 0) invoke(code, context, args, results);
+  /* Fibers switch stacks only inside host calls and switch back before
+   * returning into translated code, so `current()` is this call's again. */
+  stack = current();
+  stack->trap_target = saved_trap;
+  stack->unwind_target = saved_unwind;
+  return trap;
+}
+
+static void run_instantiate(void* instantiate, void* instance, const uint64_t* args, uint64_t* results) {
+  (void)args, (void)results;
+  ((void (*)(void*))instantiate)(instance);
+}
+
+int cmhost_rt_instantiate(void (*instantiate)(void*), void* instance) {
+  return cmhost_rt_invoke(run_instantiate, (void*)instantiate, instance, NULL, NULL);
+}
+
+void cmhost_rt_call_host(void* binding, const uint64_t* args, uint64_t* results) {
+  const cmhost_rt_host_entry entry = *(cmhost_rt_host_entry*)binding;
+  if (entry(binding, args, results) != 0) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_HOST);
+}
+
+/* ---- exceptions (legacy try/catch) ---- */
+
+#define MAX_EXCEPTION_BYTES 256
+static __thread uint32_t exception_tag;
+static __thread uint32_t exception_size;
+static __thread unsigned char exception_payload[MAX_EXCEPTION_BYTES];
+static atomic_uint next_tag = 1;
+
+uint32_t wasm_rt_register_tag(uint32_t size) {
+  if (size > MAX_EXCEPTION_BYTES) wasm_rt_trap(WASM_RT_TRAP_EXHAUSTION);
+  return atomic_fetch_add(&next_tag, 1);
+}
+
+void wasm_rt_load_exception(uint32_t tag, uint32_t size, const void* values) {
+  if (size > MAX_EXCEPTION_BYTES) wasm_rt_trap(WASM_RT_TRAP_EXHAUSTION);
+  exception_tag = tag;
+  exception_size = size;
+  if (size) memcpy(exception_payload, values, size);
+}
+
+void wasm_rt_throw(void) { unwind_to(current()->unwind_target, WASM_RT_TRAP_UNCAUGHT_EXCEPTION); }
+WASM_RT_UNWIND_TARGET* wasm_rt_get_unwind_target(void) { return current()->unwind_target; }
+void wasm_rt_set_unwind_target(WASM_RT_UNWIND_TARGET* target) { current()->unwind_target = target; }
+uint32_t wasm_rt_exception_tag(void) { return exception_tag; }
+uint32_t wasm_rt_exception_size(void) { return exception_size; }
+void* wasm_rt_exception(void) { return exception_payload; }
+
+/* ---- function types: one registry for every artifact in the process ---- */
+
+typedef struct {
+  uint32_t params, results;
+  int* codes;
+} registered_type;
+
+static pthread_mutex_t types_lock = PTHREAD_MUTEX_INITIALIZER;
+static registered_type* types;
+static uint32_t type_count, type_capacity;
+
+uint32_t cmhost_rt_type_id(uint32_t params, uint32_t results, const int* codes) {
+  const uint32_t n = params + results;
+  pthread_mutex_lock(&types_lock);
+  for (uint32_t i = 0; i < type_count; ++i) {
+    if (types[i].params == params && types[i].results == results &&
+        (n == 0 || memcmp(types[i].codes, codes, n * sizeof(int)) == 0)) {
+      pthread_mutex_unlock(&types_lock);
+      return i + 1;
+    }
+  }
+  if (type_count == type_capacity) {
+    const uint32_t capacity = type_capacity ? type_capacity * 2 : 64;
+    registered_type* grown = realloc(types, capacity * sizeof *grown);
+    if (!grown) abort();
+    types = grown;
+    type_capacity = capacity;
+  }
+  int* copy = malloc((n ? n : 1) * sizeof(int));
+  if (!copy) abort();
+  if (n) memcpy(copy, codes, n * sizeof(int));
+  types[type_count] = (registered_type){params, results, copy};
+  const uint32_t id = ++type_count; /* 0 is the null funcref's */
+  pthread_mutex_unlock(&types_lock);
+  return id;
+}
+
+uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
+  int codes[256];
+  const uint32_t n = params + results;
+  if (n > 256) abort(); /* wasm2c emits this for the module's own types only */
+  va_list list;
+  va_start(list, results);
+  for (uint32_t i = 0; i < n; ++i) codes[i] = va_arg(list, int);
+  va_end(list);
+  return cmhost_rt_type_id(params, results, codes);
+}
+
+/* ---- memories ----
+ * With guard pages, each 32-bit memory reserves 8 GiB and a little: any
+ * address translated code forms (a 32-bit index plus a 32-bit offset, plus
+ * the access size) lands inside the reservation, and what lies beyond the
+ * memory's current size is inaccessible, so the handler below turns the
+ * fault into an out-of-bounds trap. With explicit checks, the reservation is
+ * only as large as the memory may grow. */
+
+#define MAX_MEMORIES 16384
+typedef struct {
+  _Atomic uintptr_t begin, end;
+} region;
+static region memories[MAX_MEMORIES];
+#define MAX_CODE 1024
+static region code_regions[MAX_CODE];
+
+static int register_region(region* table, size_t count, uintptr_t begin, uintptr_t end) {
+  for (size_t i = 0; i < count; ++i) {
+    uintptr_t expected = 0;
+    if (atomic_compare_exchange_strong(&table[i].begin, &expected, begin)) {
+      atomic_store(&table[i].end, end);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static region* find_region(region* table, size_t count, uintptr_t address) {
+  for (size_t i = 0; i < count; ++i) {
+    const uintptr_t begin = atomic_load(&table[i].begin);
+    if (begin && address >= begin && address < atomic_load(&table[i].end)) return &table[i];
+  }
+  return NULL;
+}
+
+void cmhost_rt_register_code(uintptr_t begin, uintptr_t end) {
+  if (find_region(code_regions, MAX_CODE, begin)) return;
+  register_region(code_regions, MAX_CODE, begin, end);
+}
+
+void cmhost_rt_set_caps(uint64_t max_memory_pages, uint64_t max_table_elements) {
+  cap_memory_pages = max_memory_pages;
+  cap_table_elements = max_table_elements;
+}
+
+static size_t reservation_bytes(uint32_t max_pages) {
+#if CMHOST_RT_GUARD_PAGES
+  (void)max_pages;
+  return ((size_t)8 << 30) + PAGE_BYTES;
+#else
+  return (size_t)max_pages * PAGE_BYTES;
+#endif
+}
+
+void wasm_rt_allocate_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages) {
+  if (max_pages > 65536) max_pages = 65536;
+  if (cap_memory_pages < max_pages) max_pages = (uint32_t)cap_memory_pages;
+  if (initial_pages > max_pages) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+  const size_t reserved = reservation_bytes(max_pages);
+  uint8_t* data = NULL;
+  if (reserved) {
+    void* mapping = mmap(NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+    data = mapping;
+    const size_t bytes = (size_t)initial_pages * PAGE_BYTES;
+    if ((bytes && mprotect(data, bytes, PROT_READ | PROT_WRITE) != 0) ||
+        !register_region(memories, MAX_MEMORIES, (uintptr_t)data, (uintptr_t)data + reserved)) {
+      munmap(mapping, reserved);
+      wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+    }
+  }
+  memory->data = data;
+  memory->pages = initial_pages;
+  memory->max_pages = max_pages;
+  memory->size = (uint32_t)((uint64_t)initial_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX
+                                                                            : initial_pages * PAGE_BYTES);
+}
+
+uint32_t wasm_rt_grow_memory(wasm_rt_memory_t* memory, uint32_t delta) {
+  const uint32_t old_pages = memory->pages;
+  if (delta == 0) return old_pages;
+  if ((uint64_t)old_pages + delta > memory->max_pages) return (uint32_t)-1;
+  const uint32_t new_pages = old_pages + delta;
+  if (mprotect(memory->data + (size_t)old_pages * PAGE_BYTES, (size_t)delta * PAGE_BYTES,
+               PROT_READ | PROT_WRITE) != 0)
+    return (uint32_t)-1;
+  memory->pages = new_pages;
+  /* 65536 pages is 4 GiB, one more than a u32 holds: wasm2c's own runtime
+   * saturates the same way. */
+  memory->size = (uint64_t)new_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX : new_pages * PAGE_BYTES;
+  return old_pages;
+}
+
+void wasm_rt_free_memory(wasm_rt_memory_t* memory) {
+  if (!memory->data) return;
+  region* r = find_region(memories, MAX_MEMORIES, (uintptr_t)memory->data);
+  if (r) {
+    munmap(memory->data, atomic_load(&r->end) - atomic_load(&r->begin));
+    atomic_store(&r->end, 0);
+    atomic_store(&r->begin, 0);
+  }
+  memory->data = NULL;
+}
+
+/* ---- tables ---- */
+
+#define DEFINE_TABLE(kind, null_value)                                                                \
+  void wasm_rt_allocate_##kind##_table(wasm_rt_##kind##_table_t* table, uint32_t elements,           \
+                                       uint32_t max_elements) {                                      \
+    if (cap_table_elements < max_elements) max_elements = (uint32_t)cap_table_elements;              \
+    if (elements > max_elements) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);                     \
+    table->data = calloc(elements ? elements : 1, sizeof *table->data);                              \
+    if (!table->data) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);                                \
+    for (uint32_t i = 0; i < elements; ++i) table->data[i] = null_value;                             \
+    table->size = elements;                                                                          \
+    table->max_size = max_elements;                                                                  \
+  }                                                                                                  \
+  void wasm_rt_free_##kind##_table(wasm_rt_##kind##_table_t* table) {                                \
+    free(table->data);                                                                               \
+    table->data = NULL;                                                                              \
+  }                                                                                                  \
+  uint32_t wasm_rt_grow_##kind##_table(wasm_rt_##kind##_table_t* table, uint32_t delta,              \
+                                       wasm_rt_##kind##_t init) {                                    \
+    const uint32_t old_size = table->size;                                                           \
+    if ((uint64_t)old_size + delta > table->max_size) return (uint32_t)-1;                           \
+    if (delta == 0) return old_size;                                                                 \
+    const uint32_t new_size = old_size + delta;                                                      \
+    void* grown = realloc(table->data, (size_t)new_size * sizeof *table->data);                      \
+    if (!grown) return (uint32_t)-1;                                                                 \
+    table->data = grown;                                                                             \
+    for (uint32_t i = old_size; i < new_size; ++i) table->data[i] = init;                            \
+    table->size = new_size;                                                                          \
+    return old_size;                                                                                 \
+  }
+
+DEFINE_TABLE(funcref, wasm_rt_funcref_null_value)
+DEFINE_TABLE(externref, wasm_rt_externref_null_value)
+
+/* ---- native stacks and faults ---- */
+
+void cmhost_rt_stack_init(cmhost_rt_stack* stack, const void* low, size_t size, size_t margin) {
+  const uintptr_t bottom = (uintptr_t)low;
+  stack->trap_target = NULL;
+  stack->unwind_target = NULL;
+  stack->depth = 0;
+  stack->guard_low = bottom >= 65536 ? bottom - 65536 : 0;
+  stack->limit = bottom + (margin < size ? margin : size);
+}
+
+cmhost_rt_stack* cmhost_rt_switch(cmhost_rt_stack* stack) {
+  cmhost_rt_stack* previous = current_stack;
+  current_stack = stack;
+  cmhost_rt_stack_limit = current()->limit;
+  return previous;
+}
+
+#if CMHOST_RT_GUARD_PAGES
+static struct sigaction previous_segv, previous_bus;
+static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
+
+static uintptr_t fault_pc(void* context) {
+  const ucontext_t* uc = context;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.pc;
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+static void chain(int signal_number, siginfo_t* info, void* context) {
+  const struct sigaction* previous = signal_number == SIGBUS ? &previous_bus : &previous_segv;
+  if (previous->sa_flags & SA_SIGINFO) {
+    previous->sa_sigaction(signal_number, info, context);
+  } else if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN) {
+    previous->sa_handler(signal_number);
+  } else {
+    /* Back to the default action: returning re-runs the faulting
+     * instruction, which now ends the process as it would have. */
+    signal(signal_number, SIG_DFL);
+  }
+}
+
+static void on_fault(int signal_number, siginfo_t* info, void* context) {
+  cmhost_rt_stack* stack = current();
+  const uintptr_t address = (uintptr_t)info->si_addr;
+  if (stack->trap_target && find_region(code_regions, MAX_CODE, fault_pc(context))) {
+    if (find_region(memories, MAX_MEMORIES, address)) unwind_to(stack->trap_target, WASM_RT_TRAP_OOB);
+    if (address >= stack->guard_low && address < stack->limit)
+      unwind_to(stack->trap_target, WASM_RT_TRAP_EXHAUSTION);
+  }
+  chain(signal_number, info, context);
+}
+
+static void install_handler(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, &previous_segv);
+  sigaction(SIGBUS, &action, &previous_bus);
+}
+
+static pthread_key_t altstack_key;
+static pthread_once_t altstack_key_once = PTHREAD_ONCE_INIT;
+static void free_altstack(void* memory) {
+  stack_t disable;
+  memset(&disable, 0, sizeof disable);
+  disable.ss_flags = SS_DISABLE;
+  sigaltstack(&disable, NULL);
+  free(memory);
+}
+static void make_altstack_key(void) { pthread_key_create(&altstack_key, free_altstack); }
+
+/* A fault from a stack overflow cannot run its handler on that stack. */
+static void ensure_altstack(void) {
+  stack_t existing;
+  if (sigaltstack(NULL, &existing) == 0 && !(existing.ss_flags & SS_DISABLE)) return;
+  const size_t size = 64 * 1024;
+  void* memory = malloc(size);
+  if (!memory) return;
+  stack_t alt;
+  memset(&alt, 0, sizeof alt);
+  alt.ss_sp = memory;
+  alt.ss_size = size;
+  if (sigaltstack(&alt, NULL) != 0) {
+    free(memory);
+    return;
+  }
+  pthread_once(&altstack_key_once, make_altstack_key);
+  pthread_setspecific(altstack_key, memory);
+}
+#endif
+
+cmhost_rt_stack* cmhost_rt_enter_thread(void) {
+  if (thread_ready) return current();
+  thread_ready = 1;
+  pthread_attr_t attributes;
+  void* low = NULL;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+    pthread_attr_getstack(&attributes, &low, &size);
+    pthread_attr_destroy(&attributes);
+  }
+  cmhost_rt_stack_init(&thread_stack, low, size, CMHOST_RT_HOST_MARGIN);
+  if (!low) thread_stack.limit = 0; /* unknown: rely on the guard page */
+#if CMHOST_RT_GUARD_PAGES
+  pthread_once(&handler_once, install_handler);
+  ensure_altstack();
+#endif
+  cmhost_rt_stack_limit = current()->limit;
+  return current();
+}
