@@ -40,14 +40,17 @@ void expected_trap(Result& r, const std::string& expected, const Error& trap) {
     r.set(Status::Passed, Outcome::Pass, trap.what());
 }
 
-// The wabt 1.0.32 interpreter cannot load some core-wasm features the suite
-// uses; such components are skipped (the issue of the engine, not of cmhost's
-// component model). Recognised by the engine's message.
+// The wabt 1.0.32 interpreter and wasm2c cannot load some core-wasm features
+// the suite uses; such components are skipped (the issue of the engine, not
+// of cmhost's component model). Recognised by the engine's message.
 std::optional<std::string> engine_limitation(const Error& e) {
   const std::string_view message = e.what();
   if (message.find("try_table") != std::string_view::npos ||
       message.find("unexpected opcode: 0x1f") != std::string_view::npos)
     return "needs `try_table`, which the wabt 1.0.32 interpreter lacks";
+  if (message.find("cannot link imported exception tags") != std::string_view::npos ||
+      message.find("cannot link exported exception tags") != std::string_view::npos)
+    return "needs exception tags shared between core modules, which the ahead-of-time backend (wasm2c 1.0.32) lacks";
   return std::nullopt;
 }
 

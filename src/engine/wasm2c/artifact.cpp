@@ -15,6 +15,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <tuple>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -305,7 +307,9 @@ LoadedArtifact load_artifact_file(const std::string& path, const Stamp& expected
   if (fd < 0) usage("cannot open the artifact " + path + ": " + std::strerror(errno));
   struct Closer {
     int fd;
-    ~Closer() { close(fd); }
+    ~Closer() {
+      if (fd >= 0) close(fd);
+    }
   } closer{fd};
   struct stat info {};
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) usage("the artifact " + path + " is not a regular file");
@@ -338,18 +342,26 @@ LoadedArtifact load_artifact_file(const std::string& path, const Stamp& expected
   if (expected.module_count != kAnyModuleCount)
     differs("modules", std::to_string(expected.module_count), "with another number of core modules");
 
+  // A file loaded before is not loaded again (its descriptor stays open).
+  static std::mutex loading;
+  static std::map<std::tuple<dev_t, ino_t, off_t, int64_t>, const cmhost_aot_artifact*> loaded;
+  std::lock_guard lock(loading);
+  const auto identity = std::make_tuple(info.st_dev, info.st_ino, info.st_size, int64_t{info.st_mtim.tv_sec});
+  if (auto found = loaded.find(identity); found != loaded.end()) return {found->second};
+
   // The descriptor checked is the file loaded: no name lookup in between.
+  // It stays open, as the library stays loaded, so that its /proc name is
+  // never another artifact's (the dynamic loader matches loaded libraries
+  // by name).
   const std::string fd_path = "/proc/self/fd/" + std::to_string(fd);
   void* handle = dlopen(fd_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) usage("cannot load the artifact " + path + ": " + dlerror());
+  closer.fd = -1;
   auto* table = static_cast<const cmhost_aot_artifact*>(dlsym(handle, "cmhost_artifact"));
   if (!table || table->abi != CMHOST_AOT_ABI || std::to_string(table->module_count) != field(text, "modules"))
     usage("the artifact " + path + " does not hold what its stamp says");
-  static std::mutex registering;
-  {
-    std::lock_guard lock(registering);
-    register_code(handle, table);
-  }
+  register_code(handle, table);
+  loaded.emplace(identity, table);
   return {table};
 }
 

@@ -106,14 +106,19 @@ std::string module_glue(const ModuleShape& shape, const std::string& p) {
   c << "typedef struct " << glue << " {\n  " << instance << " inst;\n  cmhost_aot_slot slots[" << slot_count
     << "];\n} " << glue << ";\n\n";
 
+  bool imports_functions = false;
+  for (const ShapeImport& i : shape.imports) imports_functions |= i.type.kind == 'f';
   if (!shape.imports.empty()) {
     // The instance's pointer for its import module holds its own address
     // (see instantiate below), and funcrefs wasm2c makes of imported
     // functions carry that same address: either way, the glue is found
     // from the field's address.
     const std::string ctx_type = "struct Z_" + import_module + "_instance_t*";
-    c << "#define " << p << "_SLOTS(ctx) (((" << glue << "*)((char*)(ctx) - offsetof(" << instance << ", Z_"
-      << import_module << "_instance)))->slots)\n\n";
+    if (imports_functions)
+      c << "#define " << p << "_SLOTS(ctx) (((" << glue << "*)((char*)(ctx) - offsetof(" << instance << ", Z_"
+        << import_module << "_instance)))->slots)\n\n";
+    else  // wasm2c keeps no pointer then: the accessors get the glue itself
+      c << "#define " << p << "_SLOTS(ctx) (((" << glue << "*)(ctx))->slots)\n\n";
     for (size_t k = 0; k < shape.imports.size(); ++k) {
       const ShapeExtern& e = shape.imports[k].type;
       const std::string symbol = "Z_" + import_module + "Z_i" + std::to_string(k);
@@ -205,7 +210,10 @@ std::string module_glue(const ModuleShape& shape, const std::string& p) {
 
   c << "static void " << p << "_instantiate(void* self) {\n  " << glue << "* g = self;\n  Z_" << p
     << "_instantiate(&g->inst";
-  if (!shape.imports.empty()) c << ", (struct Z_" << import_module << "_instance_t*)&g->inst.Z_" << import_module << "_instance";
+  if (imports_functions)
+    c << ", (struct Z_" << import_module << "_instance_t*)&g->inst.Z_" << import_module << "_instance";
+  else if (!shape.imports.empty())
+    c << ", (struct Z_" << import_module << "_instance_t*)g";
   c << ");\n}\n";
   c << "static void " << p << "_free(void* self) { Z_" << p << "_free(&((" << glue << "*)self)->inst); }\n";
 
