@@ -10,6 +10,7 @@
 
 #include "../runtime/test_support.hpp"
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 
 namespace cmhost {
@@ -27,7 +28,7 @@ struct Env {
 
 class HostContext : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/greeter.wasm");
 
   Linker linker() {
@@ -167,7 +168,7 @@ struct HostFiles {
 
 class HostObjects : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm");
   HostFiles host;
 };
@@ -221,7 +222,7 @@ namespace {
 
 // The same host resource through wrapped functions: typed handles, no Val.
 TEST(HostObjectsTyped, WrappedFunctionsMakeAndReadHostObjects) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const Component component =
       Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm");
   Linker linker;
@@ -257,7 +258,7 @@ namespace {
 // Stubs adopt the import's type; the functions supplied beside them are
 // still checked.
 TEST(StubImports, AnInstanceWithStubsStillHasItsOtherFunctionsChecked) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const Component component =
       Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm");
   Linker linker;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 
 namespace cmhost {
@@ -12,7 +13,7 @@ std::string fixture(const char* name) { return std::string(CMHOST_TEST_COMPONENT
 
 class DefineInstance : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Store store{engine};
   Component provider_component = Component::from_file(engine, fixture("linking-provider"));
   Component client_component = Component::from_file(engine, fixture("linking-client"));
@@ -84,7 +85,7 @@ namespace cmhost {
 namespace {
 
 TEST(DefineInstanceStores, AnInstanceOfAnotherStoreIsALinkError) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Store first(engine), second(engine);
   const Component provider = Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/linking-provider.wasm");
   const Component client = Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/linking-client.wasm");
@@ -105,7 +106,7 @@ namespace {
 // Resources exported under an ascribed type are told apart by instance:
 // `b` must take the very resource `a` makes.
 TEST(DefineInstanceResources, EachInstanceHasItsOwnResourceType) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Store store(engine);
   const Component counters = Component::from_file(engine, fixture("linking-counters"));
   const Component user = Component::from_file(engine, fixture("linking-counters-user"));

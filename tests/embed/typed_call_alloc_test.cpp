@@ -3,6 +3,8 @@
 // (support/counting_new.cpp, so the binary is one of its own).
 #include <gtest/gtest.h>
 
+#include "../support/test_engine.hpp"
+
 #include <string>
 
 #include "../support/counting_new.hpp"
@@ -12,7 +14,7 @@ namespace cmhost {
 namespace {
 
 TEST(TypedCallAllocations, ASynchronousTypedCallAllocatesNothing) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Store store(engine);
   const Instance basics =
       Linker().instantiate(store, Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/basics.wasm"));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 
 namespace cmhost {
@@ -22,7 +23,7 @@ std::string fixture(const char* name) { return std::string(CMHOST_TEST_COMPONENT
 
 class TypedCall : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Store store{engine};
   Instance basics = Linker().instantiate(store, Component::from_file(engine, fixture("basics")));
   Instance values = Linker().instantiate(store, Component::from_file(engine, fixture("values")));
@@ -132,7 +133,7 @@ struct Log {
 // `cmhost:test/host@0.1.0`.
 class FuncWrap : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, fixture("imports"));
 };
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 
 namespace typed_values {
@@ -103,7 +104,7 @@ Val list_val(const std::vector<T>& items, F to_val) {
 
 class TypedValues : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Store store{engine};
   Instance values = Linker().instantiate(store, Component::from_file(engine, fixture("values")));
 
@@ -261,7 +262,7 @@ struct Other;
 
 class TypedHandles : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Store store{engine};
   Instance counters = Linker().instantiate(store, Component::from_file(engine, fixture("resources")));
   using Own = abi::typed::Own<Counter>;
@@ -314,7 +315,7 @@ class FuncWrapValues : public ::testing::Test {
  protected:
   using Many = std::tuple<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, uint64_t, int64_t, float, double,
                           char32_t, bool, std::string, std::vector<uint16_t>, std::optional<uint8_t>>;
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, fixture("values-host"));
   std::vector<Var> vars;
   std::vector<std::vector<std::string>> lists;
@@ -396,7 +397,7 @@ TEST_F(FuncWrapValues, SpilledArgumentsAndAResultThroughTheReturnPointer) {
 // them again): the arguments are lowered into scratch memory as a guest
 // lowers them, and the result lifted from it.
 TEST(FuncWrapFromTheHost, ValsGoThroughScratchMemory) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Store store(engine);
   Linker linker;
   std::vector<std::string> logged;

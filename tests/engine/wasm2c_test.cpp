@@ -110,8 +110,8 @@ TEST(Wasm2c, FeaturesItCannotTranslateAreNamed) {
   expect_error(ErrorKind::Validate, [&] { translate(kMemory64.data(), kMemory64.size(), "m", "m.h"); },
                "uses memory64");
   const std::vector<uint8_t> garbage = {0x00, 0x61, 0x73, 0x6d, 0x02, 0x00, 0x00, 0x00};
-  expect_error(ErrorKind::Validate, [&] { translate(garbage.data(), garbage.size(), "m", "m.h"); },
-               "invalid core module");
+  expect_error(ErrorKind::Decode, [&] { translate(garbage.data(), garbage.size(), "m", "m.h"); },
+               "malformed core module");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "binary/binary.hpp"
 #include "cmhost/cmhost.hpp"
 #include "runtime/runtime.hpp"
@@ -34,7 +35,7 @@ class ListArtifact final : public engine::Artifact {
 };
 
 TEST(Artifacts, ModulesComeFromTheArtifactInPlanOrder) {
-  const auto engine = engine::make_engine();
+  const auto engine = engine::make_engine(testing_support::test_engine_config());
   const std::vector<uint8_t> bytes = read_fixture("basics");
   const auto plan = [&] { return validate::validate_component(binary::decode_component(bytes), bytes); };
   const CompiledComponent compiled = compile(*engine, plan(), bytes);

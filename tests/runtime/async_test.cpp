@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 #include "test_support.hpp"
 
@@ -28,7 +29,7 @@ class AsyncTest : public ::testing::Test {
     return test::trap_message(store, instance.func(name), std::move(args));
   }
 
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component;
   Store store{engine};
   Instance instance = Linker().instantiate(store, component);

@@ -8,6 +8,8 @@
 // by value, through a sink that rebuilds each operation as a Val.
 #include <gtest/gtest.h>
 
+#include "../support/test_engine.hpp"
+
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -283,7 +285,7 @@ class ValRecorder final : public bench::boundary::Sink {
 
 class BoundaryGuest : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, CMHOST_BOUNDARY_GUEST);
   Store store{engine};
   Instance instance = Linker().instantiate(store, component);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 #include "test_support.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 
 class Cross : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/cross.wasm");
   Store store{engine};
   Instance instance = Linker().instantiate(store, component);

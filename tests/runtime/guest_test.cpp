@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "binary/binary.hpp"
 #include "cmhost/cmhost.hpp"
 #include "test_support.hpp"
@@ -35,7 +36,7 @@ constexpr const char* kText = "cmhost:test/text@0.1.0#";
 
 class StringsGuest : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, fixture("strings"));
   Store store{engine};
   Instance instance = Linker().instantiate(store, component);
@@ -302,7 +303,7 @@ using test::func_type;
 // The host side of cmhost:test/env: a list of keys, some with values.
 class GreeterGuest : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, fixture("greeter"));
   std::vector<std::pair<std::string, std::optional<std::string>>> env;
   std::vector<std::pair<uint32_t, std::string>> logged;
@@ -373,7 +374,7 @@ TEST_F(GreeterGuest, TenThousandKeys) {
 }
 
 TEST(GreeterGuestLinking, MissingImportsAreListed) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const auto component = Component::from_file(engine, fixture("greeter"));
   Store store(engine);
   try {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 #include "test_support.hpp"
 
@@ -17,7 +18,7 @@ std::string fixture(const char* name) { return std::string(CMHOST_TEST_COMPONENT
 template <const char* Name>
 class InstanceTest : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, fixture(Name));
   Store store{engine};
   Instance instance = Linker().instantiate(store, component);
@@ -100,7 +101,7 @@ TEST_F(Basics, UnknownExportIsAUsageErrorListingExports) {
 using test::func_type;
 
 TEST(Imports, HostFunctionsAtTheRootAndInAnInterface) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const auto component = Component::from_file(engine, fixture("imports"));
   std::vector<std::string> logged;
   Linker linker;
@@ -118,7 +119,7 @@ TEST(Imports, HostFunctionsAtTheRootAndInAnInterface) {
 }
 
 TEST(Imports, MissingImportsAreListedByName) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const auto component = Component::from_file(engine, fixture("imports"));
   Store store(engine);
   const Error e = expect_error(ErrorKind::Link, [&] { Linker().instantiate(store, component); });
@@ -127,7 +128,7 @@ TEST(Imports, MissingImportsAreListedByName) {
 }
 
 TEST(Imports, WrongHostSignatureIsALinkError) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const auto component = Component::from_file(engine, fixture("imports"));
   Linker linker;
   linker.define_func("log", func_type({{"msg", Type::u32()}}, nullptr),
@@ -139,7 +140,7 @@ TEST(Imports, WrongHostSignatureIsALinkError) {
 }
 
 TEST(Imports, StubsTrapOnlyWhenCalled) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const auto component = Component::from_file(engine, fixture("imports"));
   Linker linker;
   linker.allow_stub_imports(true);
@@ -152,7 +153,7 @@ TEST(Imports, StubsTrapOnlyWhenCalled) {
 }
 
 TEST(Nested, CrossComponentCall) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const auto component = Component::from_file(engine, fixture("nested"));
   Store store(engine);
   const auto instance = Linker().instantiate(store, component);
@@ -160,7 +161,7 @@ TEST(Nested, CrossComponentCall) {
 }
 
 TEST(Malformed, DecodeErrorsNameTheOffset) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const Error e = expect_error(ErrorKind::Decode, [&] {
     Component::from_bytes(engine, {0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00, 0x07, 0x05});
   });
@@ -231,7 +232,7 @@ struct HostFiles {
 // The host-resources component instantiated against HostFiles.
 class HostResources : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, fixture("host-resources"));
   HostFiles host;
   Store store{engine};
@@ -258,7 +259,7 @@ TEST_F(HostResources, HostPassesAnOwnHandleIn) {
 }
 
 TEST(HostResourcesLinking, MissingResourceDefinitionIsListed) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   const auto component = Component::from_file(engine, fixture("host-resources"));
   Store store(engine);
   Linker linker;

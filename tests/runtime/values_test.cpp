@@ -6,6 +6,8 @@
 // import.
 #include <gtest/gtest.h>
 
+#include "../support/test_engine.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -74,7 +76,7 @@ class Values : public ::testing::TestWithParam<const char*> {
     return Source::Utf8;
   }
 
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, fixture(GetParam()));
   Store store{engine};
   Instance instance = Linker().instantiate(store, component);
@@ -952,7 +954,7 @@ abi::TypeRef var_type() {
 // arguments to host imports, which record what they receive and return it.
 class ValuesHost : public ::testing::Test {
  protected:
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   Component component = Component::from_file(engine, fixture("values-host"));
   std::vector<std::vector<Val>> received;
   Linker linker = make_linker();
@@ -1063,7 +1065,7 @@ TEST_F(ValuesHost, SpilledArgumentsAndResultsOfAnImport) {
 // More than 32 flags is not a valid type (Explainer: flags have 1 to 32
 // labels); the component is rejected when it is loaded.
 TEST(ValuesFlags, ThirtyThreeFlagsAreInvalid) {
-  Engine engine;
+  Engine engine{testing_support::test_engine_config()};
   try {
     Component::from_file(engine, fixture("values-flags33"));
     ADD_FAILURE() << "a flags type with 33 labels was accepted";

@@ -113,7 +113,9 @@ class AotModule final : public Module {
       const auto& import = shape_.imports[i];
       imports_.push_back({import.module, import.name, extern_type_of(shape_, import.type)});
     }
-    for (const auto& export_ : shape_.exports) exports_.push_back({export_.name, extern_type_of(shape_, export_.type)});
+    auto exports = std::make_shared<std::vector<ExportDesc>>();
+    for (const auto& export_ : shape_.exports) exports->push_back({export_.name, extern_type_of(shape_, export_.type)});
+    exports_ = std::move(exports);
     for (const auto& t : shape_.types) types_.push_back(func_type_of(t));
     table.init_module();
     std::lock_guard lock(registry_lock);
@@ -130,7 +132,9 @@ class AotModule final : public Module {
   }
 
   const std::vector<ImportDesc>& imports() const override { return imports_; }
-  const std::vector<ExportDesc>& exports() const override { return exports_; }
+  const std::vector<ExportDesc>& exports() const override { return *exports_; }
+  // Instances keep these: a module may go before its instances.
+  const std::shared_ptr<const std::vector<ExportDesc>>& shared_exports() const { return exports_; }
   const cmhost_aot_module& table() const { return table_; }
   const w2c::ModuleShape& shape() const { return shape_; }
   const FuncType& type(uint32_t index) const { return types_.at(index); }
@@ -156,7 +160,7 @@ class AotModule final : public Module {
   const cmhost_aot_module& table_;
   w2c::ModuleShape shape_;
   std::vector<ImportDesc> imports_;
-  std::vector<ExportDesc> exports_;
+  std::shared_ptr<const std::vector<ExportDesc>> exports_;
   std::vector<FuncType> types_;
 };
 
@@ -209,24 +213,24 @@ struct Object {
 };
 
 struct InstanceRecord {
-  const AotModule* module;
+  const cmhost_aot_module* table;  // in its artifact, loaded for good
   void* block;
   std::map<std::string, Extern, std::less<>> exports;
 };
 
 class AotInstance final : public Instance {
  public:
-  AotInstance(const AotModule& module, std::vector<Extern> externs) : module_(module), externs_(std::move(externs)) {}
+  AotInstance(std::shared_ptr<const std::vector<ExportDesc>> exports, std::vector<Extern> externs)
+      : exports_(std::move(exports)), externs_(std::move(externs)) {}
   std::optional<Extern> get_export(std::string_view name) const override {
-    const auto& exports = module_.exports();
-    for (size_t i = 0; i < exports.size(); ++i)
-      if (exports[i].name == name) return externs_[i];
+    for (size_t i = 0; i < exports_->size(); ++i)
+      if ((*exports_)[i].name == name) return externs_[i];
     return std::nullopt;
   }
-  const std::vector<ExportDesc>& exports() const override { return module_.exports(); }
+  const std::vector<ExportDesc>& exports() const override { return *exports_; }
 
  private:
-  const AotModule& module_;
+  std::shared_ptr<const std::vector<ExportDesc>> exports_;
   std::vector<Extern> externs_;
 };
 
@@ -252,7 +256,7 @@ class AotStore final : public Store {
 
   ~AotStore() override {
     for (auto it = instances_.rbegin(); it != instances_.rend(); ++it) {
-      it->module->table().free_instance(it->block);
+      it->table->free_instance(it->block);
       std::free(it->block);
     }
   }
@@ -260,6 +264,7 @@ class AotStore final : public Store {
   std::shared_ptr<Instance> instantiate(const Module& module, std::span<const Extern> imports) override;
 
   Extern host_func(FuncType type, HostFunc func) override {
+    if (!numeric(type)) usage_error("host functions take and return only i32, i64, f32 and f64");
     HostBinding& binding = hosts_.emplace_back(HostBinding{this, std::move(func), type});
     Object object;
     object.kind = ExternKind::Func;
@@ -268,7 +273,10 @@ class AotStore final : public Store {
     return add(std::move(object));
   }
 
-  FuncType func_type(Extern func) const override { return resolve(func, ExternKind::Func).type; }
+  FuncType func_type(Extern func) const override {
+    if (func.kind != ExternKind::Func) usage_error("func_type: not a function");
+    return resolve(func, ExternKind::Func).type;
+  }
 
   ExternType extern_type(Extern e) const override {
     const Object& o = resolve(e, e.kind);
@@ -283,11 +291,10 @@ class AotStore final : public Store {
         break;
       }
       case ExternKind::Table: {
+        // Both table structs start with data, max_size, size.
         const auto* table = static_cast<const wasm_rt_funcref_table_t*>(o.pointer);
-        const uint32_t size = o.declared.value == CoreType::ExternRef
-                                  ? static_cast<const wasm_rt_externref_table_t*>(o.pointer)->size
-                                  : table->size;
-        type.limits.min = size;
+        type.limits.min = table->size;
+        type.limits.max = table->max_size == UINT32_MAX ? std::nullopt : std::optional<uint64_t>(table->max_size);
         break;
       }
       default: break;
@@ -408,11 +415,15 @@ class AotStore final : public Store {
     return e;
   }
 
+  static const char* kind_name(ExternKind kind) { return kind == ExternKind::Func ? "function" : to_string(kind); }
+
+  // Handles are checked as the interpreter checks them: one this store did
+  // not hand out, or of the wrong kind, is a Usage error.
   const Object& resolve(Extern e, ExternKind kind) const {
     if (e.kind != kind)
-      usage_error(std::string("expected a ") + to_string(kind) + ", got a " + to_string(e.kind));
+      usage_error(std::string("expected a ") + kind_name(kind) + ", got a " + kind_name(e.kind));
     if (e.id >= objects_.size() || objects_[e.id].kind != kind)
-      usage_error(std::string("no ") + to_string(kind) + " with id " + std::to_string(e.id) + " in this store");
+      usage_error(std::string("no ") + kind_name(kind) + " with id " + std::to_string(e.id) + " in this store");
     return objects_[e.id];
   }
 
@@ -610,7 +621,7 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
   if (!block) throw Error(ErrorKind::Trap, "out of memory for an instance");
   if (!slots.empty())
     std::memcpy(static_cast<char*>(block) + table.slots_offset, slots.data(), slots.size() * sizeof(cmhost_aot_slot));
-  InstanceRecord& record = instances_.emplace_back(InstanceRecord{module, block, {}});
+  InstanceRecord& record = instances_.emplace_back(InstanceRecord{&table, block, {}});
 
   const uint64_t memory_cap = config_.max_memory_bytes ? *config_.max_memory_bytes / 65536 : UINT64_MAX;
   cmhost_rt_set_caps(memory_cap, config_.max_table_elements.value_or(UINT64_MAX));
@@ -641,7 +652,7 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
     externs.push_back(handle);
     record.exports.emplace(shape.exports[k].name, handle);
   }
-  return std::make_shared<AotInstance>(*module, std::move(externs));
+  return std::make_shared<AotInstance>(module->shared_exports(), std::move(externs));
 }
 
 class AotEngine final : public Engine {

@@ -75,8 +75,11 @@ std::string compiler_identity(const std::string& resolved) {
   return resolved + " " + std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec);
 }
 
+// No sibling-call optimisation: wasm calls are never tail calls, and a
+// recursion the C compiler turned into a loop would never reach the stack
+// limit.
 std::string flags(bool metered) {
-  std::string f = "-std=gnu11 -O2 -fPIC -fvisibility=hidden -fstack-clash-protection -fno-strict-aliasing -DNDEBUG";
+  std::string f = "-std=gnu11 -O2 -fPIC -fvisibility=hidden -fstack-clash-protection -fno-strict-aliasing -fno-optimize-sibling-calls -DNDEBUG";
   f += CMHOST_RT_GUARD_PAGES ? " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=1" : " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0";
   f += " -w";
   f += " abi=" + std::to_string(CMHOST_AOT_ABI);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../wabt/fuel.hpp"
+#include "../wabt/wabt_backend.hpp"
 #include "../wabt/wabt_support.hpp"
 #include "glue.hpp"
 #include "cmhost/error.hpp"
@@ -211,8 +212,11 @@ CModule translate(const uint8_t* original, size_t original_size, const std::stri
   if (!read(bytes, size, translatable(), module, errors)) {
     wabt::Module any;
     wabt::Errors why;
-    if (!read(bytes, size, wb::enabled_features(), any, why))
+    if (!read(bytes, size, wb::enabled_features(), any, why)) {
+      // Malformed or invalid for any engine: said as the interpreter says it.
+      (void)wb::compile(original, original_size, false, {});
       throw Error(ErrorKind::Validate, "invalid core module: " + wb::describe(why));
+    }
     const std::string feature = missing_feature(bytes, size);
     throw Error(ErrorKind::Validate, "the ahead-of-time backend cannot translate a module that uses " +
                                          (feature.empty() ? std::string("these features") : feature) + " (" +
