@@ -96,6 +96,9 @@ Fiber::Fiber(StackPool& pool, Body body, void* argument)
 
 Fiber::~Fiber() { pool_.give_back(stack_); }
 
+const void* Fiber::stack_low() const { return static_cast<const char*>(stack_.base) + page_size(); }
+size_t Fiber::stack_size() const { return stack_.size - page_size(); }
+
 void Fiber::entry(void* transfer_context, void* fiber) {
   auto* self = static_cast<Fiber*>(fiber);
   finish_switch(nullptr, &self->resumer_stack_bottom_, &self->resumer_stack_size_);

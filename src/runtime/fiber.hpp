@@ -51,6 +51,9 @@ class Fiber {
   void suspend();
 
   bool started() const { return started_; }
+  // The usable part of the fiber's stack (its guard page excluded).
+  const void* stack_low() const;
+  size_t stack_size() const;
   bool finished() const { return finished_; }
 
  private:

@@ -78,6 +78,8 @@ Thread& Scheduler::new_fiber_thread(Task* task, ComponentInstance* inst, std::fu
   } else {
     thread->engine_stack_ = core_.new_execution_stack();
   }
+  // Compiled guests check their recursion against the fiber's own stack.
+  thread->engine_stack_->bind_native_stack(thread->fiber_->stack_low(), thread->fiber_->stack_size());
   fibers_.push_back(std::move(thread));
   return *fibers_.back();
 }

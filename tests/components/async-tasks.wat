@@ -31,6 +31,12 @@
       (func (export "wait-forever-stackful")
         (drop (call $waitable-set.wait (call $waitable-set.new) (i32.const 0)))
         unreachable)
+      ;; Stackful: yields, so it runs on a fiber, then recurses without end.
+      (func $deeper (param $n i32) (result i32)
+        (i32.add (call $deeper (i32.add (local.get $n) (i32.const 1))) (i32.const 1)))
+      (func (export "recurse-on-fiber")
+        (drop (call $thread.yield))
+        (call $task.return (call $deeper (i32.const 0))))
     )
     (canon task.return (result u32) (core func $task.return))
     (canon thread.yield (core func $thread.yield))
@@ -54,6 +60,8 @@
       (canon lift (core func $m "wait-forever") async (callback (core func $m "wait-forever-cb"))))
     (func (export "wait-forever-stackful") async (result u32)
       (canon lift (core func $m "wait-forever-stackful") async))
+    (func (export "recurse-on-fiber") async (result u32)
+      (canon lift (core func $m "recurse-on-fiber") async))
   )
 
   (component $Caller
@@ -192,6 +200,7 @@
   (export "double" (func $callee "double"))
   (export "wait-forever" (func $callee "wait-forever"))
   (export "wait-forever-stackful" (func $callee "wait-forever-stackful"))
+  (export "recurse-on-fiber" (func $callee "recurse-on-fiber"))
   (export "add-one-then-100" (func $caller "add-one-then-100"))
   (export "arrival-order" (func $caller "arrival-order"))
   (export "double-blocking" (func $caller "double-blocking"))

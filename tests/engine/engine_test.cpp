@@ -21,6 +21,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../../src/engine/wabt/wabt_backend.hpp"
@@ -515,6 +516,44 @@ TEST_F(EngineTest, TrapsCarryTheEngineMessage) {
   // Nothing of a trapped call lingers.
   EXPECT_EQ(call1(*traps, "div_s", {7, 2}), 3u);
   EXPECT_EQ(call1(*traps, "load", {65532}), 0u);
+}
+
+// Each thread's traps unwind its own calls: two stores on two threads, both
+// trapping (out of bounds, stack overflow, divide by zero) between calls
+// that return.
+TEST(EngineThreads, StoresOnTwoThreadsTrapIndependently) {
+  auto engine = make_engine(testing_support::test_engine_config());
+  auto module = engine->compile(wasm(kTraps));
+  const auto work = [&](uint32_t seed, int& returned, int& trapped) {
+    auto store = engine->new_store();
+    auto traps = store->instantiate(*module, {});
+    const Extern div = *traps->get_export("div_s");
+    const Extern load = *traps->get_export("load");
+    const Extern recurse = *traps->get_export("recurse");
+    for (uint32_t i = 0; i < 200; ++i) {
+      uint64_t result = 0;
+      try {
+        switch ((i + seed) % 4) {
+          case 0: store->call(div, std::vector<uint64_t>{i + 10, 2}, std::span<uint64_t>(&result, 1)); break;
+          case 1: store->call(load, std::vector<uint64_t>{70000}, std::span<uint64_t>(&result, 1)); break;
+          case 2: store->call(recurse, std::vector<uint64_t>{0}, std::span<uint64_t>(&result, 1)); break;
+          case 3: store->call(div, std::vector<uint64_t>{1, 0}, std::span<uint64_t>(&result, 1)); break;
+        }
+        if (result == (i + 10) / 2) ++returned;
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Trap) ++trapped;
+      }
+    }
+  };
+  int returned[2] = {0, 0}, trapped[2] = {0, 0};
+  std::thread first(work, 0, std::ref(returned[0]), std::ref(trapped[0]));
+  std::thread second(work, 1, std::ref(returned[1]), std::ref(trapped[1]));
+  first.join();
+  second.join();
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_EQ(returned[t], 50) << "thread " << t;
+    EXPECT_EQ(trapped[t], 150) << "thread " << t;
+  }
 }
 
 // wabt 1.0.32 lets call_indirect overflow the call stack silently and carry

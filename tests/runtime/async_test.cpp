@@ -62,6 +62,17 @@ TEST_F(AsyncTest, ATaskOfASynchronousTypeCannotBlock) {
   EXPECT_NE(trap("double-in-sync-task", {Val::u32(5)}).find("cannot block a synchronous task"), std::string::npos);
 }
 
+// On a fiber's stack too: the interpreter counts its frames, compiled code
+// checks the fiber's own stack limit (a crash on its guard page otherwise).
+TEST_F(AsyncTest, DeepRecursionOnAFiberTraps) {
+  EXPECT_NE(trap("recurse-on-fiber", {}).find("call stack exhausted"), std::string::npos);
+  // The instance is poisoned by its trap; another store runs as before.
+  Store other(engine);
+  Instance i = Linker().instantiate(other, component);
+  const std::vector<Val> args{Val::u32(4)};
+  EXPECT_EQ(i.func("double").call(other, args).at(0), Val::u32(8));
+}
+
 TEST_F(AsyncTest, WaitingOnNothingIsADeadlock) {
   EXPECT_NE(trap("wait-forever", {}).find("deadlock"), std::string::npos);
 }

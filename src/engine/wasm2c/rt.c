@@ -72,6 +72,8 @@ void wasm_rt_free(void) {}
 
 int cmhost_rt_invoke(cmhost_aot_invoker invoke, void* code, void* context, const uint64_t* args,
                      uint64_t* results) {
+  /* A store may be used on threads other than the one that made it. */
+  if (UNLIKELY(!thread_ready)) cmhost_rt_enter_thread();
   cmhost_rt_stack* stack = current();
   sigjmp_buf target;
   void* const saved_trap = stack->trap_target;
