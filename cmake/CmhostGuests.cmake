@@ -6,7 +6,8 @@
 #
 #   include(${PROJECT_SOURCE_DIR}/cmake/CmhostGuests.cmake)
 #   cmhost_add_c_guest(NAME boundary WIT boundary.wit [WORLD boundary]
-#                      SOURCES a.c b.c [DEPENDS a.h] OUTPUT dir/boundary.wasm)
+#                      SOURCES a.c b.c [DEPENDS a.h] [FLAGS -mbulk-memory]
+#                      OUTPUT dir/boundary.wasm)
 #
 # adds the rules for OUTPUT (the core module goes to
 # ${CMAKE_CURRENT_BINARY_DIR}/guests/NAME.core.wasm); a custom target that
@@ -41,7 +42,7 @@ if(NOT probed)
 endif()
 
 function(cmhost_add_c_guest)
-  cmake_parse_arguments(ARG "" "NAME;WIT;WORLD;OUTPUT" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;WIT;WORLD;OUTPUT" "SOURCES;DEPENDS;FLAGS" ${ARGN})
   if(NOT ARG_WORLD)
     set(ARG_WORLD ${ARG_NAME})
   endif()
@@ -50,7 +51,7 @@ function(cmhost_add_c_guest)
   add_custom_command(
     OUTPUT ${core}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/guests
-    COMMAND ${CMHOST_CLANG} ${CMHOST_GUEST_FLAGS} ${ARG_SOURCES} -o ${core}
+    COMMAND ${CMHOST_CLANG} ${CMHOST_GUEST_FLAGS} ${ARG_FLAGS} ${ARG_SOURCES} -o ${core}
     DEPENDS ${ARG_SOURCES} ${ARG_DEPENDS}
     COMMENT "clang --target=wasm32-wasi ${ARG_NAME}"
     VERBATIM)
