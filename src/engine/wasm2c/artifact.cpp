@@ -231,9 +231,11 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
   std::string scratch_template = (target.parent_path() / ".cmhost-build-XXXXXX").string();
   if (!mkdtemp(scratch_template.data())) usage("cannot create a build directory beside " + target.string());
   const fs::path scratch = scratch_template;
+  // CMHOST_AOT_KEEP_SOURCES keeps the C for a look at what was compiled.
   struct Cleanup {
     fs::path dir;
     ~Cleanup() {
+      if (std::getenv("CMHOST_AOT_KEEP_SOURCES")) return;
       std::error_code ignored;
       fs::remove_all(dir, ignored);
     }
@@ -258,13 +260,19 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
     const std::string prefix = module_prefix(i);
     CModule translated;
     try {
-      translated = translate(modules[i].data(), modules[i].size(), prefix, prefix + ".h", settings.metered);
+      translated = translate(modules[i].data(), modules[i].size(), prefix, prefix + ".h", settings.metered,
+                             std::max(1u, std::thread::hardware_concurrency()));
     } catch (const Error& e) {
       throw Error(e.kind(), "core module " + std::to_string(i) + ": " + e.what());
     }
     write_file(scratch / (prefix + ".h"), translated.header);
     write_file(scratch / (prefix + ".c"), translated.source);
     compile_job(prefix, "core module " + std::to_string(i));
+    for (size_t part = 0; part < translated.more_sources.size(); ++part) {
+      const std::string name = prefix + "_" + std::to_string(part + 1);
+      write_file(scratch / (name + ".c"), translated.more_sources[part]);
+      compile_job(name, "core module " + std::to_string(i) + " (part " + std::to_string(part + 2) + ")");
+    }
   }
   write_file(scratch / "entry.c", artifact_entry(modules.size()));
   compile_job("entry", "the artifact entry");

@@ -11,7 +11,10 @@
 #include <wabt/validator.h>
 
 #include <functional>
+#include <algorithm>
 #include <map>
+#include <set>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
@@ -195,10 +198,160 @@ void check_stack_by_limit(std::string& source) {
   source.replace(at, sizeof kDepthCounting - 1, kStackLimit);
 }
 
+struct Line {
+  size_t begin, end;  // end: past the newline
+};
+
+std::vector<Line> lines_of(const std::string& text) {
+  std::vector<Line> lines;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t newline = text.find('\n', at);
+    const size_t end = newline == std::string::npos ? text.size() : newline + 1;
+    lines.push_back({at, end});
+    at = end;
+  }
+  return lines;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+// The function whose declaration (`static T w2c_f(...);`) or definition
+// (`static T w2c_f(...) {`, its parameters perhaps over several lines) a
+// line of wasm2c's C begins; empty otherwise.
+std::string function_of(std::string_view line) {
+  if (!starts_with(line, "static ")) return "";
+  const size_t open = line.find('(');
+  if (open == std::string_view::npos) return "";
+  const size_t name = line.rfind(' ', open);
+  if (name == std::string_view::npos) return "";
+  const std::string_view id = line.substr(name + 1, open - name - 1);
+  if (!starts_with(id, "w2c_")) return "";
+  return std::string(id);
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
 }  // namespace
 
+std::vector<std::string> split_functions(std::string& source, const std::string& prefix, size_t parts) {
+  if (parts < 2 || source.size() < 2 * kSplitBytes) return {};
+  parts = std::min(parts, (source.size() + kSplitBytes - 1) / kSplitBytes);
+  // Exception tags live in statics of the unit: keep such modules whole.
+  if (source.find("wasm_rt_register_tag") != std::string::npos) return {};
+  const std::vector<Line> lines = lines_of(source);
+  const auto text = [&](const Line& l) { return std::string_view(source).substr(l.begin, l.end - l.begin); };
+
+  // The forward declarations: one block of lines right after init_func_types.
+  size_t i = 0;
+  while (i < lines.size() && !starts_with(text(lines[i]), "static void init_func_types(void) {")) ++i;
+  while (i < lines.size() && text(lines[i]) != "}\n") ++i;
+  if (i == lines.size()) return {};
+  const size_t decls_begin = ++i;
+  std::vector<std::string> names;
+  for (; i < lines.size(); ++i) {
+    if (text(lines[i]) == "\n") continue;
+    std::string name = function_of(text(lines[i]));
+    if (name.empty() || !ends_with(text(lines[i]), ");\n")) break;
+    names.push_back(std::move(name));
+  }
+  const size_t decls_end = i;
+  if (names.empty()) return {};
+  const std::set<std::string> declared(names.begin(), names.end());
+
+  // The definitions: contiguous, each from its `static ... {` line to `}`.
+  struct Definition {
+    size_t first, last;  // lines
+    bool movable;        // uses nothing of the unit but declarations
+  };
+  std::vector<Definition> definitions;
+  for (; i < lines.size(); ++i) {
+    const std::string name = function_of(text(lines[i]));
+    if (name.empty() || !declared.count(name) || ends_with(text(lines[i]), ");\n")) {
+      if (!definitions.empty() && text(lines[i]) != "\n") break;
+      continue;
+    }
+    size_t last = i;
+    while (last < lines.size() && text(lines[last]) != "}\n") ++last;
+    if (last == lines.size()) return {};
+    const std::string_view body(source.data() + lines[i].begin, lines[last].end - lines[i].begin);
+    const bool movable = body.find("data_segment_data_") == std::string_view::npos &&
+                         body.find("elem_segment_exprs_") == std::string_view::npos;
+    definitions.push_back({i, last, movable});
+    i = last;
+  }
+  if (definitions.size() < parts) return {};
+
+  // Functions become hidden symbols of this module, as does func_types.
+  std::string renames = "#define CMHOST_SHARED __attribute__((visibility(\"hidden\")))\n#define func_types " +
+                        prefix + "_func_types\n";
+  for (const std::string& name : names) renames += "#define " + name + " " + prefix + "_" + name + "\n";
+  const auto shared = [](std::string_view line) { return "CMHOST_SHARED " + std::string(line.substr(7)); };
+  std::string head;  // everything before the declarations, func_types shared
+  for (size_t l = 0; l < decls_begin; ++l) head += text(lines[l]);
+  const size_t func_types = head.find("\nstatic u32 func_types[");
+  if (func_types == std::string::npos) return {};
+  const size_t func_types_end = head.find('\n', func_types + 1);
+  const std::string func_types_decl = head.substr(func_types + 8, func_types_end - func_types - 8);  // "u32 func_types[N];"
+  std::string declarations;
+  for (size_t l = decls_begin; l < decls_end; ++l)
+    declarations += text(lines[l]) == "\n" ? std::string("\n") : shared(text(lines[l]));
+
+  size_t definition_bytes = 0;
+  for (const Definition& d : definitions) definition_bytes += lines[d.last].end - lines[d.first].begin;
+  const size_t share = definition_bytes / parts + 1;
+  // The last definitions go to the further units, a share each; the first
+  // unit keeps the rest (and the initialisation code besides).
+  constexpr size_t kStays = static_cast<size_t>(-1);
+  std::vector<size_t> unit_of(definitions.size(), kStays);
+  size_t unit = 0, filled = 0;
+  for (size_t d = definitions.size(); d-- > 0 && unit + 1 < parts;) {
+    if (!definitions[d].movable) continue;
+    unit_of[d] = unit;
+    filled += lines[definitions[d].last].end - lines[definitions[d].first].begin;
+    if (filled >= share) {
+      ++unit;
+      filled = 0;
+    }
+  }
+  const auto definition_text = [&](const Definition& d) {
+    return shared(text(lines[d.first])) +
+           source.substr(lines[d.first].end, lines[d.last].end - lines[d.first].end);
+  };
+  std::vector<std::string> bodies(parts - 1);
+  std::string rest;
+  size_t next = 0;
+  for (size_t l = decls_end; l < lines.size(); ++l) {
+    if (next < definitions.size() && l == definitions[next].first) {
+      const Definition& d = definitions[next];
+      if (unit_of[next] == kStays)
+        rest += definition_text(d);
+      else
+        bodies[unit_of[next]] += definition_text(d) + "\n";
+      l = d.last;
+      ++next;
+      continue;
+    }
+    rest += text(lines[l]);
+  }
+
+  // Renames go after the includes (headers keep their names) and before the
+  // first use of func_types; func_types is defined by the first unit.
+  const std::string before = head.substr(0, func_types + 1);
+  const std::string after = head.substr(func_types_end);
+  std::vector<std::string> more;
+  for (const std::string& body : bodies) {
+    if (body.empty()) continue;
+    more.push_back(before + renames + "extern CMHOST_SHARED " + func_types_decl + after + declarations + "\n" + body);
+  }
+  source = before + renames + "CMHOST_SHARED " + func_types_decl + after + declarations + rest;
+  return more;
+}
+
 CModule translate(const uint8_t* original, size_t original_size, const std::string& prefix,
-                  const std::string& header_name, bool metered) {
+                  const std::string& header_name, bool metered, size_t max_parts) {
   std::vector<uint8_t> metered_copy;
   const uint8_t* bytes = original;
   size_t size = original_size;
@@ -236,8 +389,9 @@ CModule translate(const uint8_t* original, size_t original_size, const std::stri
   };
   std::string source = text(c_stream);
   check_stack_by_limit(source);
+  std::vector<std::string> more = split_functions(source, prefix, max_parts);
   source += module_glue(shape, prefix);
-  return CModule{std::move(source), text(h_stream), std::move(shape)};
+  return CModule{std::move(source), text(h_stream), std::move(shape), std::move(more)};
 }
 
 }  // namespace cmhost::engine::wasm2c

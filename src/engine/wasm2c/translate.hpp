@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "shape.hpp"
 
@@ -16,6 +17,9 @@ struct CModule {
   std::string source;  // the translation unit, cmhost's glue (glue.hpp) included
   std::string header;  // its declarations, included by the source as `header_name`
   ModuleShape shape;   // the module's imports and exports under their own names
+  // A big module's functions are shared out to these further translation
+  // units too (see split_functions), so that cores compile them in parallel.
+  std::vector<std::string> more_sources;
 };
 
 // Translates a core module. `prefix` names its C symbols (wasm2c's `Z_`
@@ -31,6 +35,14 @@ struct CModule {
 // (the interpreter's fuel pass, wabt/fuel.hpp): its last import is then the
 // fuel global.
 CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, const std::string& header_name,
-                  bool metered = false);
+                  bool metered = false, size_t max_parts = 1);
+
+// Splits a translation's function definitions over up to `parts` units of
+// about kSplitBytes each: every unit repeats the declarations (functions
+// become hidden symbols named after `prefix`), the first keeps everything
+// else. Returns the further units (none when the source is small, or not
+// of the shape this version of wasm2c writes).
+inline constexpr size_t kSplitBytes = size_t{4} << 20;
+std::vector<std::string> split_functions(std::string& source, const std::string& prefix, size_t parts);
 
 }  // namespace cmhost::engine::wasm2c
