@@ -9,10 +9,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "../../src/engine/wasm2c/artifact.hpp"
+#include "../../src/engine/wasm2c/rt.h"
 #include "../../src/engine/wasm2c/translate.hpp"
+#include "../support/test_engine.hpp"
 #include "../support/expect_error.hpp"
 
 namespace cmhost::engine::wasm2c {
@@ -112,6 +117,55 @@ TEST(Wasm2c, FeaturesItCannotTranslateAreNamed) {
   const std::vector<uint8_t> garbage = {0x00, 0x61, 0x73, 0x6d, 0x02, 0x00, 0x00, 0x00};
   expect_error(ErrorKind::Decode, [&] { translate(garbage.data(), garbage.size(), "m", "m.h"); },
                "malformed core module");
+}
+
+std::vector<uint8_t> read_module(const char* name) {
+  std::ifstream in(std::string(CMHOST_TEST_MODULES) + "/" + name, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A module whose functions are shared out over several translation units
+// (a low threshold stands in for a big module) computes what the
+// interpreter computes: direct calls across units, call_indirect through
+// the shared function types, memory, a global, memory.init.
+TEST(Wasm2cSplit, ASplitModuleRunsAsTheWholeOneDoes) {
+  const std::vector<uint8_t> bytes = read_module("split.wasm");
+  ASSERT_FALSE(bytes.empty());
+  constexpr size_t kSmall = 4096;
+  const CModule c = translate(bytes.data(), bytes.size(), "m0", "m0.h", false, 3, kSmall);
+  EXPECT_EQ(c.more_sources.size(), 2u);
+  EXPECT_NE(c.source.find("data_segment_data_"), std::string::npos);
+
+  BuildSettings settings;
+  settings.split_bytes = kSmall;
+  const auto dir = std::filesystem::temp_directory_path() / ("cmhost-split-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "split.cmhost-aot").string();
+  build_artifact(bytes, {bytes}, settings, path);
+  const LoadedArtifact artifact = load_artifact_file(path, expected_stamp(bytes, settings, 1));
+  ASSERT_EQ(artifact.table->module_count, 1u);
+  const cmhost_aot_module& module = *artifact.table->modules[0];
+  const ModuleShape shape = ModuleShape::parse(module.shape);
+  module.init_module();
+  void* instance = std::calloc(1, module.instance_size);
+  ASSERT_EQ(cmhost_rt_instantiate(module.instantiate, instance), 0);
+  size_t run = 0;
+  while (run < shape.exports.size() && shape.exports[run].name != "run") ++run;
+  ASSERT_LT(run, shape.exports.size());
+  const cmhost_aot_invoker invoke = module.signatures[shape.exports[run].type.type_index].invoke;
+
+  auto interpreter = make_engine();
+  auto store = interpreter->new_store();
+  auto reference = store->instantiate(*interpreter->compile(bytes), {});
+  for (uint64_t x : {0u, 10u, 12345u}) {
+    uint64_t expected = 0, got = 0;
+    store->call(*reference->get_export("run"), std::vector<uint64_t>{x}, std::span<uint64_t>(&expected, 1));
+    ASSERT_EQ(cmhost_rt_invoke(invoke, module.export_ptr(instance, static_cast<uint32_t>(run)), instance, &x, &got), 0);
+    EXPECT_EQ(got, expected) << "run(" << x << ")";
+  }
+  module.free_instance(instance);
+  std::free(instance);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -261,7 +261,7 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
     CModule translated;
     try {
       translated = translate(modules[i].data(), modules[i].size(), prefix, prefix + ".h", settings.metered,
-                             std::max(1u, std::thread::hardware_concurrency()));
+                             std::max(1u, std::thread::hardware_concurrency()), settings.split_bytes);
     } catch (const Error& e) {
       throw Error(e.kind(), "core module " + std::to_string(i) + ": " + e.what());
     }

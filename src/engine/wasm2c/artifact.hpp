@@ -24,6 +24,7 @@ namespace cmhost::engine::wasm2c {
 struct BuildSettings {
   std::string compiler = "cc";  // found on PATH unless a path
   bool metered = false;         // EngineConfig::call_budget: fuel metering added before translation
+  size_t split_bytes = size_t{4} << 20;  // translate.hpp's split_functions (tests split small modules)
 };
 
 // What an artifact must have been built with to be loaded now.

@@ -236,9 +236,10 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 }  // namespace
 
-std::vector<std::string> split_functions(std::string& source, const std::string& prefix, size_t parts) {
-  if (parts < 2 || source.size() < 2 * kSplitBytes) return {};
-  parts = std::min(parts, (source.size() + kSplitBytes - 1) / kSplitBytes);
+std::vector<std::string> split_functions(std::string& source, const std::string& prefix, size_t parts,
+                                         size_t split_bytes) {
+  if (parts < 2 || split_bytes == 0 || source.size() < 2 * split_bytes) return {};
+  parts = std::min(parts, (source.size() + split_bytes - 1) / split_bytes);
   // Exception tags live in statics of the unit: keep such modules whole.
   if (source.find("wasm_rt_register_tag") != std::string::npos) return {};
   const std::vector<Line> lines = lines_of(source);
@@ -351,7 +352,7 @@ std::vector<std::string> split_functions(std::string& source, const std::string&
 }
 
 CModule translate(const uint8_t* original, size_t original_size, const std::string& prefix,
-                  const std::string& header_name, bool metered, size_t max_parts) {
+                  const std::string& header_name, bool metered, size_t max_parts, size_t split_bytes) {
   std::vector<uint8_t> metered_copy;
   const uint8_t* bytes = original;
   size_t size = original_size;
@@ -389,7 +390,7 @@ CModule translate(const uint8_t* original, size_t original_size, const std::stri
   };
   std::string source = text(c_stream);
   check_stack_by_limit(source);
-  std::vector<std::string> more = split_functions(source, prefix, max_parts);
+  std::vector<std::string> more = split_functions(source, prefix, max_parts, split_bytes);
   source += module_glue(shape, prefix);
   return CModule{std::move(source), text(h_stream), std::move(shape), std::move(more)};
 }

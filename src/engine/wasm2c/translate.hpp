@@ -22,6 +22,8 @@ struct CModule {
   std::vector<std::string> more_sources;
 };
 
+inline constexpr size_t kSplitBytes = size_t{4} << 20;
+
 // Translates a core module. `prefix` names its C symbols (wasm2c's `Z_`
 // mangling: `Z_<prefix>_instantiate`; exports become `Z_<prefix>Z_e<k>` and
 // imports `Z_<prefix>iZ_i<k>`, so every name is a plain C identifier) and
@@ -35,14 +37,14 @@ struct CModule {
 // (the interpreter's fuel pass, wabt/fuel.hpp): its last import is then the
 // fuel global.
 CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, const std::string& header_name,
-                  bool metered = false, size_t max_parts = 1);
+                  bool metered = false, size_t max_parts = 1, size_t split_bytes = kSplitBytes);
 
 // Splits a translation's function definitions over up to `parts` units of
-// about kSplitBytes each: every unit repeats the declarations (functions
+// about `split_bytes` each (a source under twice that stays whole): every unit repeats the declarations (functions
 // become hidden symbols named after `prefix`), the first keeps everything
 // else. Returns the further units (none when the source is small, or not
 // of the shape this version of wasm2c writes).
-inline constexpr size_t kSplitBytes = size_t{4} << 20;
-std::vector<std::string> split_functions(std::string& source, const std::string& prefix, size_t parts);
+std::vector<std::string> split_functions(std::string& source, const std::string& prefix, size_t parts,
+                                         size_t split_bytes = kSplitBytes);
 
 }  // namespace cmhost::engine::wasm2c
