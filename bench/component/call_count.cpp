@@ -7,6 +7,9 @@
 //   cmhost_call_count host N     N host->guest calls
 //   cmhost_call_count typed N    N host->guest typed calls (Instance::typed_func)
 //   cmhost_call_count fused N    one host call of `run(N)`: N component->component calls
+//
+// A third argument `aot` runs them on the ahead-of-time backend (its cache in
+// the build tree).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -15,14 +18,19 @@
 #include "cmhost/cmhost.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: cmhost_call_count host|typed|fused N\n");
+  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "aot")) {
+    std::fprintf(stderr, "usage: cmhost_call_count host|typed|fused N [aot]\n");
     return 2;
   }
   const std::string mode = argv[1];
   const auto n = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
   using cmhost::bench::component_path;
-  cmhost::Engine engine;
+  cmhost::engine::EngineConfig config;
+  if (argc == 4) {
+    config.backend = cmhost::engine::Backend::AheadOfTime;
+    config.cache_dir = CMHOST_BENCH_AOT_CACHE;
+  }
+  cmhost::Engine engine(config);
   cmhost::Component callee = cmhost::Component::from_file(engine, component_path("call-callee"));
   cmhost::Store store(engine);
   cmhost::Instance callee_instance = cmhost::Linker().instantiate(store, callee);

@@ -24,9 +24,7 @@ void check_type(const ResourceHandle& h, const ResourceTypeRef& expected) {
 
 }  // namespace
 
-CallHandles::~CallHandles() { release(); }
-
-void CallHandles::release() {
+void CallHandles::release_lends() {
   for (uint32_t index : lent_) {
     try {
       ResourceHandle& h = inst_.handles_->get(index);
@@ -129,6 +127,7 @@ uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
 }
 
 void CallHandles::check_borrows_dropped() {
+  if (inst_.borrows_by_call_.empty()) return;  // no call holds borrows
   auto it = inst_.borrows_by_call_.find(call_id_);
   if (it == inst_.borrows_by_call_.end()) return;
   const uint32_t left = it->second;

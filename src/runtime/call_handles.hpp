@@ -19,7 +19,7 @@ class CallHandles final : public abi::HandleHooks {
   // `call_id` scopes borrows lent into it.
   CallHandles(Store& store, ComponentInstance& inst, uint64_t call_id)
       : store_(store), inst_(inst), call_id_(call_id) {}
-  ~CallHandles() override;
+  ~CallHandles() override { release(); }
   CallHandles(const CallHandles&) = delete;
   CallHandles& operator=(const CallHandles&) = delete;
 
@@ -28,8 +28,11 @@ class CallHandles final : public abi::HandleHooks {
 
   // After a call into `inst`: traps unless it dropped every borrow lent to it.
   void check_borrows_dropped();
-  // Ends the lends of this call (the destructor does it too).
-  void release();
+  // Ends the lends of this call (the destructor does it too). Most calls
+  // lend nothing: that case stays inline.
+  void release() {
+    if (!lent_.empty() || !host_borrows_.empty()) release_lends();
+  }
   // Forgets them without touching any table (the tables are going away).
   void forget() {
     lent_.clear();
@@ -42,6 +45,7 @@ class CallHandles final : public abi::HandleHooks {
 
  private:
   ResourceTypeRef runtime_type(const abi::Type& type) const;
+  void release_lends();
 
   Store& store_;
   ComponentInstance& inst_;

@@ -378,17 +378,17 @@ class AotStore final : public Store {
 
   // Calls translated code from the host: nesting bounded, the budget
   // refilled for the outermost call of a stack, traps turned into errors.
-  void run(cmhost_aot_invoker invoke, void* code, void* context, const uint64_t* args, uint64_t* results) {
+  [[gnu::always_inline]] void run(cmhost_aot_invoker invoke, void* code, void* context, const uint64_t* args,
+                                  uint64_t* results) {
     unsigned& depth = current_ ? current_->depth : main_depth_;
-    if (depth >= kMaxCallNesting)
-      throw Error(ErrorKind::Trap, "call stack exhausted: host and wasm calls nested more than " +
-                                       std::to_string(kMaxCallNesting) + " deep");
-    if (depth == 0 && config_.call_budget)
-      fuel_ = static_cast<int64_t>(std::min<uint64_t>(*config_.call_budget, std::numeric_limits<int64_t>::max()));
+    if (depth >= kMaxCallNesting) [[unlikely]]
+      nested_too_deep();
+    if (depth == 0 && metered_) refuel();
     ++depth;
     const int trap = cmhost_rt_invoke(invoke, code, context, args, results);
     --depth;
-    if (trap) fail(trap);
+    if (trap) [[unlikely]]
+      fail(trap);
   }
 
  private:
@@ -480,7 +480,16 @@ class AotStore final : public Store {
     return 1;
   }
 
-  [[noreturn]] void fail(int trap) {
+  [[noreturn, gnu::cold, gnu::noinline]] static void nested_too_deep() {
+    throw Error(ErrorKind::Trap, "call stack exhausted: host and wasm calls nested more than " +
+                                     std::to_string(kMaxCallNesting) + " deep");
+  }
+
+  void refuel() {
+    fuel_ = static_cast<int64_t>(std::min<uint64_t>(*config_.call_budget, std::numeric_limits<int64_t>::max()));
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(int trap) {
     if (config_.call_budget && fuel_ < 0) {
       pending_exception_ = nullptr;
       throw Error(ErrorKind::Trap, "instruction budget exhausted");
@@ -493,6 +502,7 @@ class AotStore final : public Store {
   }
 
   const EngineConfig& config_;
+  const bool metered_ = config_.call_budget.has_value();
   std::deque<Object> objects_;
   std::deque<HostBinding> hosts_;
   std::deque<ImportedHost> imported_hosts_;
@@ -511,13 +521,17 @@ class Prepared final : public PreparedCall {
   Prepared(AotStore& store, cmhost_aot_invoker invoke, void* code, void* context, size_t args, size_t results)
       : store_(store), invoke_(invoke), code_(code), context_(context), args_(args), results_(results) {}
   void call(std::span<const uint64_t> args, std::span<uint64_t> results) override {
-    if (args.size() != args_ || results.size() != results_)
-      usage_error("function takes " + std::to_string(args_) + " arguments and " + std::to_string(results_) +
-                  " results; called with " + std::to_string(args.size()) + " and " + std::to_string(results.size()));
+    if (args.size() != args_ || results.size() != results_) [[unlikely]]
+      wrong_arity(args.size(), results.size());
     store_.run(invoke_, code_, context_, args.data(), results.data());
   }
 
  private:
+  [[noreturn, gnu::cold, gnu::noinline]] void wrong_arity(size_t args, size_t results) const {
+    usage_error("function takes " + std::to_string(args_) + " arguments and " + std::to_string(results_) +
+                " results; called with " + std::to_string(args) + " and " + std::to_string(results));
+  }
+
   AotStore& store_;
   cmhost_aot_invoker invoke_;
   void* code_;
@@ -626,9 +640,8 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
   const uint64_t memory_cap = config_.max_memory_bytes ? *config_.max_memory_bytes / 65536 : UINT64_MAX;
   cmhost_rt_set_caps(memory_cap, config_.max_table_elements.value_or(UINT64_MAX));
   unsigned& depth = current_ ? current_->depth : main_depth_;
-  if (depth >= kMaxCallNesting) throw Error(ErrorKind::Trap, "call stack exhausted");
-  if (depth == 0 && config_.call_budget)
-    fuel_ = static_cast<int64_t>(std::min<uint64_t>(*config_.call_budget, std::numeric_limits<int64_t>::max()));
+  if (depth >= kMaxCallNesting) nested_too_deep();
+  if (depth == 0 && metered_) refuel();
   ++depth;
   const int trap = cmhost_rt_instantiate(table.instantiate, block);
   --depth;
