@@ -61,17 +61,33 @@ double median(std::vector<double> v) {
 struct Lane {
   std::string name;
   std::function<void(Sink&)> run;
+  bool builds = false;  // builds a batch of the prepared size itself (so not the coverage batch)
 };
+
+// The end-to-end lanes run on both core engines: the guest builds the batch
+// inside the timed region, then the host reads it.
+engine::EngineConfig engine_named(const std::string& name) {
+  engine::EngineConfig config;
+  if (name == "aot") {
+    config.backend = engine::Backend::AheadOfTime;
+    config.cache_dir = CMHOST_BENCH_AOT_CACHE;
+  }
+  return config;
+}
 
 class Boundary {
  public:
-  Boundary() : component_(Component::from_file(engine_, component_path("boundary"))) {
+  explicit Boundary(const engine::EngineConfig& config = {})
+      : engine_(config), component_(Component::from_file(engine_, component_path("boundary"))) {
     instance_.emplace(Linker().instantiate(store_, component_));
     take_typed_.emplace(instance_->func("take-typed"));
     take_bytes_.emplace(instance_->func("take-bytes"));
+    build_typed_.emplace(instance_->func("build-typed"));
+    build_bytes_.emplace(instance_->func("build-bytes"));
   }
 
   void prepare(uint32_t rows) {
+    rows_ = rows;
     const Val n = Val::u32(rows);
     instance_->func("prepare").call(store_, {&n, 1});
     make_floor_source();
@@ -150,6 +166,36 @@ class Boundary {
     };
   }
 
+  // End to end, named after the engine: `build-typed` read as the typed lane
+  // reads `take-typed`, and `build-bytes` decoded as the bytes lane does.
+  std::vector<Lane> build_lanes(const std::string& engine) {
+    return {
+        {"build-typed-" + engine,
+         [this](Sink& sink) {
+           arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
+             const Val n = Val::u32(rows_);
+             const FrameOps* ops = nullptr;
+             build_typed_->call_reading(store_, {&n, 1}, [&](const abi::typed::CallResult& r) {
+               ops = &abi::typed::load_result_into<FrameOps>(arena, r);
+             });
+             for (const auto& op : *ops) deliver(op, sink);
+           });
+         },
+         true},
+        {"build-bytes-" + engine,
+         [this](Sink& sink) {
+           const Val n = Val::u32(rows_);
+           build_bytes_->call_reading(store_, {&n, 1}, [&](const abi::typed::CallResult& r) {
+             abi::typed::Reader reader(r.cx);
+             const auto bytes = abi::typed::load_result<abi::typed::ListView<uint8_t>>(reader, r);
+             decode_bytes(bytes.empty() ? std::span<const uint8_t>() : std::span(reader.at(bytes.address(0)), bytes.size()),
+                          sink);
+           });
+         },
+         true},
+    };
+  }
+
  private:
   // `take-typed` loaded as Ops into the batch arena, walked, and freed with
   // the arena.
@@ -168,7 +214,8 @@ class Boundary {
   Component component_;
   Store store_{engine_};
   std::optional<Instance> instance_;
-  std::optional<Func> take_typed_, take_bytes_;
+  std::optional<Func> take_typed_, take_bytes_, build_typed_, build_bytes_;
+  uint32_t rows_ = 0;
   std::optional<std::pmr::monotonic_buffer_resource> source_arena_;
   const FrameOps* floor_source_ = nullptr;
   BatchArena arena_;
@@ -332,8 +379,13 @@ void check_lanes(const char* batch, std::vector<Lane>& lanes, NodeLane* node, ui
   if (node) compare("jco", node->digest(corruption_of("jco")));
 }
 
-std::vector<Lane> selected_lanes(Boundary& boundary, const std::vector<std::string>& only) {
+// `aot`: the same component on the ahead-of-time engine, for its end-to-end
+// lanes (null: without them).
+std::vector<Lane> selected_lanes(Boundary& boundary, Boundary* aot, const std::vector<std::string>& only) {
   std::vector<Lane> lanes = boundary.lanes();
+  for (Lane& lane : boundary.build_lanes("interp")) lanes.push_back(std::move(lane));
+  if (aot)
+    for (Lane& lane : aot->build_lanes("aot")) lanes.push_back(std::move(lane));
   if (!only.empty())  // bytes always runs: it is what the others are measured against
     std::erase_if(lanes, [&](const Lane& l) {
       return l.name != "bytes" && std::find(only.begin(), only.end(), l.name) == only.end();
@@ -345,7 +397,8 @@ std::vector<Lane> selected_lanes(Boundary& boundary, const std::vector<std::stri
 void check_coverage(NodeLane* node, const Options& options) {
   Boundary boundary;
   boundary.prepare_coverage();
-  std::vector<Lane> lanes = selected_lanes(boundary, options.only);
+  std::vector<Lane> lanes = selected_lanes(boundary, nullptr, options.only);
+  std::erase_if(lanes, [](const Lane& l) { return l.builds; });
   if (node) node->prepare_coverage();
   check_lanes("coverage batch", lanes, node, boundary.prepared_operations(), options);
 }
@@ -360,15 +413,17 @@ std::map<uint32_t, LaneTimes> run_sweep(NodeLane* node, const Options& options) 
   struct Size {
     uint32_t rows;
     uint64_t elements, reps;
-    std::unique_ptr<Boundary> boundary;
+    std::unique_ptr<Boundary> boundary, aot;
     std::vector<Lane> lanes;
     std::map<std::string, std::vector<double>> samples;
   };
   std::vector<Size> sizes;
   for (uint32_t rows : options.sweep) {
-    Size& s = sizes.emplace_back(Size{rows, 7 + uint64_t{8} * rows, 0, std::make_unique<Boundary>(), {}, {}});
+    Size& s = sizes.emplace_back(Size{rows, 7 + uint64_t{8} * rows, 0, std::make_unique<Boundary>(),
+                                      std::make_unique<Boundary>(engine_named("aot")), {}, {}});
     s.boundary->prepare(rows);
-    s.lanes = selected_lanes(*s.boundary, options.only);
+    s.aot->prepare(rows);
+    s.lanes = selected_lanes(*s.boundary, s.aot.get(), options.only);
     if (node) node->prepare(rows);
     check_lanes(fmt::format("batch of {} rows", rows).c_str(), s.lanes, node, s.elements, options);
     s.reps = std::max<uint64_t>(3, 100000 / s.elements);  // about a millisecond per measurement
@@ -461,7 +516,10 @@ int run(const Options& options) {
   const bool with_flat = options.only.empty() || std::find(options.only.begin(), options.only.end(), "flat") != options.only.end();
   const nlohmann::json flat = with_flat ? run_flat(options.rounds) : nlohmann::json::object();
 
-  const std::vector<std::string> order = {"bytes", "dynamic", "typed", "visitor", "floor", "jco", "typed-pmr", "typed-heap"};
+  const std::vector<std::string> order = {"bytes",       "dynamic",  "typed",
+                                          "visitor",     "floor",    "jco",
+                                          "typed-pmr",   "typed-heap", "build-typed-interp",
+                                          "build-bytes-interp", "build-typed-aot", "build-bytes-aot"};
   // Per size and lane: ns per element and ratio to bytes, median and range over the runs.
   nlohmann::json out = {{"runs", options.runs}, {"rounds", options.rounds}, {"rows", nlohmann::json::object()}};
   for (uint32_t rows : options.sweep) {
@@ -545,7 +603,8 @@ int run(const Options& options) {
 
 namespace {
 const std::vector<std::string> kLaneNames = {"bytes", "dynamic", "typed", "typed-pmr", "typed-heap",
-                                             "visitor", "floor", "jco", "flat"};
+                                             "visitor", "floor", "jco", "flat", "build-typed-interp",
+                                             "build-bytes-interp", "build-typed-aot", "build-bytes-aot"};
 }  // namespace
 
 int main(int argc, char** argv) {
