@@ -64,16 +64,6 @@ struct Lane {
   bool builds = false;  // builds a batch of the prepared size itself (so not the coverage batch)
 };
 
-// The end-to-end lanes run on both core engines: the guest builds the batch
-// inside the timed region, then the host reads it.
-engine::EngineConfig engine_named(const std::string& name) {
-  engine::EngineConfig config;
-  if (name == "aot") {
-    config.backend = engine::Backend::AheadOfTime;
-    config.cache_dir = CMHOST_BENCH_AOT_CACHE;
-  }
-  return config;
-}
 
 class Boundary {
  public:

@@ -26,15 +26,6 @@ using cmhost::Val;
 using cmhost::bench::component_path;
 namespace engine = cmhost::engine;
 
-engine::EngineConfig config_for(const std::string& backend) {
-  engine::EngineConfig config;
-  if (backend == "aot") {
-    config.backend = engine::Backend::AheadOfTime;
-    config.cache_dir = CMHOST_BENCH_AOT_CACHE;
-  }
-  return config;
-}
-
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -42,7 +33,7 @@ std::vector<uint8_t> read_file(const std::string& path) {
 
 // The compute guest instantiated on one backend, its import supplied.
 struct Compute {
-  explicit Compute(const std::string& backend) : engine(config_for(backend)) {}
+  explicit Compute(const std::string& backend) : engine(cmhost::bench::engine_named(backend)) {}
   cmhost::Engine engine;
   cmhost::Component component = cmhost::Component::from_file(engine, component_path("compute"));
   cmhost::Store store{engine};
@@ -121,7 +112,7 @@ void BM_GuestCallsHost(benchmark::State& state, const std::string& backend) {
 // Items are component -> component calls (a synchronous lower of a lifted
 // export of another component), 1 000 per host call.
 void BM_ComponentCallsComponent(benchmark::State& state, const std::string& backend) {
-  cmhost::Engine engine(config_for(backend));
+  cmhost::Engine engine(cmhost::bench::engine_named(backend));
   const auto callee = cmhost::Component::from_file(engine, component_path("call-callee"));
   const auto caller = cmhost::Component::from_file(engine, component_path("call-caller"));
   cmhost::Store store(engine);
@@ -139,7 +130,7 @@ void BM_ComponentCallsComponent(benchmark::State& state, const std::string& back
 // it: each iteration loads a fresh copy of the file (the loader would hand
 // back a library it has already loaded), instantiates and calls once.
 void BM_LoadArtifactAndInstantiate(benchmark::State& state) {
-  cmhost::Engine engine(config_for("aot"));
+  cmhost::Engine engine(cmhost::bench::engine_named("aot"));
   const std::vector<uint8_t> bytes = read_file(component_path("call-callee"));
   const std::string dir = std::string(CMHOST_BENCH_AOT_CACHE) + "/load-" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
@@ -161,7 +152,7 @@ void BM_LoadArtifactAndInstantiate(benchmark::State& state) {
 
 // The same component from the cache in a process that has loaded it before.
 void BM_CachedComponentAndInstantiate(benchmark::State& state, const std::string& backend) {
-  cmhost::Engine engine(config_for(backend));
+  cmhost::Engine engine(cmhost::bench::engine_named(backend));
   const std::vector<uint8_t> bytes = read_file(component_path("call-callee"));
   for (auto _ : state) {
     const auto component = cmhost::Component::from_bytes(engine, bytes);
@@ -176,7 +167,7 @@ void BM_CachedComponentAndInstantiate(benchmark::State& state, const std::string
 int main(int argc, char** argv) {
   // Compile into the cache before anything is timed.
   for (const char* name : {"compute", "call-callee", "call-caller"}) {
-    cmhost::Engine engine(config_for("aot"));
+    cmhost::Engine engine(cmhost::bench::engine_named("aot"));
     (void)cmhost::Component::from_file(engine, component_path(name));
   }
   for (const Kernel& kernel : kKernels)
