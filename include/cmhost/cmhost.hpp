@@ -33,6 +33,7 @@
 #include "cmhost/abi/typed_lower.hpp"
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
+#include "cmhost/function_ref.hpp"
 #include "cmhost/types.hpp"
 #include "cmhost/wave.hpp"
 
@@ -226,16 +227,17 @@ class Func {
   // runs, with every other task it waits for, until it returns its result.
   std::vector<Val> call(Store& store, std::span<const Val> args) const;
 
-  // Reads the result where the callee left it, before post-return: e.g.
+  // Reads the result where the callee left it, before post-return (`read`
+  // is called during the call, never kept): e.g.
   //   f.call_reading(store, {}, [&](const abi::typed::CallResult& r) {
   //     abi::typed::Reader reader(r.cx);
   //     auto ops = abi::typed::load_result<abi::typed::ListView<Op>>(reader, r); ... });
-  using ResultReader = std::function<void(const abi::typed::CallResult&)>;
+  using ResultReader = FunctionRef<void(const abi::typed::CallResult&)>;
   void call_reading(Store& store, std::span<const Val> args, const ResultReader& read) const;
   // The same with the core arguments written by `lower` in the callee's
   // context (what TypedFunc does): Usage when the function's parameters are
   // passed in memory rather than flat.
-  using ArgLowerer = std::function<void(abi::AbiContext& callee, std::vector<uint64_t>& flat)>;
+  using ArgLowerer = FunctionRef<void(abi::AbiContext& callee, std::vector<uint64_t>& flat)>;
   void call_lowering(Store& store, const ArgLowerer& lower, const ResultReader& read) const;
 
   class Impl;
@@ -268,9 +270,8 @@ class TypedFunc<R(Args...)> {
 
  public:
   R call(Store& store, const Args&... args) const {
-    // One reference captured, so the lowerer fits std::function's own storage.
     const auto refs = std::forward_as_tuple(args..., handles_);
-    const Func::ArgLowerer lower = [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
+    const auto lower = [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
       cx.set_typed_handles(std::get<sizeof...(Args)>(refs).get());  // the results are read in this context too
       [&]<size_t... I>(std::index_sequence<I...>) {
         (abi::typed::check_arg(cx, std::get<I>(refs)), ...);  // all first: a refused value lowers nothing

@@ -19,6 +19,7 @@
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
 #include "cmhost/engine.hpp"
+#include "cmhost/function_ref.hpp"
 #include "validate/validate.hpp"
 
 namespace cmhost::runtime {
@@ -119,12 +120,12 @@ class Func {
   // Calls a lifted function and hands its result to `read` where the callee
   // left it (read it with abi::typed loads and views): no Val is built.
   // Post-return runs after `read` returns. Throws Usage for host functions.
-  using ResultReader = std::function<void(const abi::typed::CallResult&)>;
+  using ResultReader = FunctionRef<void(const abi::typed::CallResult&)>;
   void call_reading(Store& store, std::span<const abi::Val> args, const ResultReader& read) const;
   // The same with the core arguments written by `lower` (typed calls), with
   // the callee's context: Usage when the function's parameters are passed
   // in memory rather than flat.
-  using ArgLowerer = std::function<void(abi::AbiContext& callee, std::vector<uint64_t>& flat)>;
+  using ArgLowerer = FunctionRef<void(abi::AbiContext& callee, std::vector<uint64_t>& flat)>;
   void call_lowering(Store& store, const ArgLowerer& lower, const ResultReader& read) const;
 
  private:

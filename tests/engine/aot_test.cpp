@@ -100,6 +100,26 @@ TEST_F(AotArtifacts, TheCacheCompilesOnFirstUseOnly) {
   EXPECT_EQ(std::distance(fs::directory_iterator(cache), fs::directory_iterator()), 1);
 }
 
+TEST_F(AotArtifacts, ADamagedCachedArtifactIsBuiltAnew) {
+  std::vector<std::string> said;
+  const fs::path cache = dir_ / "cache";
+  Engine engine(aot({.cache_dir = cache.string(), .on_compile = [&](const std::string& s) { said.push_back(s); }}));
+  (void)Component::from_bytes(engine, basics_);
+  ASSERT_EQ(said.size(), 1u);
+  for (const auto& entry : fs::directory_iterator(cache)) {
+    // A new file under the name (the loaded one stays mapped as it was).
+    const fs::path path = entry.path();
+    fs::remove(path);
+    std::ofstream(path) << "damaged";
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+  }
+  Store store(engine);
+  EXPECT_EQ(add(store, Component::from_bytes(engine, basics_)), 42u);
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_EQ(said[1].rfind("recompiling 1 core module to native code (", 0), 0u) << said[1];
+  EXPECT_NE(said[1].find("is not a cmhost artifact"), std::string::npos) << said[1];
+}
+
 TEST_F(AotArtifacts, ACacheOthersCanWriteIsRefused) {
   const fs::path cache = dir_ / "open";
   fs::create_directories(cache);

@@ -688,11 +688,23 @@ class AotEngine final : public Engine {
     const w2c::Stamp expected = w2c::expected_stamp(component, settings(), modules.size());
     const std::string directory = w2c::cache_directory(config_.cache_dir);
     const std::string path = w2c::cache_path(directory, expected);
-    if (access(path.c_str(), F_OK) != 0) {
+    const auto build = [&](const std::string& verb, const std::string& why) {
       if (config_.on_compile)
-        config_.on_compile("compiling " + std::to_string(modules.size()) + " core module" +
-                           (modules.size() == 1 ? "" : "s") + " to native code (" + path + ")");
+        config_.on_compile(verb + " " + std::to_string(modules.size()) + " core module" +
+                           (modules.size() == 1 ? "" : "s") + " to native code (" + path + ")" + why);
       w2c::build_artifact(component, modules, settings(), path);
+    };
+    if (access(path.c_str(), F_OK) != 0) {
+      build("compiling", "");
+    } else {
+      try {
+        return std::make_unique<AotArtifact>(w2c::load_artifact_file(path, expected), config_);
+      } catch (const Error& e) {
+        // A damaged or foreign file under the artifact's name: built anew
+        // (the cache directory itself was checked to be ours).
+        if (e.kind() != ErrorKind::Usage) throw;
+        build("recompiling", std::string(": ") + e.what());
+      }
     }
     return std::make_unique<AotArtifact>(w2c::load_artifact_file(path, expected), config_);
   }
