@@ -55,17 +55,6 @@ void Scheduler::recycle(std::shared_ptr<Task> task) {
   recycle_reset(std::move(task));
 }
 
-Thread* Scheduler::enter_inline(Thread& thread) {
-  thread.running_ = true;
-  return std::exchange(current_, &thread);
-}
-
-void Scheduler::leave_inline(Thread& thread, Thread* previous) {
-  thread.running_ = false;
-  thread.finished_ = true;
-  current_ = previous;
-}
-
 Thread& Scheduler::new_fiber_thread(Task* task, ComponentInstance* inst, std::function<void()> body) {
   auto thread = std::make_unique<Thread>();
   thread->task = task;

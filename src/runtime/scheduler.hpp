@@ -18,6 +18,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "cmhost/engine.hpp"
@@ -85,8 +86,15 @@ class Scheduler {
   Thread& current_or_root() { return current_ ? *current_ : root_; }
   // Makes `thread` current (an inline thread starting) and returns the
   // previous one, for restore_current.
-  Thread* enter_inline(Thread& thread);
-  void leave_inline(Thread& thread, Thread* previous);
+  Thread* enter_inline(Thread& thread) {
+    thread.running_ = true;
+    return std::exchange(current_, &thread);
+  }
+  void leave_inline(Thread& thread, Thread* previous) {
+    thread.running_ = false;
+    thread.finished_ = true;
+    current_ = previous;
+  }
 
   // A suspended thread on a new fiber; `body` runs when it is first resumed.
   Thread& new_fiber_thread(Task* task, ComponentInstance* inst, std::function<void()> body);

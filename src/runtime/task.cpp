@@ -118,11 +118,6 @@ bool Task::deliver_pending_cancel(bool cancellable) {
   return false;
 }
 
-void Task::start(abi::AbiContext& cx, std::vector<uint64_t>& flat_args) {
-  state = State::Started;
-  caller->lower_args(cx, flat_args);
-}
-
 void Task::returned_twice() { throw_trap("task.return called more than once (the task already returned)"); }
 
 void Task::check_callee_borrows() { callee_abi->handles().check_borrows_dropped(); }

@@ -74,7 +74,10 @@ class Task : public std::enable_shared_from_this<Task> {
   void request_cancellation(ComponentInstance* caller);
   bool deliver_pending_cancel(bool cancellable);
   // start / return_ / cancel: on_start, on_resolve with a result or none.
-  void start(abi::AbiContext& cx, std::vector<uint64_t>& flat_args);
+  void start(abi::AbiContext& cx, std::vector<uint64_t>& flat_args) {
+    state = State::Started;
+    caller->lower_args(cx, flat_args);
+  }
   void return_(abi::AbiContext& cx, std::span<const uint64_t> flat_results) {
     if (state == State::Resolved) returned_twice();
     if (callee_abi) check_callee_borrows();
