@@ -76,6 +76,31 @@ constexpr uint8_t kArith[] = {
 };
 
 // (module
+//   (tag $e (param i32))
+//   (func $thrower (param i32) (throw $e (local.get 0)))
+//   (func (export "catch_it") (param i32) (result i32)
+//     (try (result i32) (do (call $thrower (local.get 0)) (i32.const 0))
+//       (catch $e (i32.add (i32.const 1)))))
+//   (func (export "nested") (param i32) (result i32)
+//     (try (result i32)
+//       (do (try (result i32) (do (call $thrower (local.get 0)) (i32.const 0))
+//             (catch $e (i32.add (i32.const 10)) (throw $e))))
+//       (catch $e (i32.add (i32.const 100)))))
+//   (func (export "throw_it") (call $thrower (i32.const 7))))
+// (wat2wasm --enable-exceptions)
+constexpr uint8_t kExceptions[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0d, 0x03, 0x60, 0x01, 0x7f, 0x00, 0x60,
+    0x01, 0x7f, 0x01, 0x7f, 0x60, 0x00, 0x00, 0x03, 0x05, 0x04, 0x00, 0x01, 0x01, 0x02, 0x0d, 0x03,
+    0x01, 0x00, 0x00, 0x07, 0x20, 0x03, 0x08, 0x63, 0x61, 0x74, 0x63, 0x68, 0x5f, 0x69, 0x74, 0x00,
+    0x01, 0x06, 0x6e, 0x65, 0x73, 0x74, 0x65, 0x64, 0x00, 0x02, 0x08, 0x74, 0x68, 0x72, 0x6f, 0x77,
+    0x5f, 0x69, 0x74, 0x00, 0x03, 0x0a, 0x3c, 0x04, 0x06, 0x00, 0x20, 0x00, 0x08, 0x00, 0x0b, 0x10,
+    0x00, 0x06, 0x7f, 0x20, 0x00, 0x10, 0x00, 0x41, 0x00, 0x07, 0x00, 0x41, 0x01, 0x6a, 0x0b, 0x0b,
+    0x1b, 0x00, 0x06, 0x7f, 0x06, 0x7f, 0x20, 0x00, 0x10, 0x00, 0x41, 0x00, 0x07, 0x00, 0x41, 0x0a,
+    0x6a, 0x08, 0x00, 0x0b, 0x07, 0x00, 0x41, 0xe4, 0x00, 0x6a, 0x0b, 0x0b, 0x06, 0x00, 0x41, 0x07,
+    0x10, 0x00, 0x0b,
+};
+
+// (module
 //   (memory (export "memory") 1)
 //   (func (export "unreachable") (unreachable))
 //   (func (export "div_s") (param i32 i32) (result i32) (i32.div_s (local.get 0) (local.get 1)))
@@ -554,6 +579,20 @@ TEST(EngineThreads, StoresOnTwoThreadsTrapIndependently) {
     EXPECT_EQ(returned[t], 50) << "thread " << t;
     EXPECT_EQ(trapped[t], 150) << "thread " << t;
   }
+}
+
+// Legacy exceptions within a module: caught, rethrown through nested try
+// blocks, and uncaught (a trap); the store goes on working after each.
+TEST_F(EngineTest, ExceptionsAreCaughtRethrownAndTrapWhenUncaught) {
+  auto exceptions = instantiate(wasm(kExceptions));
+  EXPECT_EQ(call1(*exceptions, "catch_it", {41}), 42u);
+  EXPECT_EQ(call1(*exceptions, "nested", {1}), 111u);
+  expect_error(ErrorKind::Trap, [&] { call(*exceptions, "throw_it"); }, "uncaught exception");
+  EXPECT_EQ(call1(*exceptions, "catch_it", {1}), 2u);
+  // A trap in between leaves the unwind targets as they were.
+  auto traps = instantiate(wasm(kTraps));
+  expect_error(ErrorKind::Trap, [&] { call(*traps, "div_s", {1, 0}); }, "divide by zero");
+  EXPECT_EQ(call1(*exceptions, "nested", {2}), 112u);
 }
 
 // wabt 1.0.32 lets call_indirect overflow the call stack silently and carry

@@ -35,17 +35,37 @@ static cmhost_rt_stack* current(void) { return current_stack ? current_stack : &
 
 /* ---- traps ---- */
 
-static void unwind_to(void* target, int code) __attribute__((noreturn));
-static void unwind_to(void* target, int code) {
-  if (!target) {
-    /* Translated code runs only inside cmhost_rt_invoke/_instantiate. */
-    fprintf(stderr, "cmhost: trap %d outside any call into translated code\n", code);
-    abort();
-  }
-  siglongjmp(*(sigjmp_buf*)target, code);
+/* A call's trap target is GCC's light setjmp buffer (five words, nothing
+ * but the frame, stack and resume address saved; the trap code travels in
+ * `pending_trap`) outside sanitizer builds, whose longjmp interceptors keep
+ * track of the stack only through the libc functions. Exception targets
+ * set by translated try blocks are always sigjmp_bufs. */
+#if CMHOST_RT_GUARD_PAGES
+#define LIGHT_TRAP_TARGET 1
+static __thread int pending_trap;
+#else
+#define LIGHT_TRAP_TARGET 0
+#endif
+
+static void outside_calls(int code) __attribute__((noreturn));
+static void outside_calls(int code) {
+  /* Translated code runs only inside cmhost_rt_invoke/_instantiate. */
+  fprintf(stderr, "cmhost: trap %d outside any call into translated code\n", code);
+  abort();
 }
 
-void wasm_rt_trap(wasm_rt_trap_t code) { unwind_to(current()->trap_target, (int)code); }
+static void trap_to(void* target, int code) __attribute__((noreturn, noinline));
+static void trap_to(void* target, int code) {
+  if (!target) outside_calls(code);
+#if LIGHT_TRAP_TARGET
+  pending_trap = code;
+  __builtin_longjmp((void**)target, 1);
+#else
+  siglongjmp(*(sigjmp_buf*)target, code);
+#endif
+}
+
+void wasm_rt_trap(wasm_rt_trap_t code) { trap_to(current()->trap_target, (int)code); }
 
 const char* cmhost_rt_trap_message(int code) {
   switch (code) {
@@ -75,16 +95,29 @@ int cmhost_rt_invoke(cmhost_aot_invoker invoke, void* code, void* context, const
   /* A store may be used on threads other than the one that made it. */
   if (UNLIKELY(!thread_ready)) cmhost_rt_enter_thread();
   cmhost_rt_stack* stack = current();
-  sigjmp_buf target;
   void* const saved_trap = stack->trap_target;
   void* const saved_unwind = stack->unwind_target;
-  stack->trap_target = &target;
-  stack->unwind_target = &target;
   /* No signal mask saved: that would be a system call per call. The fault
    * handler runs with SA_NODEFER, so jumping out of it leaves the mask as
-   * it was. */
-  const int trap = sigsetjmp(target, 0);
+   * it was. An exception no try block catches traps (no unwind target). */
+  int trap;
+#if LIGHT_TRAP_TARGET
+  void* target[5];
+  stack->trap_target = target;
+  stack->unwind_target = NULL;
+  if (__builtin_setjmp(target) == 0) {
+    invoke(code, context, args, results);
+    trap = 0;
+  } else {
+    trap = pending_trap;
+  }
+#else
+  sigjmp_buf target;
+  stack->trap_target = &target;
+  stack->unwind_target = NULL;
+  trap = sigsetjmp(target, 0);
   if (trap == 0) invoke(code, context, args, results);
+#endif
   /* Fibers switch stacks only inside host calls and switch back before
    * returning into translated code, so `current()` is this call's again. */
   stack = current();
@@ -127,7 +160,11 @@ void wasm_rt_load_exception(uint32_t tag, uint32_t size, const void* values) {
   if (size) memcpy(exception_payload, values, size);
 }
 
-void wasm_rt_throw(void) { unwind_to(current()->unwind_target, WASM_RT_TRAP_UNCAUGHT_EXCEPTION); }
+void wasm_rt_throw(void) {
+  cmhost_rt_stack* stack = current();
+  if (!stack->unwind_target) trap_to(stack->trap_target, WASM_RT_TRAP_UNCAUGHT_EXCEPTION);
+  siglongjmp(*(sigjmp_buf*)stack->unwind_target, 1);
+}
 WASM_RT_UNWIND_TARGET* wasm_rt_get_unwind_target(void) { return current()->unwind_target; }
 void wasm_rt_set_unwind_target(WASM_RT_UNWIND_TARGET* target) { current()->unwind_target = target; }
 uint32_t wasm_rt_exception_tag(void) { return exception_tag; }
@@ -371,9 +408,9 @@ static void on_fault(int signal_number, siginfo_t* info, void* context) {
   cmhost_rt_stack* stack = current();
   const uintptr_t address = (uintptr_t)info->si_addr;
   if (stack->trap_target && find_region(code_regions, MAX_CODE, fault_pc(context))) {
-    if (find_region(memories, MAX_MEMORIES, address)) unwind_to(stack->trap_target, WASM_RT_TRAP_OOB);
+    if (find_region(memories, MAX_MEMORIES, address)) trap_to(stack->trap_target, WASM_RT_TRAP_OOB);
     if (address >= stack->guard_low && address < stack->limit)
-      unwind_to(stack->trap_target, WASM_RT_TRAP_EXHAUSTION);
+      trap_to(stack->trap_target, WASM_RT_TRAP_EXHAUSTION);
   }
   chain(signal_number, info, context);
 }

@@ -33,8 +33,8 @@ extern "C" {
 /* The state of one native stack (a thread's own, or a fiber's): where a trap
  * or an uncaught exception unwinds to, and where its stack ends. */
 typedef struct cmhost_rt_stack {
-  void* trap_target;    /* jmp_buf* of the innermost call on this stack */
-  void* unwind_target;  /* jmp_buf* of the innermost try block or call */
+  void* trap_target;    /* the innermost call's jump buffer on this stack */
+  void* unwind_target;  /* sigjmp_buf* of the innermost try block; null: exceptions trap */
   uintptr_t limit;      /* a function entered below this traps */
   uintptr_t guard_low;  /* faults in [guard_low, limit) are exhaustion */
   unsigned depth;       /* host -> wasm calls in progress on this stack */
