@@ -14,18 +14,6 @@ const char* to_string(StringEncoding e) noexcept {
   return "?";
 }
 
-AbiContext::AbiContext(GuestMemory* memory, CanonOptions options, HandleHooks* hooks)
-    : memory_(memory), options_(options), hooks_(hooks) {
-  refresh();
-}
-
-void AbiContext::refresh() {
-  if (!memory_) return;
-  const auto bytes = memory_->bytes();
-  base_ = bytes.data();
-  size_ = bytes.size();
-}
-
 uint64_t AbiContext::realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align,
                              uint64_t new_size) {
   require_memory("allocation");
@@ -174,16 +162,12 @@ FunctionAbi::FunctionAbi(std::vector<TypeRef> params, std::vector<TypeRef> resul
       options_(options),
       async_(async),
       param_values_(std::make_unique<Values>(params_, options.addr)),
-      result_values_(std::make_unique<Values>(results_, options.addr)) {}
+      result_values_(std::make_unique<Values>(results_, options.addr)),
+      lift_params_spilled_(param_values_->flat_count > kMaxFlatParams),
+      lower_params_spilled_(param_values_->flat_count > (async_ ? kMaxFlatAsyncParams : kMaxFlatParams)),
+      results_spilled_(result_values_->flat_count > kMaxFlatResults) {}
 
 FunctionAbi::~FunctionAbi() = default;
-
-bool FunctionAbi::params_spilled(AbiSide side) const {
-  const uint32_t max = async_ && side == AbiSide::Lower ? kMaxFlatAsyncParams : kMaxFlatParams;
-  return param_values_->flat_count > max;
-}
-
-bool FunctionAbi::results_spilled() const { return result_values_->flat_count > kMaxFlatResults; }
 
 CoreSignature FunctionAbi::core_signature(AbiSide side) const {
   const CoreType ptr = options_.addr == AddrWidth::I32 ? CoreType::I32 : CoreType::I64;

@@ -42,7 +42,10 @@ class GuestContext {
   // realloc clears the instance's may_leave while it runs.
   static std::optional<CoreGuestMemory> make_memory(Store& store, ComponentInstance& inst,
                                                     const std::optional<engine::Extern>& memory,
-                                                    const std::optional<engine::Extern>& realloc);
+                                                    const std::optional<engine::Extern>& realloc) {
+    if (!memory) return std::nullopt;
+    return std::optional<CoreGuestMemory>(std::in_place, store.core(), *memory, realloc, &inst.may_leave_);
+  }
 
   std::optional<CoreGuestMemory> memory_;
   std::optional<CallHandles> handles_;

@@ -126,8 +126,7 @@ uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
   }
 }
 
-void CallHandles::check_borrows_dropped() {
-  if (inst_.borrows_by_call_.empty()) return;  // no call holds borrows
+void CallHandles::check_borrows_of_call() {
   auto it = inst_.borrows_by_call_.find(call_id_);
   if (it == inst_.borrows_by_call_.end()) return;
   const uint32_t left = it->second;

@@ -27,7 +27,9 @@ class CallHandles final : public abi::HandleHooks {
   uint32_t lower_handle(const abi::Type& type, uint32_t host_index) override;
 
   // After a call into `inst`: traps unless it dropped every borrow lent to it.
-  void check_borrows_dropped();
+  void check_borrows_dropped() {
+    if (!inst_.borrows_by_call_.empty()) check_borrows_of_call();  // most instances hold no borrows
+  }
   // Ends the lends of this call (the destructor does it too). Most calls
   // lend nothing: that case stays inline.
   void release() {
@@ -46,6 +48,7 @@ class CallHandles final : public abi::HandleHooks {
  private:
   ResourceTypeRef runtime_type(const abi::Type& type) const;
   void release_lends();
+  void check_borrows_of_call();
 
   Store& store_;
   ComponentInstance& inst_;

@@ -55,7 +55,10 @@ class HandleHooks {
 // The state of one lift or lower operation.
 class AbiContext {
  public:
-  AbiContext(GuestMemory* memory, CanonOptions options, HandleHooks* hooks = nullptr);
+  AbiContext(GuestMemory* memory, CanonOptions options, HandleHooks* hooks = nullptr)
+      : memory_(memory), options_(options), hooks_(hooks) {
+    refresh();
+  }
 
   const CanonOptions& options() const { return options_; }
   HandleHooks* hooks() const { return hooks_; }
@@ -68,7 +71,13 @@ class AbiContext {
   // Base and size of memory, valid until the next realloc.
   uint8_t* base() const { return base_; }
   uint64_t size() const { return size_; }
-  void refresh();
+  // Inline, as the constructor: every call makes a context.
+  void refresh() {
+    if (!memory_) return;
+    const auto bytes = memory_->bytes();
+    base_ = bytes.data();
+    size_ = bytes.size();
+  }
   // Calls realloc and refreshes the memory view.
   uint64_t realloc(uint64_t old_ptr, uint64_t old_size, uint32_t align, uint64_t new_size);
   void require_memory(const char* why) const {
@@ -138,8 +147,10 @@ class FunctionAbi {
   ~FunctionAbi();
 
   CoreSignature core_signature(AbiSide side) const;
-  bool params_spilled(AbiSide side) const;
-  bool results_spilled() const;
+  bool params_spilled(AbiSide side) const {
+    return side == AbiSide::Lift ? lift_params_spilled_ : lower_params_spilled_;
+  }
+  bool results_spilled() const { return results_spilled_; }
   const CanonOptions& options() const { return options_; }
   std::span<const TypeRef> params() const { return params_; }
   std::span<const TypeRef> results() const { return results_; }
@@ -169,6 +180,8 @@ class FunctionAbi {
   bool async_;
   std::unique_ptr<Values> param_values_;
   std::unique_ptr<Values> result_values_;
+  // Fixed by the types: asked on every call.
+  bool lift_params_spilled_, lower_params_spilled_, results_spilled_;
 };
 
 }  // namespace cmhost::abi
