@@ -20,12 +20,14 @@ namespace cmhost::runtime {
 class GuestContext {
  public:
   // The handles the call moves are this context's own, borrows lent into
-  // `inst` scoped by `call_id`.
+  // `inst` scoped by `call_id`; a call whose type has no handles
+  // (`moves_handles` false) needs no table of them.
   GuestContext(Store& store, ComponentInstance& inst, const std::optional<engine::Extern>& memory,
-               const std::optional<engine::Extern>& realloc, const abi::CanonOptions& options, uint64_t call_id)
+               const std::optional<engine::Extern>& realloc, const abi::CanonOptions& options, uint64_t call_id,
+               bool moves_handles = true)
       : memory_(make_memory(store, inst, memory, realloc)),
-        handles_(std::in_place, store, inst, call_id),
-        cx_(memory_ ? &*memory_ : nullptr, options, &*handles_) {}
+        handles_(moves_handles ? std::optional<CallHandles>(std::in_place, store, inst, call_id) : std::nullopt),
+        cx_(memory_ ? &*memory_ : nullptr, options, handles_ ? &*handles_ : nullptr) {}
   // The handles are moved by `hooks` (a subtask's lenders), or not at all.
   GuestContext(Store& store, ComponentInstance& inst, const std::optional<engine::Extern>& memory,
                const std::optional<engine::Extern>& realloc, const abi::CanonOptions& options,
@@ -35,8 +37,9 @@ class GuestContext {
   GuestContext& operator=(const GuestContext&) = delete;
 
   abi::AbiContext& cx() { return cx_; }
-  // The context's own handles (the first constructor).
+  // The context's own handles (the first constructor, moving handles).
   CallHandles& handles() { return *handles_; }
+  bool has_handles() const { return handles_.has_value(); }
 
  private:
   // realloc clears the instance's may_leave while it runs.

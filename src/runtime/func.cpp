@@ -226,13 +226,13 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
   try {
     task.implicit_thread = &thread;
     task.register_thread(thread);
-    GuestContext callee(store, inst, memory_, realloc_, abi_->options(), task.id);
+    GuestContext callee(store, inst, memory_, realloc_, abi_->options(), task.id, moves_handles_);
     abi::AbiContext& cx = callee.cx();
     std::vector<uint64_t>& flat = task.flat_args;
     flat.clear();
     task.start(cx, flat);
     CoreCall::run(store, inst, *this, flat, task.core_results, [&](std::span<const uint64_t> results) {
-      callee.handles().check_borrows_dropped();
+      if (moves_handles_) callee.handles().check_borrows_dropped();
       cx.refresh();  // the callee may have grown memory
       task.return_(cx, results);
     });

@@ -36,6 +36,24 @@ namespace {
 
 [[noreturn]] void link_error(const std::string& message) { throw Error(ErrorKind::Link, message); }
 
+// Whether a value of `type` can carry a handle (a resource, stream, future
+// or error context): calls of types without one need no handle table.
+bool moves_handles(const abi::Type& type) {
+  switch (type.kind()) {
+    case abi::TypeKind::Own:
+    case abi::TypeKind::Borrow:
+    case abi::TypeKind::Stream:
+    case abi::TypeKind::Future:
+    case abi::TypeKind::ErrorContext: return true;
+    default: break;
+  }
+  for (const auto& f : type.fields())
+    if (moves_handles(*f.type)) return true;
+  for (const auto& c : type.cases())
+    if (c.type && moves_handles(*c.type)) return true;
+  return type.element() && moves_handles(*type.element());
+}
+
 engine::ExternKind core_kind(Sort sort) {
   switch (sort) {
     case Sort::CoreFunc: return engine::ExternKind::Func;
@@ -283,6 +301,9 @@ class Instantiator {
     f->async_lift_ = s.options.async;
     f->abi_ = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
                                                  s.options.async);
+    f->moves_handles_ = std::any_of(s.type->params.begin(), s.type->params.end(),
+                                    [](const abi::TypeRef& t) { return moves_handles(*t); }) ||
+                        (s.type->result && moves_handles(*s.type->result));
     // An async lift returns nothing, or the callback code.
     f->core_result_count_ = s.options.async ? (s.options.callback ? 1 : 0)
                                             : f->abi_->core_signature(abi::AbiSide::Lift).results.size();

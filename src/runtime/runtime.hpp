@@ -151,6 +151,7 @@ class Func {
   std::shared_ptr<const abi::FunctionAbi> abi_;
   size_t core_result_count_ = 0;
   bool async_lift_ = false;  // lifted with the async option
+  bool moves_handles_ = true;  // a handle type in its parameters or result
   std::optional<engine::Extern> callback_;
 };
 
