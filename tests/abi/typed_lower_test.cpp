@@ -34,6 +34,22 @@ struct Point {
   bool operator==(const Point&) const = default;
 };
 
+// What bindgen generates for `variant shape { circle(f32), square(f32), named(point), none }`
+// (two cases with one payload type) and `flags perms { read, write, exec }`.
+namespace shape {
+struct Circle : cmhost::abi::typed::Case<float> {};
+struct Square : cmhost::abi::typed::Case<float> {};
+struct Named : cmhost::abi::typed::Case<Point> {};
+struct None : cmhost::abi::typed::Case<void> {};
+}  // namespace shape
+using Shape = std::variant<shape::Circle, shape::Square, shape::Named, shape::None>;
+struct Perms : cmhost::abi::typed::Flags<Perms, 3> {
+  static const Perms read, write, exec;
+};
+inline constexpr Perms Perms::read{{uint32_t{1} << 0}};
+inline constexpr Perms Perms::write{{uint32_t{1} << 1}};
+inline constexpr Perms Perms::exec{{uint32_t{1} << 2}};
+
 }  // namespace lower_test
 
 namespace cmhost::abi::typed {
@@ -225,6 +241,40 @@ TEST(TypedLower, EnumsAndFlags) {
   check(flags_type(12), std::bitset<12>(0x801), Val::flags(0x801));
   check(flags_type(32), std::bitset<32>(0x80000001u), Val::flags(0x80000001u));
   check(Type::list(color_type()), std::vector<Color>{Color::Green, Color::Red}, Val::list({Val::enum_(1), Val::enum_(0)}));
+}
+
+TEST(TypedLower, NamedCasesResultsAndFlagSets) {
+  const TypeRef shape = Type::variant(
+      {{"circle", Type::f32()}, {"square", Type::f32()}, {"named", point_type()}, {"none", nullptr}});
+  check(shape, Shape(shape::Circle{1.5f}), Val::variant(0, Val::f32(1.5f)));
+  check(shape, Shape(shape::Square{1.5f}), Val::variant(1, Val::f32(1.5f)));
+  check(shape, Shape(shape::Named{Point{3, "n", 1}}), Val::variant(2, point_val(3, "n", 1)));
+  check(shape, Shape(shape::None{}), Val::variant(3));
+  check(Type::list(shape), std::vector<Shape>{shape::Square{2}, shape::None{}, shape::Named{Point{-1, "", {}}}},
+        Val::list({Val::variant(1, Val::f32(2)), Val::variant(3), Val::variant(2, point_val(-1, "", std::nullopt))}));
+  EXPECT_FALSE((typed::matches<Shape>(*Type::variant({{"circle", Type::f32()}, {"square", Type::f32()},
+                                                       {"named", point_type()}, {"none", Type::u8()}}))));
+
+  using Res = typed::Result<uint32_t, std::string>;
+  check(Type::result(Type::u32(), Type::string()), Res::ok(5u), Val::ok(Val::u32(5)));
+  check(Type::result(Type::u32(), Type::string()), Res::err("bad"), Val::err(Val::string("bad")));
+  check(Type::result(nullptr, Type::string()), typed::Result<void, std::string>::ok(), Val::ok());
+  check(Type::result(nullptr, nullptr), typed::Result<void, void>::err(), Val::err());
+  check(Type::result(shape, nullptr), typed::Result<Shape, void>::ok(shape::Circle{-2}),
+        Val::ok(Val::variant(0, Val::f32(-2))));
+  const Res r = Res::err("x");
+  EXPECT_TRUE(r.is_err());
+  EXPECT_EQ(r.error(), "x");
+  EXPECT_THROW((void)r.value(), std::bad_variant_access);
+
+  const TypeRef perms = Type::flags({"read", "write", "exec"});
+  check(perms, Perms::read | Perms::exec, Val::flags(0b101));
+  check(perms, Perms{}, Val::flags(0));
+  check(perms, Perms::all(), Val::flags(0b111));
+  EXPECT_TRUE((Perms::read | Perms::write).has(Perms::write));
+  EXPECT_FALSE((Perms::read | Perms::write).has(Perms::exec));
+  EXPECT_EQ(~Perms::read, Perms::write | Perms::exec);  // bits beyond the labels stay clear
+  EXPECT_FALSE((typed::matches<Perms>(*Type::flags({"read", "write"}))));
 }
 
 TEST(TypedLower, ValuesTheAbiForbidsAreRefused) {

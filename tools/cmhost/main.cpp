@@ -5,6 +5,7 @@
 #include "abi_check.hpp"
 #include "abi_demo.hpp"
 #include "engine_choice.hpp"
+#include "bindgen.hpp"
 #include "inspect.hpp"
 #include "invoke.hpp"
 #include "wast_runner.hpp"
@@ -67,6 +68,23 @@ int main(int argc, char** argv) {
   compile->add_option("file", compile_file, "Component binary (.wasm)")->required();
   compile->add_option("-o,--output", compile_output, "The artifact to write (default: FILE with .cmhost-aot)");
 
+  cmhost::tools::BindgenCommand bindgen;
+  bindgen.node_modules = env_or("CMHOST_JCO_DIR", CMHOST_DEFAULT_NODE_MODULES);
+  bindgen.node = env_or("CMHOST_NODE", "node");
+  bindgen.wit_encoder = CMHOST_WIT_ENCODER;
+  auto* bindgen_cmd = app.add_subcommand("bindgen", "Generate a C++ header of typed host bindings for a world");
+  bindgen_cmd->add_option("input", bindgen.input, "A component binary (.wasm), or a WIT file or directory")
+      ->required();
+  bindgen_cmd->add_option("--world", bindgen.world,
+                          "The world of a WIT package (`name` or `ns:pkg/name`); needed when it has several");
+  bindgen_cmd->add_option("-o,--output", bindgen.output, "The header to write (default: stdout)");
+  bindgen_cmd->add_option("--namespace", bindgen.root_namespace,
+                          "C++ namespace of the world's own items (default: the world's package and name)");
+  bindgen_cmd->add_option("--jco-dir", bindgen.node_modules,
+                          "node_modules holding the pinned jco, for WIT input (default: $CMHOST_JCO_DIR, else the "
+                          "source tree's)")
+      ->capture_default_str();
+
   cmhost::tools::wast::WastOptions wast;
   wast.assembler.node_modules = env_or("CMHOST_JCO_DIR", CMHOST_DEFAULT_NODE_MODULES);
   wast.assembler.helper_script = CMHOST_WAST_ASSEMBLER;
@@ -111,6 +129,7 @@ int main(int argc, char** argv) {
     if (*check) return cmhost::tools::run_abi_check(vector_files, verbose);
     if (*demo) return cmhost::tools::run_abi_demo();
     if (*inspect) return cmhost::tools::run_inspect(inspect_file);
+    if (*bindgen_cmd) return cmhost::tools::run_bindgen(bindgen);
     if (*invoke)
       return cmhost::tools::run_invoke(component_file, call_text, stub_imports,
                                        cmhost::tools::engine_config(engine_name));

@@ -86,12 +86,11 @@ const NamedType* WorldDecoder::by_id(uint64_t id, const TypeList& scope) const {
   return it == by_id_.end() ? nullptr : it->second;
 }
 
-std::string WorldDecoder::resource_name(const abi::ResourceType& resource, const TypeList& scope) const {
+const NamedType* WorldDecoder::resource_type(const abi::ResourceType& resource, const TypeList& scope) const {
   for (const auto& t : scope)
-    if (t->resource.get() == &resource) return t->name;
-  if (auto it = by_resource_.find(&resource); it != by_resource_.end())
-    return it->second.front()->name;
-  return resource.name;
+    if (t->resource.get() == &resource) return t.get();
+  if (auto it = by_resource_.find(&resource); it != by_resource_.end()) return it->second.front();
+  return nullptr;
 }
 
 WorldItem WorldDecoder::instance(const NamedExtern& item, const std::string& implements) {

@@ -112,8 +112,14 @@ class WorldDecoder {
   // whose names are the same.
   const NamedType* by_id(uint64_t id, const TypeList& scope) const;
 
-  // For handles written with a resource definition rather than a name.
-  std::string resource_name(const abi::ResourceType& resource, const TypeList& scope) const;
+  // For handles written with a resource definition rather than a name:
+  // the named type standing for `resource` (`scope` first), null if none.
+  const NamedType* resource_type(const abi::ResourceType& resource, const TypeList& scope) const;
+  // Its name, or the resource's own when the world does not name it.
+  std::string resource_name(const abi::ResourceType& resource, const TypeList& scope) const {
+    const NamedType* t = resource_type(resource, scope);
+    return t ? t->name : resource.name;
+  }
 
  private:
   void visit(const Package* package, std::vector<const Package*>& order,

@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <array>
 #include <bitset>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -479,6 +480,159 @@ struct Canon<ListView<T, W>, W> : ListCanon<T, W> {
   }
 };
 
+// ---- adapted types: C++ types read and written as another ---------------------
+//
+// Adapt<T> gives a C++ type the representation the lifts and lowers know:
+//   using repr = R;
+//   static const R& get(const T&);  (or R by value)
+//   static R& get(T&);              (optional: loads go into it in place)
+//   static T make(R&&);
+// Generated bindings use three: variant cases (Case), results (Result) and
+// flags (Flags).
+template <class T, class = void>
+struct Adapt;
+
+template <class T>
+inline constexpr bool is_adapted_v = requires { typename Adapt<T>::repr; };
+
+// A case of a variant that has a name of its own, so that std::visit and
+// std::holds_alternative tell cases apart even when their payloads have
+// one type: `struct Circle : Case<float> {};` (Circle{1.5f}, c.value), or
+// `struct None : Case<void> {};` for a case without payload. The variant
+// is a std::variant of such cases, in WIT order.
+template <class T>
+struct Case {
+  using case_payload = T;
+  T value{};
+  bool operator==(const Case&) const = default;
+};
+template <>
+struct Case<void> {
+  using case_payload = void;
+  bool operator==(const Case&) const = default;
+};
+
+template <class C>
+struct Adapt<C, std::void_t<typename C::case_payload>> {
+  using P = typename C::case_payload;
+  using repr = std::conditional_t<std::is_void_v<P>, std::monostate, P>;
+  static decltype(auto) get(const C& c) {
+    if constexpr (std::is_void_v<P>)
+      return std::monostate{};
+    else
+      return (static_cast<const Case<P>&>(c).value);
+  }
+  static repr& get(C& c)
+    requires(!std::is_void_v<P>)
+  {
+    return static_cast<Case<P>&>(c).value;
+  }
+  static C make(repr&& r) {
+    if constexpr (std::is_void_v<P>)
+      return C{};
+    else
+      return C{Case<P>{std::move(r)}};
+  }
+};
+
+namespace detail {
+template <class T>
+using or_monostate = std::conditional_t<std::is_void_v<T>, std::monostate, T>;
+}  // namespace detail
+
+// result<T, E>, either side possibly empty (void):
+//   Result<uint32_t, std::string>::ok(7), Result<void, std::string>::err("no")
+//   if (r.is_ok()) use(r.value()); else report(r.error());
+template <class T, class E>
+class Result {
+ public:
+  using value_type = T;
+  using error_type = E;
+  using repr = std::variant<detail::or_monostate<T>, detail::or_monostate<E>>;
+
+  Result() = default;
+  explicit Result(repr v) : v_(std::move(v)) {}
+  template <class... A>
+  static Result ok(A&&... a) {
+    return Result(repr(std::in_place_index<0>, std::forward<A>(a)...));
+  }
+  template <class... A>
+  static Result err(A&&... a) {
+    return Result(repr(std::in_place_index<1>, std::forward<A>(a)...));
+  }
+  bool is_ok() const { return v_.index() == 0; }
+  bool is_err() const { return v_.index() == 1; }
+  // The value or error; std::bad_variant_access when it is the other one.
+  const detail::or_monostate<T>& value() const { return std::get<0>(v_); }
+  detail::or_monostate<T>& value() { return std::get<0>(v_); }
+  const detail::or_monostate<E>& error() const { return std::get<1>(v_); }
+  detail::or_monostate<E>& error() { return std::get<1>(v_); }
+  const repr& representation() const { return v_; }
+  repr& representation() { return v_; }
+  bool operator==(const Result&) const = default;
+
+ private:
+  repr v_;
+};
+
+template <class T, class E>
+struct Adapt<Result<T, E>> {
+  using repr = typename Result<T, E>::repr;
+  static const repr& get(const Result<T, E>& r) { return r.representation(); }
+  static repr& get(Result<T, E>& r) { return r.representation(); }
+  static Result<T, E> make(repr&& r) { return Result<T, E>(std::move(r)); }
+};
+
+// flags with N labels as a bitmask type with a named constant per label:
+//   struct Perms : Flags<Perms, 2> { static const Perms read, write; };
+//   Perms p = Perms::read | Perms::write;  if (p.has(Perms::read)) ...
+template <class Self, size_t N>
+struct Flags {
+  static_assert(N >= 1 && N <= 32, "a flags type has 1 to 32 labels");
+  static constexpr size_t FlagCount = N;
+  uint32_t bits = 0;
+
+  static constexpr Self from_bits(uint32_t b) {
+    Self s{};
+    s.bits = b & mask();
+    return s;
+  }
+  static constexpr Self all() { return from_bits(mask()); }
+  constexpr bool has(Self o) const { return (bits & o.bits) == o.bits; }
+  constexpr bool empty() const { return bits == 0; }
+  constexpr Self operator|(Self o) const { return from_bits(bits | o.bits); }
+  constexpr Self operator&(Self o) const { return from_bits(bits & o.bits); }
+  constexpr Self operator^(Self o) const { return from_bits(bits ^ o.bits); }
+  constexpr Self operator~() const { return from_bits(~bits); }
+  constexpr Self& operator|=(Self o) { return self() = *this | o; }
+  constexpr Self& operator&=(Self o) { return self() = *this & o; }
+  constexpr bool operator==(const Flags&) const = default;
+
+ private:
+  static constexpr uint32_t mask() { return N == 32 ? ~uint32_t{0} : (uint32_t{1} << N) - 1; }
+  constexpr Self& self() { return static_cast<Self&>(*this); }
+};
+
+template <class F>
+struct Adapt<F, std::enable_if_t<std::is_base_of_v<Flags<F, F::FlagCount>, F>>> {
+  using repr = std::bitset<F::FlagCount>;
+  static repr get(const F& f) { return repr(f.bits); }
+  static F make(repr&& r) { return F::from_bits(static_cast<uint32_t>(r.to_ulong())); }
+};
+
+template <class T, AddrWidth W>
+struct Canon<T, W, std::enable_if_t<is_adapted_v<T>>> {
+  using R = typename Adapt<T>::repr;
+  static constexpr uint32_t size = Canon<R, W>::size, align = Canon<R, W>::align;
+  static T load(const Reader& r, uint64_t p) { return Adapt<T>::make(Canon<R, W>::load(r, p)); }
+  static void load_into(const Reader& r, uint64_t p, T& out)
+    requires requires(T& t) { { Adapt<T>::get(t) } -> std::same_as<R&>; }
+  {
+    detail::load_into<R, W>(r, p, Adapt<T>::get(out));
+  }
+  static bool matches(const Type& t) { return Canon<R, W>::matches(t); }
+};
+
 // ---- variants ------------------------------------------------------------------
 
 namespace detail {
@@ -514,6 +668,8 @@ template <class C, AddrWidth W>
 bool case_matches(const Type* payload) {
   if constexpr (std::is_same_v<C, std::monostate>)
     return payload == nullptr;
+  else if constexpr (is_adapted_v<C>)
+    return case_matches<typename Adapt<C>::repr, W>(payload);
   else
     return payload != nullptr && Canon<C, W>::matches(*payload);
 }
@@ -996,6 +1152,8 @@ struct RecordReleasable<T, std::tuple<Fs...>>
                          (std::is_trivially_destructible_v<T> || has_members<T, sizeof...(Fs)>)> {};
 template <class T>
 struct ArenaReleasable<T, std::void_t<decltype(Record<T>::fields)>> : RecordReleasable<T, FieldsOf<T>> {};
+template <class T>
+struct ArenaReleasable<T, std::enable_if_t<is_adapted_v<T>>> : ArenaReleasable<typename Adapt<T>::repr> {};
 }  // namespace detail
 
 // Whether a T loaded with every container in one monotonic arena is freed
@@ -1119,6 +1277,8 @@ template <class T, class... Fs>
 struct RecordHoldsView<T, std::tuple<Fs...>> : std::disjunction<HoldsView<typename Fs::type>...> {};
 template <class T>
 struct HoldsView<T, std::void_t<decltype(Record<T>::fields)>> : RecordHoldsView<T, FieldsOf<T>> {};
+template <class T>
+struct HoldsView<T, std::enable_if_t<is_adapted_v<T>>> : HoldsView<typename Adapt<T>::repr> {};
 }  // namespace detail
 
 // Whether a loaded T points into guest memory (string_view, ListView, or

@@ -289,6 +289,14 @@ struct Lower<std::variant<Cs...>, W> {
 };
 
 template <class T, AddrWidth W>
+struct Lower<T, W, std::enable_if_t<is_adapted_v<T>>> {
+  using R = typename Adapt<T>::repr;
+  static constexpr uint32_t flat_count = Lower<R, W>::flat_count;
+  static void lower_flat(AbiContext& cx, const T& v, uint64_t* out) { Lower<R, W>::lower_flat(cx, Adapt<T>::get(v), out); }
+  static void store(AbiContext& cx, uint64_t p, const T& v) { Lower<R, W>::store(cx, p, Adapt<T>::get(v)); }
+};
+
+template <class T, AddrWidth W>
 struct Lower<std::optional<T>, W> {
   using L = detail::CaseLayout<W, std::monostate, T>;
   static constexpr uint32_t flat_count = 1 + Lower<T, W>::flat_count;
@@ -478,6 +486,12 @@ struct FlatLift<std::variant<Cs...>> {
   }
 };
 template <class T>
+struct FlatLift<T, std::enable_if_t<is_adapted_v<T>>> {
+  static T lift(const AbiContext& cx, const uint64_t* in) {
+    return Adapt<T>::make(FlatLift<typename Adapt<T>::repr>::lift(cx, in));
+  }
+};
+template <class T>
 struct FlatLift<T, std::void_t<decltype(Record<T>::fields)>> {
   using Fields = detail::FieldsOf<T>;
   template <size_t I>
@@ -526,6 +540,8 @@ template <class T, class... Fs>
 struct RecordFlatLiftable<T, std::tuple<Fs...>> : std::conjunction<FlatLiftable<typename Fs::type>...> {};
 template <class T>
 struct FlatLiftable<T, std::void_t<decltype(Record<T>::fields)>> : RecordFlatLiftable<T, FieldsOf<T>> {};
+template <class T>
+struct FlatLiftable<T, std::enable_if_t<is_adapted_v<T>>> : FlatLiftable<typename Adapt<T>::repr> {};
 }  // namespace detail
 
 // Whether FlatLift<T> can read T (every owning type of typed.hpp, and
@@ -579,6 +595,8 @@ template <class T, class... Fs>
 struct RecordNeedsCheck<T, std::tuple<Fs...>> : std::disjunction<NeedsCheck<typename Fs::type>...> {};
 template <class T>
 struct NeedsCheck<T, std::void_t<decltype(Record<T>::fields)>> : RecordNeedsCheck<T, FieldsOf<T>> {};
+template <class T>
+struct NeedsCheck<T, std::enable_if_t<is_adapted_v<T>>> : NeedsCheck<typename Adapt<T>::repr> {};
 
 void check_utf8_argument(std::string_view text);
 [[noreturn]] void view_into_callee_memory();
@@ -588,6 +606,8 @@ template <class T>
 void check_arg(const AbiContext& cx, const T& v) {
   if constexpr (!detail::NeedsCheck<T>::value) {
     return;
+  } else if constexpr (is_adapted_v<T>) {
+    check_arg(cx, Adapt<T>::get(v));
   } else if constexpr (std::is_same_v<T, char32_t>) {
     (void)to_flat(v);  // InvalidValue unless a Unicode scalar value
   } else if constexpr (is_typed_enum_v<T>) {

@@ -1,0 +1,109 @@
+// Resources through generated headers: host-resources.hpp, generated from
+// the component tests/components/host-resources.wat (its world: a host
+// resource `file` with a constructor and a method, root exports `run` and
+// `take`), runs; resources.hpp and packages.hpp, generated from WIT, are
+// compiled here with -Werror and their classes implemented, so a change in
+// what bindgen writes that no longer compiles fails the build.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../support/test_engine.hpp"
+#include "host-resources.hpp"
+#include "packages.hpp"
+#include "resources.hpp"
+
+namespace {
+
+namespace files = cmhost_::test::files;
+
+class SizedFile final : public files::File {
+ public:
+  SizedFile(uint32_t size, int& live) : size_(size), live_(live) { ++live_; }
+  ~SizedFile() override { --live_; }
+  uint32_t size() override { return size_; }
+
+ private:
+  uint32_t size_;
+  int& live_;
+};
+
+class FileHost final : public files::Host {
+ public:
+  int live = 0;
+  std::unique_ptr<files::File> file_new(uint32_t size) override { return std::make_unique<SizedFile>(size, live); }
+};
+
+TEST(BindgenResources, HostObjectsBehindGuestHandles) {
+  cmhost::Engine engine{cmhost::testing_support::test_engine_config()};
+  cmhost::Store store{engine};
+  cmhost::Linker linker;
+  auto host = std::make_shared<FileHost>();
+  const files::Resources resources = files::add_to_linker(linker, host);
+  const auto world = component::World::instantiate(
+      store, cmhost::Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm"),
+      linker);
+  // The guest makes a file through the constructor, asks its size through
+  // the method (a borrow: the host's object), and drops it.
+  EXPECT_EQ(world.run(store), 7u);
+  EXPECT_EQ(host->live, 0);
+  // The host makes one and hands it over; the guest drops it.
+  const auto own = resources.file.make_own(store, std::make_unique<SizedFile>(9, host->live));
+  EXPECT_EQ(host->live, 1);
+  EXPECT_EQ(world.take(store, own), 9u);
+  EXPECT_EQ(host->live, 0);
+}
+
+// The WIT worlds' classes, implemented: they must compile.
+namespace canvas = cmhost_::resources::canvas;
+
+class Surface final : public canvas::Surface {
+ public:
+  void fill(uint32_t color) override { color_ = color; }
+  uint32_t pixel(uint32_t, uint32_t) override { return color_; }
+  std::tuple<uint32_t, uint32_t> size() override { return {1, 1}; }
+  void copy_from(canvas::Surface& other) override { color_ = other.pixel(0, 0); }
+
+ private:
+  uint32_t color_ = 0;
+};
+
+class CanvasHost final : public canvas::Host {
+ public:
+  std::unique_ptr<canvas::Surface> surface_new(uint32_t, uint32_t) override { return std::make_unique<Surface>(); }
+  std::unique_ptr<canvas::Surface> surface_blank() override { return std::make_unique<Surface>(); }
+  std::unique_ptr<canvas::Surface> merge(canvas::Surface& a, canvas::Surface&) override {
+    auto merged = std::make_unique<Surface>();
+    merged->copy_from(a);
+    return merged;
+  }
+  uint32_t flatten(std::vector<canvas::Layer> layers) override { return static_cast<uint32_t>(layers.size()); }
+};
+
+class AppHost final : public example::clock::wall::Host,
+                      public example::util::text::Host,
+                      public cmhost_::app::app::Host {
+ public:
+  example::clock::wall::Datetime now() override { return {1, 2}; }
+  std::string stamp(example::clock::wall::Datetime at, std::string message) override {
+    return std::to_string(at.seconds) + " " + message;
+  }
+  void log(std::string) override {}
+};
+
+TEST(BindgenResources, GeneratedWorldsCompileAndLink) {
+  cmhost::Linker linker;
+  const canvas::Resources resources = canvas::add_to_linker(linker, std::make_shared<CanvasHost>());
+  (void)resources;
+  cmhost_::resources::resources::add_to_linker(linker, std::make_shared<CanvasHost>());
+  cmhost_::app::app::add_to_linker(linker, std::make_shared<AppHost>());
+  // The guest side's classes: an instance of another world does not fit them.
+  cmhost::Engine engine{cmhost::testing_support::test_engine_config()};
+  cmhost::Store store{engine};
+  const auto basics = cmhost::Linker().instantiate(
+      store, cmhost::Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/basics.wasm"));
+  EXPECT_THROW(cmhost_::resources::counters::Guest{basics}, cmhost::Error);
+  EXPECT_THROW(cmhost_::app::app::App{basics}, cmhost::Error);
+}
+
+}  // namespace

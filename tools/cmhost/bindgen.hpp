@@ -1,0 +1,49 @@
+// `cmhost bindgen`: a C++ header of typed host bindings for a world, the
+// C++ counterpart of wasmtime's `bindgen!`.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cmhost/types.hpp"
+
+namespace cmhost::tools {
+
+struct BindgenOptions {
+  // The world of a WIT package encoding to generate for (`world` or
+  // `ns:pkg/world`); empty: its only world. Ignored for a component, whose
+  // own imports and exports are its world.
+  std::string world;
+  // The namespace of the world's own items (root functions, world-level
+  // types and the class wrapping an instance). Empty: the world's package
+  // and name, or `component` for a component binary.
+  std::string root_namespace;
+  // Where the header says it was generated from.
+  std::string source_name;
+};
+
+// The header for `bytes`: a component binary, or the binary encoding of a
+// WIT package (a component exporting its worlds as component types). Throws
+// cmhost::Error (Decode, Validate) for bytes that are neither, and (Usage)
+// naming the item for what the bindings cannot express yet (async
+// functions, streams, futures, error contexts).
+std::string generate_bindings(std::span<const uint8_t> bytes, const BindgenOptions& options);
+
+// `cmhost bindgen INPUT [--world NAME] [-o OUT.hpp]`: INPUT is a component
+// binary, or a WIT file or directory, encoded with the pinned jco through
+// `wit_encoder` (a Node script) first. Returns the exit status (2 on
+// errors, with a message on stderr).
+struct BindgenCommand {
+  std::string input;
+  std::string world;
+  std::string output;  // empty: stdout
+  std::string root_namespace;
+  std::string node = "node";
+  std::string node_modules;
+  std::string wit_encoder;
+};
+int run_bindgen(const BindgenCommand& command);
+
+}  // namespace cmhost::tools
