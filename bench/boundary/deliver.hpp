@@ -1,14 +1,27 @@
-// Hands one operation of either family to the sink: case I's payload
-// becomes the sink method's arguments.
+// Hands one operation to the sink, from the hand-written families or the
+// types `cmhost bindgen` generated (whose variant cases wrap their
+// payloads): case I's payload becomes the sink method's arguments.
 #pragma once
 
 #include <array>
 #include <span>
 
+#include "boundary_frame.hpp"
 #include "operations.hpp"
 #include "sink.hpp"
 
 namespace cmhost::bench::boundary {
+
+namespace generated = cmhost_::bench::mutations;
+
+// A case's payload: a generated case wraps it, a hand-written one is it.
+template <class C>
+const auto& payload(const C& c) {
+  if constexpr (requires { typename C::case_payload; })
+    return c.value;
+  else
+    return c;
+}
 
 template <class S>
 std::string_view text_of(const S& s) {
@@ -28,10 +41,10 @@ std::span<const uint8_t> bytes_of(const L& list) {
 template <class V>
 AttrValue attr_value(const V& v) {
   switch (v.index()) {
-    case 0: return {AttrKind::Text, text_of(std::get<0>(v))};
-    case 1: return {AttrKind::Float, {}, std::get<1>(v)};
-    case 2: return {AttrKind::Int, {}, 0, std::get<2>(v)};
-    case 3: return {AttrKind::Boolean, {}, 0, 0, std::get<3>(v)};
+    case 0: return {AttrKind::Text, text_of(payload(std::get<0>(v)))};
+    case 1: return {AttrKind::Float, {}, payload(std::get<1>(v))};
+    case 2: return {AttrKind::Int, {}, 0, payload(std::get<2>(v))};
+    case 3: return {AttrKind::Boolean, {}, 0, 0, payload(std::get<3>(v))};
     default: return {AttrKind::None};
   }
 }
@@ -44,13 +57,13 @@ void deliver_template(const T& t, Sink& sink) {
   for (const auto& n : t.nodes) {
     switch (n.index()) {
       case 0: {
-        const auto& e = std::get<0>(n);
+        const auto& e = payload(std::get<0>(n));
         const uint32_t node = builder.element(e.tag, e.ns);
         for (const auto& a : e.attrs) builder.attr(a.name, a.ns, text_of(a.value));
         for (uint32_t c : e.children) builder.child(node, c);
         break;
       }
-      case 1: builder.text(text_of(std::get<1>(n))); break;
+      case 1: builder.text(text_of(payload(std::get<1>(n)))); break;
       default: builder.dynamic(); break;
     }
   }
@@ -87,6 +100,16 @@ void deliver(const wit::Operation<F>& op, Sink& sink) {
   static constexpr auto cases = []<size_t... I>(std::index_sequence<I...>) {
     return std::array<void (*)(const Op&, Sink&), sizeof...(I)>{
         [](const Op& op, Sink& sink) { deliver<I>(*std::get_if<I>(&op), sink); }...};
+  }(std::make_index_sequence<std::variant_size_v<Op>>{});
+  cases[op.index()](op, sink);
+}
+
+// A generated operation (the typed lane's), dispatched the same way.
+inline void deliver(const generated::Operation& op, Sink& sink) {
+  using Op = generated::Operation;
+  static constexpr auto cases = []<size_t... I>(std::index_sequence<I...>) {
+    return std::array<void (*)(const Op&, Sink&), sizeof...(I)>{
+        [](const Op& op, Sink& sink) { deliver<I>(std::get_if<I>(&op)->value, sink); }...};
   }(std::make_index_sequence<std::variant_size_v<Op>>{});
   cases[op.index()](op, sink);
 }

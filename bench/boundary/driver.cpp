@@ -47,7 +47,8 @@ namespace {
 using abi::Val;
 using Clock = std::chrono::steady_clock;
 using OwnedOps = std::vector<wit::Operation<wit::Owning>>;
-using FrameOps = abi::typed::FrameVector<wit::Operation<wit::Frame>>;
+// The typed lane's types come from `cmhost bindgen --containers frame`.
+using FrameOps = abi::typed::FrameVector<generated::Operation>;
 using PmrOps = std::pmr::vector<wit::Operation<wit::Pmr>>;
 using OperationView = wit::Operation<wit::Viewing>;
 

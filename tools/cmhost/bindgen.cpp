@@ -107,9 +107,12 @@ enum class Side { Import, Export };
 
 class Generator {
  public:
+  using Containers = BindgenOptions::Containers;
+
   Generator(const WorldDecoder& world, const ComponentInfo& info, std::string root_namespace,
-            std::string world_title, std::string world_class)
-      : world_(world),
+            std::string world_title, std::string world_class, Containers containers)
+      : containers_(containers),
+        world_(world),
         info_(info),
         root_(std::move(root_namespace)),
         world_title_(std::move(world_title)),
@@ -125,8 +128,8 @@ class Generator {
     h.line("// calling the instance's functions with C++ values.");
     h.line("#pragma once");
     h.line();
-    for (const char* header : {"array", "cstdint", "map", "memory", "optional", "string", "tuple", "utility", "variant",
-                               "vector"})
+    for (const char* header : {"array", "cstdint", "map", "memory", "memory_resource", "optional", "string", "tuple",
+                               "utility", "variant", "vector"})
       h.line(std::string("#include <") + header + ">");
     h.line();
     h.line("#include \"cmhost/cmhost.hpp\"");
@@ -231,6 +234,26 @@ class Generator {
 
   // ---- C++ spellings of WIT types ----
 
+  // The containers of the chosen family (BindgenOptions::Containers).
+  std::string string_type() const {
+    switch (containers_) {
+      case Containers::Frame: return "cmhost::abi::typed::FrameString";
+      case Containers::Pmr: return "std::pmr::string";
+      default: return "std::string";
+    }
+  }
+  std::string list_type(const std::string& element) const {
+    switch (containers_) {
+      case Containers::Frame: return "cmhost::abi::typed::FrameVector<" + element + ">";
+      case Containers::Pmr: return "std::pmr::vector<" + element + ">";
+      default: return "std::vector<" + element + ">";
+    }
+  }
+  std::string map_type(const std::string& key, const std::string& value) const {
+    // Frame maps would need a node allocator of their own: frame headers keep std::map.
+    return (containers_ == Containers::Pmr ? "std::pmr::map<" : "std::map<") + key + ", " + value + ">";
+  }
+
   // Values passed by value and never moved: numbers, enums, flags, handles.
   static bool is_small(const abi::TypeRef& type) {
     switch (type->kind()) {
@@ -291,13 +314,12 @@ class Generator {
       case TypeKind::F32: return "float";
       case TypeKind::F64: return "double";
       case TypeKind::Char: return "char32_t";
-      case TypeKind::String: return "std::string";
-      case TypeKind::List: return "std::vector<" + cpp_type(type.element(), from) + ">";
+      case TypeKind::String: return string_type();
+      case TypeKind::List: return list_type(cpp_type(type.element(), from));
       case TypeKind::FixedList:
         return "std::array<" + cpp_type(type.element(), from) + ", " + std::to_string(type.fixed_length()) + ">";
       case TypeKind::Map:
-        return "std::map<" + cpp_type(type.element()->fields()[0].type, from) + ", " +
-               cpp_type(type.element()->fields()[1].type, from) + ">";
+        return map_type(cpp_type(type.element()->fields()[0].type, from), cpp_type(type.element()->fields()[1].type, from));
       case TypeKind::Option: return "std::optional<" + cpp_type(type.cases()[1].type, from) + ">";
       case TypeKind::Result:
         return "cmhost::abi::typed::Result<" + cpp_type(type.cases()[0].type, from) + ", " +
@@ -704,6 +726,7 @@ class Generator {
     h.close_namespace(scope.ns);
   }
 
+  Containers containers_;
   const WorldDecoder& world_;
   const ComponentInfo& info_;
   std::string root_;
@@ -760,7 +783,7 @@ std::string generate_bindings(std::span<const uint8_t> bytes, const BindgenOptio
     title = "of the component";
   }
   if (!options.root_namespace.empty()) root_namespace = options.root_namespace;
-  return Generator(world, info, root_namespace, title, world_class).generate(options.source_name);
+  return Generator(world, info, root_namespace, title, world_class, options.containers).generate(options.source_name);
 }
 
 }  // namespace cmhost::tools

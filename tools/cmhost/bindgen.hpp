@@ -22,6 +22,12 @@ struct BindgenOptions {
   std::string root_namespace;
   // Where the header says it was generated from.
   std::string source_name;
+  // The containers of strings, lists and maps throughout the header:
+  // std::string and std::vector (owning); FrameString and FrameVector,
+  // allocated from the thread's frame arena (frame: calls that make values
+  // run under a typed::FrameScope); std::pmr containers (pmr).
+  enum class Containers { Owning, Frame, Pmr };
+  Containers containers = Containers::Owning;
 };
 
 // The header for `bytes`: a component binary, or the binary encoding of a
@@ -40,6 +46,7 @@ struct BindgenCommand {
   std::string world;
   std::string output;  // empty: stdout
   std::string root_namespace;
+  BindgenOptions::Containers containers = BindgenOptions::Containers::Owning;
   std::string node = "node";
   std::string node_modules;
   std::string wit_encoder;

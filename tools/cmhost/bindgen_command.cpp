@@ -86,6 +86,7 @@ int run_bindgen(const BindgenCommand& command) {
     BindgenOptions options;
     options.world = command.world;
     options.root_namespace = command.root_namespace;
+    options.containers = command.containers;
     options.source_name = input.filename().string();
     const std::string header = generate_bindings(bytes, options);
     if (command.output.empty()) {

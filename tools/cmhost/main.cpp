@@ -80,6 +80,17 @@ int main(int argc, char** argv) {
   bindgen_cmd->add_option("-o,--output", bindgen.output, "The header to write (default: stdout)");
   bindgen_cmd->add_option("--namespace", bindgen.root_namespace,
                           "C++ namespace of the world's own items (default: the world's package and name)");
+  bindgen_cmd
+      ->add_option("--containers", bindgen.containers,
+                   "Strings, lists and maps as owning (std::string, std::vector, std::map), frame (FrameString, "
+                   "FrameVector: from the thread's frame arena) or pmr (std::pmr) containers")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, cmhost::tools::BindgenOptions::Containers>{
+              {"owning", cmhost::tools::BindgenOptions::Containers::Owning},
+              {"frame", cmhost::tools::BindgenOptions::Containers::Frame},
+              {"pmr", cmhost::tools::BindgenOptions::Containers::Pmr}},
+          CLI::ignore_case))
+      ->default_str("owning");
   bindgen_cmd->add_option("--jco-dir", bindgen.node_modules,
                           "node_modules holding the pinned jco, for WIT input (default: $CMHOST_JCO_DIR, else the "
                           "source tree's)")
