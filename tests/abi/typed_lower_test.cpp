@@ -37,9 +37,9 @@ struct Point {
 // What bindgen generates for `variant shape { circle(f32), square(f32), named(point), none }`
 // (two cases with one payload type) and `flags perms { read, write, exec }`.
 namespace shape {
-struct Circle : cmhost::abi::typed::Case<float> {};
-struct Square : cmhost::abi::typed::Case<float> {};
-struct Named : cmhost::abi::typed::Case<Point> {};
+struct Circle : cmhost::abi::typed::Case<float> { using Case::Case; };
+struct Square : cmhost::abi::typed::Case<float> { using Case::Case; };
+struct Named : cmhost::abi::typed::Case<Point> { using Case::Case; };
 struct None : cmhost::abi::typed::Case<void> {};
 }  // namespace shape
 using Shape = std::variant<shape::Circle, shape::Square, shape::Named, shape::None>;

@@ -427,7 +427,8 @@ class Generator {
         for (const auto& c : type.cases()) {
           // Spelled in full: the case's own name would hide a type of the same name.
           const std::string payload = c.type ? cpp_type(c.type, nowhere_) : "void";
-          h.line("struct " + pascal(c.name) + " : cmhost::abi::typed::Case<" + payload + "> {};");
+          h.line("struct " + pascal(c.name) + " : cmhost::abi::typed::Case<" + payload + "> {" +
+                 (c.type ? " using Case::Case; " : "") + "};");
           alternatives += std::string(alternatives.empty() ? "" : ", ") + cases_ns + "::" + pascal(c.name);
         }
         h.close_namespace(cases_ns);

@@ -497,12 +497,15 @@ inline constexpr bool is_adapted_v = requires { typename Adapt<T>::repr; };
 
 // A case of a variant that has a name of its own, so that std::visit and
 // std::holds_alternative tell cases apart even when their payloads have
-// one type: `struct Circle : Case<float> {};` (Circle{1.5f}, c.value), or
-// `struct None : Case<void> {};` for a case without payload. The variant
-// is a std::variant of such cases, in WIT order.
+// one type: `struct Circle : Case<float> { using Case::Case; };`
+// (Circle{1.5f}, c.value), or `struct None : Case<void> {};` for a case
+// without payload. The variant is a std::variant of such cases, in WIT
+// order.
 template <class T>
 struct Case {
   using case_payload = T;
+  Case() = default;
+  explicit Case(T v) : value(std::move(v)) {}
   T value{};
   bool operator==(const Case&) const = default;
 };
@@ -531,7 +534,7 @@ struct Adapt<C, std::void_t<typename C::case_payload>> {
     if constexpr (std::is_void_v<P>)
       return C{};
     else
-      return C{Case<P>{std::move(r)}};
+      return C(std::move(r));
   }
 };
 

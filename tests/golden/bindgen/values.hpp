@@ -46,9 +46,9 @@ struct Scalars {
 };
 
 namespace shape {
-struct Circle : cmhost::abi::typed::Case<float> {};
-struct Square : cmhost::abi::typed::Case<float> {};
-struct At : cmhost::abi::typed::Case<::cmhost_::values::types::Point> {};
+struct Circle : cmhost::abi::typed::Case<float> { using Case::Case; };
+struct Square : cmhost::abi::typed::Case<float> { using Case::Case; };
+struct At : cmhost::abi::typed::Case<::cmhost_::values::types::Point> { using Case::Case; };
 struct None : cmhost::abi::typed::Case<void> {};
 }  // namespace shape
 using Shape = std::variant<shape::Circle, shape::Square, shape::At, shape::None>;
