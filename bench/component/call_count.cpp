@@ -6,6 +6,7 @@
 //
 //   cmhost_call_count host N     N host->guest calls
 //   cmhost_call_count typed N    N host->guest typed calls (Instance::typed_func)
+//   cmhost_call_count generated N   the same through the class `cmhost bindgen` generates
 //   cmhost_call_count fused N    one host call of `run(N)`: N component->component calls
 //
 // A third argument `aot` runs them on the ahead-of-time backend (its cache in
@@ -15,11 +16,12 @@
 #include <string>
 
 #include "../common/components.hpp"
+#include "callee.hpp"
 #include "cmhost/cmhost.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "aot")) {
-    std::fprintf(stderr, "usage: cmhost_call_count host|typed|fused N [aot]\n");
+    std::fprintf(stderr, "usage: cmhost_call_count host|typed|generated|fused N [aot]\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -44,6 +46,9 @@ int main(int argc, char** argv) {
   } else if (mode == "typed") {
     const auto id = callee_instance.typed_func<uint32_t(uint32_t)>("id");
     for (uint32_t i = 0; i < n; ++i) check += id.call(store, i);
+  } else if (mode == "generated") {
+    const callee::World world(callee_instance);
+    for (uint32_t i = 0; i < n; ++i) check += world.id(store, i);
   } else if (mode == "fused") {
     cmhost::Component caller = cmhost::Component::from_file(engine, component_path("call-caller"));
     cmhost::Linker linker;

@@ -18,6 +18,7 @@
 #include "../common/components.hpp"
 #include "../common/summary_reporter.hpp"
 #include "cmhost/cmhost.hpp"
+#include "compute.hpp"
 #include "guest/kernels.h"
 
 namespace {
@@ -89,6 +90,15 @@ void BM_HostCallsGuestTyped(benchmark::State& state, const std::string& backend)
   const auto inc = compute.instance.typed_func<uint32_t(uint32_t)>("inc");
   uint32_t x = 0;
   for (auto _ : state) x = inc.call(compute.store, x);
+  if (x != state.iterations()) state.SkipWithError("wrong result");
+}
+
+// The same call through the class `cmhost bindgen` generates for the world.
+void BM_HostCallsGuestGenerated(benchmark::State& state, const std::string& backend) {
+  Compute compute(backend);
+  const cmhost_::bench::compute::Compute world(compute.instance);
+  uint32_t x = 0;
+  for (auto _ : state) x = world.inc(compute.store, x);
   if (x != state.iterations()) state.SkipWithError("wrong result");
 }
 
@@ -187,6 +197,8 @@ int main(int argc, char** argv) {
     const std::string b = backend;
     benchmark::RegisterBenchmark(("call/host-guest-typed/" + b).c_str(),
                                  [b](benchmark::State& s) { BM_HostCallsGuestTyped(s, b); });
+    benchmark::RegisterBenchmark(("call/host-guest-generated/" + b).c_str(),
+                                 [b](benchmark::State& s) { BM_HostCallsGuestGenerated(s, b); });
     benchmark::RegisterBenchmark(("call/host-guest-dynamic/" + b).c_str(),
                                  [b](benchmark::State& s) { BM_HostCallsGuestDynamic(s, b); });
     benchmark::RegisterBenchmark(("call/guest-host/" + b).c_str(),
@@ -229,7 +241,7 @@ int main(int argc, char** argv) {
     const auto x = time_of(name);
     return x ? fmt::format("{:.1f} ns", *x / per) : std::string("n/a");
   };
-  for (const char* call : {"host-guest-typed", "host-guest-dynamic"})
+  for (const char* call : {"host-guest-typed", "host-guest-generated", "host-guest-dynamic"})
     fmt::print("  {:<22} interp {}, aot {}\n", call, per_call(std::string("call/") + call + "/interp", 1),
                per_call(std::string("call/") + call + "/aot", 1));
   for (const char* call : {"guest-host", "component-component"})
