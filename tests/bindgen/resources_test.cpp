@@ -80,12 +80,20 @@ class CanvasHost final : public canvas::Host {
   uint32_t flatten(std::vector<canvas::Layer> layers) override { return static_cast<uint32_t>(layers.size()); }
 };
 
-class AppHost final : public example::clock::wall::Host,
-                      public example::util::text::Host,
-                      public cmhost_::app::app::Host {
+// Two versions of one interface whose functions share a name: each has
+// its own Host, in a namespace of its version.
+class ClockNow final : public example::clock::v0_2_0::wall::Host {
  public:
-  example::clock::wall::Datetime now() override { return {1, 2}; }
-  std::string stamp(example::clock::wall::Datetime at, std::string message) override {
+  example::clock::v0_2_0::wall::Datetime now() override { return {1, 2}; }
+};
+class ClockTicks final : public example::clock::v0_1_0::wall::Host {
+ public:
+  uint64_t now() override { return 12; }
+};
+
+class AppHost final : public example::util::text::Host, public cmhost_::app::app::Host {
+ public:
+  std::string stamp(example::clock::v0_2_0::wall::Datetime at, std::string message) override {
     return std::to_string(at.seconds) + " " + message;
   }
   void log(std::string) override {}
@@ -96,7 +104,11 @@ TEST(BindgenResources, GeneratedWorldsCompileAndLink) {
   const canvas::Resources resources = canvas::add_to_linker(linker, std::make_shared<CanvasHost>());
   (void)resources;
   cmhost_::resources::resources::add_to_linker(linker, std::make_shared<CanvasHost>());
-  cmhost_::app::app::add_to_linker(linker, std::make_shared<AppHost>());
+  example::clock::v0_2_0::wall::add_to_linker(linker, std::make_shared<ClockNow>());
+  example::clock::v0_1_0::wall::add_to_linker(linker, std::make_shared<ClockTicks>());
+  const auto app_host = std::make_shared<AppHost>();
+  example::util::text::add_to_linker(linker, app_host);
+  cmhost_::app::app::add_to_linker(linker, std::static_pointer_cast<cmhost_::app::app::Host>(app_host));
   // The guest side's classes: an instance of another world does not fit them.
   cmhost::Engine engine{cmhost::testing_support::test_engine_config()};
   cmhost::Store store{engine};

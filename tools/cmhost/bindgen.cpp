@@ -201,10 +201,22 @@ class Generator {
     return p.namespace_name + ":" + p.name + "/" + *item.interface->name + (p.version ? "@" + *p.version : "");
   }
 
+  // `ns::pkg::iface`; with `v1_2_0` after the package when the world uses
+  // two versions of it.
   std::string interface_namespace(const WorldItem& item) const {
     if (!item.interface->name) return root_ + "::" + snake(item.name);
     const Package& p = *item.interface->package;
-    return snake(p.namespace_name) + "::" + snake(p.name) + "::" + snake(*item.interface->name);
+    std::string ns = snake(p.namespace_name) + "::" + snake(p.name);
+    const auto packages = world_.packages();
+    const bool versions = std::any_of(packages.begin(), packages.end(), [&](const Package* other) {
+      return other != &p && other->namespace_name == p.namespace_name && other->name == p.name;
+    });
+    if (versions && p.version) {
+      std::string v = "v" + *p.version;
+      std::replace_if(v.begin(), v.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+      ns += "::" + v;
+    }
+    return ns + "::" + snake(*item.interface->name);
   }
 
   void check_function(const Function& f, const std::string& where) const {

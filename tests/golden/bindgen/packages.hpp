@@ -20,24 +20,24 @@
 #include "cmhost/cmhost.hpp"
 
 // interface example:clock/wall@0.2.0
-namespace example::clock::wall {
+namespace example::clock::v0_2_0::wall {
 
 struct Datetime {
   uint64_t seconds{};
   uint32_t nanoseconds{};
   bool operator==(const Datetime&) const = default;
 };
-}  // namespace example::clock::wall
+}  // namespace example::clock::v0_2_0::wall
 
 namespace cmhost::abi::typed {
 template <>
-struct Record<::example::clock::wall::Datetime> {
-  using T = ::example::clock::wall::Datetime;
+struct Record<::example::clock::v0_2_0::wall::Datetime> {
+  using T = ::example::clock::v0_2_0::wall::Datetime;
   static constexpr auto fields = std::make_tuple(field("seconds", &T::seconds), field("nanoseconds", &T::nanoseconds));
 };
 }  // namespace cmhost::abi::typed
 
-namespace example::clock::wall {
+namespace example::clock::v0_2_0::wall {
 
 // What the host implements.
 class Host {
@@ -53,12 +53,31 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
     return host->now();
   });
 }
-}  // namespace example::clock::wall
+}  // namespace example::clock::v0_2_0::wall
+
+// interface example:clock/wall@0.1.0
+namespace example::clock::v0_1_0::wall {
+
+// What the host implements.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual uint64_t now() = 0;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  linker.func_wrap("example:clock/wall@0.1.0#now", [host](cmhost::Caller& caller) {
+    (void)caller;
+    return host->now();
+  });
+}
+}  // namespace example::clock::v0_1_0::wall
 
 // interface example:util/text
 namespace example::util::text {
 
-using Datetime = ::example::clock::wall::Datetime;
+using Datetime = ::example::clock::v0_2_0::wall::Datetime;
 }  // namespace example::util::text
 
 namespace example::util::text {
@@ -131,7 +150,8 @@ class App {
 // Supplies every import from `host`, which implements each imported interface's Host.
 template <class H>
 void add_to_linker(cmhost::Linker& linker, std::shared_ptr<H> host) {
-  ::example::clock::wall::add_to_linker(linker, std::static_pointer_cast<::example::clock::wall::Host>(host));
+  ::example::clock::v0_2_0::wall::add_to_linker(linker, std::static_pointer_cast<::example::clock::v0_2_0::wall::Host>(host));
+  ::example::clock::v0_1_0::wall::add_to_linker(linker, std::static_pointer_cast<::example::clock::v0_1_0::wall::Host>(host));
   ::example::util::text::add_to_linker(linker, std::static_pointer_cast<::example::util::text::Host>(host));
   add_to_linker(linker, std::static_pointer_cast<Host>(host));
 }
