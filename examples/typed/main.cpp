@@ -21,7 +21,7 @@ class PrintedLayer final : public canvas::Layer {
   explicit PrintedLayer(std::string name) : name_(std::move(name)) {}
   ~PrintedLayer() override { std::cout << "layer " << name_ << ": " << drawn_ << " shapes, dropped\n"; }
 
-  uint32_t draw(canvas::Shape shape, canvas::Style style) override {
+  uint32_t draw(cmhost::Caller&, canvas::Shape shape, canvas::Style style) override {
     std::cout << "layer " << name_ << ": " << describe(shape) << (style.has(canvas::Style::bold) ? " bold" : "")
               << (style.has(canvas::Style::filled) ? " filled" : "") << "\n";
     return ++drawn_;
@@ -45,7 +45,7 @@ class PrintedLayer final : public canvas::Layer {
 
 class Canvas final : public canvas::Host {
  public:
-  std::unique_ptr<canvas::Layer> layer_new(std::string name) override {
+  std::unique_ptr<canvas::Layer> layer_new(cmhost::Caller&, std::string name) override {
     std::cout << "layer " << name << ": made\n";
     return std::make_unique<PrintedLayer>(std::move(name));
   }

@@ -21,7 +21,7 @@ class SizedFile final : public files::File {
  public:
   SizedFile(uint32_t size, int& live) : size_(size), live_(live) { ++live_; }
   ~SizedFile() override { --live_; }
-  uint32_t size() override { return size_; }
+  uint32_t size(cmhost::Caller&) override { return size_; }
 
  private:
   uint32_t size_;
@@ -31,7 +31,7 @@ class SizedFile final : public files::File {
 class FileHost final : public files::Host {
  public:
   int live = 0;
-  std::unique_ptr<files::File> file_new(uint32_t size) override { return std::make_unique<SizedFile>(size, live); }
+  std::unique_ptr<files::File> file_new(cmhost::Caller&, uint32_t size) override { return std::make_unique<SizedFile>(size, live); }
 };
 
 TEST(BindgenResources, HostObjectsBehindGuestHandles) {
@@ -59,10 +59,10 @@ namespace canvas = cmhost_::resources::canvas;
 
 class Surface final : public canvas::Surface {
  public:
-  void fill(uint32_t color) override { color_ = color; }
-  uint32_t pixel(uint32_t, uint32_t) override { return color_; }
-  std::tuple<uint32_t, uint32_t> size() override { return {1, 1}; }
-  void copy_from(canvas::Surface& other) override { color_ = other.pixel(0, 0); }
+  void fill(cmhost::Caller&, uint32_t color) override { color_ = color; }
+  uint32_t pixel(cmhost::Caller&, uint32_t, uint32_t) override { return color_; }
+  std::tuple<uint32_t, uint32_t> size(cmhost::Caller&) override { return {1, 1}; }
+  void copy_from(cmhost::Caller& caller, canvas::Surface& other) override { color_ = other.pixel(caller, 0, 0); }
 
  private:
   uint32_t color_ = 0;
@@ -70,33 +70,33 @@ class Surface final : public canvas::Surface {
 
 class CanvasHost final : public canvas::Host {
  public:
-  std::unique_ptr<canvas::Surface> surface_new(uint32_t, uint32_t) override { return std::make_unique<Surface>(); }
-  std::unique_ptr<canvas::Surface> surface_blank() override { return std::make_unique<Surface>(); }
-  std::unique_ptr<canvas::Surface> merge(canvas::Surface& a, canvas::Surface&) override {
+  std::unique_ptr<canvas::Surface> surface_new(cmhost::Caller&, uint32_t, uint32_t) override { return std::make_unique<Surface>(); }
+  std::unique_ptr<canvas::Surface> surface_blank(cmhost::Caller&) override { return std::make_unique<Surface>(); }
+  std::unique_ptr<canvas::Surface> merge(cmhost::Caller& caller, canvas::Surface& a, canvas::Surface&) override {
     auto merged = std::make_unique<Surface>();
-    merged->copy_from(a);
+    merged->copy_from(caller, a);
     return merged;
   }
-  uint32_t flatten(std::vector<canvas::Layer> layers) override { return static_cast<uint32_t>(layers.size()); }
+  uint32_t flatten(cmhost::Caller&, std::vector<canvas::Layer> layers) override { return static_cast<uint32_t>(layers.size()); }
 };
 
 // Two versions of one interface whose functions share a name: each has
 // its own Host, in a namespace of its version.
 class ClockNow final : public example::clock::v0_2_0::wall::Host {
  public:
-  example::clock::v0_2_0::wall::Datetime now() override { return {1, 2}; }
+  example::clock::v0_2_0::wall::Datetime now(cmhost::Caller&) override { return {1, 2}; }
 };
 class ClockTicks final : public example::clock::v0_1_0::wall::Host {
  public:
-  uint64_t now() override { return 12; }
+  uint64_t now(cmhost::Caller&) override { return 12; }
 };
 
 class AppHost final : public example::util::text::Host, public cmhost_::app::app::Host {
  public:
-  std::string stamp(example::clock::v0_2_0::wall::Datetime at, std::string message) override {
+  std::string stamp(cmhost::Caller&, example::clock::v0_2_0::wall::Datetime at, std::string message) override {
     return std::to_string(at.seconds) + " " + message;
   }
-  void log(std::string) override {}
+  void log(cmhost::Caller&, std::string) override {}
 };
 
 TEST(BindgenResources, GeneratedWorldsCompileAndLink) {

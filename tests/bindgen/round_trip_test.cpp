@@ -26,24 +26,24 @@ class EchoHost final : public echo::Host {
   int calls = 0;
   std::string last_note;
 
-  types::Scalars echo_scalars(types::Scalars s) override { return seen(std::move(s)); }
-  std::vector<uint16_t> echo_list(std::vector<uint16_t> l) override { return seen(std::move(l)); }
-  std::vector<std::string> echo_strings(std::vector<std::string> l) override { return seen(std::move(l)); }
-  std::array<uint8_t, 4> echo_fixed(std::array<uint8_t, 4> a) override { return seen(a); }
-  types::Shape echo_shape(types::Shape s) override { return seen(std::move(s)); }
-  std::vector<types::Shape> echo_shapes(std::vector<types::Shape> l) override { return seen(std::move(l)); }
-  types::Color echo_color(types::Color c) override { return seen(c); }
-  types::Perms echo_perms(types::Perms p) override { return seen(p); }
-  std::optional<types::Point> echo_option(std::optional<types::Point> o) override { return seen(o); }
-  Result<types::Id, std::string> echo_result(Result<types::Id, std::string> r) override { return seen(std::move(r)); }
-  Result<void, void> echo_unit_result(Result<void, void> r) override { return seen(r); }
-  std::tuple<uint8_t, std::string, double> echo_tuple(std::tuple<uint8_t, std::string, double> t) override {
+  types::Scalars echo_scalars(cmhost::Caller&, types::Scalars s) override { return seen(std::move(s)); }
+  std::vector<uint16_t> echo_list(cmhost::Caller&, std::vector<uint16_t> l) override { return seen(std::move(l)); }
+  std::vector<std::string> echo_strings(cmhost::Caller&, std::vector<std::string> l) override { return seen(std::move(l)); }
+  std::array<uint8_t, 4> echo_fixed(cmhost::Caller&, std::array<uint8_t, 4> a) override { return seen(a); }
+  types::Shape echo_shape(cmhost::Caller&, types::Shape s) override { return seen(std::move(s)); }
+  std::vector<types::Shape> echo_shapes(cmhost::Caller&, std::vector<types::Shape> l) override { return seen(std::move(l)); }
+  types::Color echo_color(cmhost::Caller&, types::Color c) override { return seen(c); }
+  types::Perms echo_perms(cmhost::Caller&, types::Perms p) override { return seen(p); }
+  std::optional<types::Point> echo_option(cmhost::Caller&, std::optional<types::Point> o) override { return seen(o); }
+  Result<types::Id, std::string> echo_result(cmhost::Caller&, Result<types::Id, std::string> r) override { return seen(std::move(r)); }
+  Result<void, void> echo_unit_result(cmhost::Caller&, Result<void, void> r) override { return seen(r); }
+  std::tuple<uint8_t, std::string, double> echo_tuple(cmhost::Caller&, std::tuple<uint8_t, std::string, double> t) override {
     return seen(std::move(t));
   }
-  std::map<std::string, uint32_t> echo_map(std::map<std::string, uint32_t> m) override { return seen(std::move(m)); }
-  types::Points echo_points(types::Points p) override { return seen(std::move(p)); }
-  types::Id echo_id(types::Id i) override { return seen(i); }
-  void note(uint32_t a, std::string b, std::optional<types::Color> c) override {
+  std::map<std::string, uint32_t> echo_map(cmhost::Caller&, std::map<std::string, uint32_t> m) override { return seen(std::move(m)); }
+  types::Points echo_points(cmhost::Caller&, types::Points p) override { return seen(std::move(p)); }
+  types::Id echo_id(cmhost::Caller&, types::Id i) override { return seen(i); }
+  void note(cmhost::Caller&, uint32_t a, std::string b, std::optional<types::Color> c) override {
     ++calls;
     last_note = std::to_string(a) + " " + b + " " + (c ? std::to_string(static_cast<int>(*c)) : "none");
   }

@@ -502,13 +502,14 @@ class Generator {
     return cpp_type(f.type->result, scope);
   }
 
-  // `R name(T a, U b)`, the C++ form of a function the host implements.
+  // `R name(cmhost::Caller& caller, T a, U b)`, the C++ form of a function
+  // the host implements: the caller gives the store (its data, handles of
+  // host resources) and the calling guest's memory.
   std::string signature(const Function& f, const Scope& scope, bool skip_self) const {
-    std::string out = host_result(f, scope) + " " + host_method_name(f) + "(";
+    std::string out = host_result(f, scope) + " " + host_method_name(f) + "(cmhost::Caller& caller";
     const size_t first = skip_self && f.kind == FuncKind::Method ? 1 : 0;
     for (size_t i = first; i < f.type->params.size(); ++i)
-      out += std::string(i > first ? ", " : "") + host_param(f.type->params[i], scope) + " " +
-             snake(f.type->param_names[i]);
+      out += ", " + host_param(f.type->params[i], scope) + " " + snake(f.type->param_names[i]);
     return out + ")";
   }
 
@@ -601,6 +602,7 @@ class Generator {
       }
       args += (args.empty() ? "" : ", ") + arg;
     }
+    args = "caller" + (args.empty() ? "" : ", " + args);
     std::string call = f.kind == FuncKind::Method
                            ? resource_var(*f.resource) + ".get(caller.store(), self)." + snake(f.item_name) + "(" + args + ")"
                            : "host->" + host_method_name(f) + "(" + args + ")";
@@ -611,7 +613,6 @@ class Generator {
     std::string capture_list;
     for (const std::string& c : captures) capture_list += (capture_list.empty() ? "" : ", ") + c;
     h.open("linker.func_wrap(" + quote(import_name(scope, f)) + ", [" + capture_list + "](" + params + ") {");
-    if (call.find("caller.") == std::string::npos) h.line("(void)caller;");
     h.line("return " + call + ";");
     h.close("});");
   }

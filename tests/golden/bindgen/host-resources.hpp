@@ -27,7 +27,7 @@ class File;
 class File {
  public:
   virtual ~File() = default;
-  virtual uint32_t size() = 0;
+  virtual uint32_t size(cmhost::Caller& caller) = 0;
 };
 }  // namespace cmhost_::test::files
 
@@ -37,7 +37,7 @@ namespace cmhost_::test::files {
 class Host {
  public:
   virtual ~Host() = default;
-  virtual std::unique_ptr<File> file_new(uint32_t size) = 0;
+  virtual std::unique_ptr<File> file_new(cmhost::Caller& caller, uint32_t size) = 0;
 };
 
 // The host resource types add_to_linker defined: they make handles of the host's objects.
@@ -49,10 +49,10 @@ struct Resources {
 inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   auto file_resource = linker.define_resource<File>("cmhost:test/files@0.1.0#file");
   linker.func_wrap("cmhost:test/files@0.1.0#[constructor]file", [file_resource, host](cmhost::Caller& caller, uint32_t size) {
-    return file_resource.make_own(caller.store(), host->file_new(size));
+    return file_resource.make_own(caller.store(), host->file_new(caller, size));
   });
   linker.func_wrap("cmhost:test/files@0.1.0#[method]file.size", [file_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<File> self) {
-    return file_resource.get(caller.store(), self).size();
+    return file_resource.get(caller.store(), self).size(caller);
   });
   return Resources{file_resource};
 }

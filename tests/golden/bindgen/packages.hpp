@@ -43,14 +43,13 @@ namespace example::clock::v0_2_0::wall {
 class Host {
  public:
   virtual ~Host() = default;
-  virtual Datetime now() = 0;
+  virtual Datetime now(cmhost::Caller& caller) = 0;
 };
 
 // Supplies the imports with `host` (kept alive by the linker).
 inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("example:clock/wall@0.2.0#now", [host](cmhost::Caller& caller) {
-    (void)caller;
-    return host->now();
+    return host->now(caller);
   });
 }
 }  // namespace example::clock::v0_2_0::wall
@@ -62,14 +61,13 @@ namespace example::clock::v0_1_0::wall {
 class Host {
  public:
   virtual ~Host() = default;
-  virtual uint64_t now() = 0;
+  virtual uint64_t now(cmhost::Caller& caller) = 0;
 };
 
 // Supplies the imports with `host` (kept alive by the linker).
 inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("example:clock/wall@0.1.0#now", [host](cmhost::Caller& caller) {
-    (void)caller;
-    return host->now();
+    return host->now(caller);
   });
 }
 }  // namespace example::clock::v0_1_0::wall
@@ -86,14 +84,13 @@ namespace example::util::text {
 class Host {
  public:
   virtual ~Host() = default;
-  virtual std::string stamp(Datetime at, std::string message) = 0;
+  virtual std::string stamp(cmhost::Caller& caller, Datetime at, std::string message) = 0;
 };
 
 // Supplies the imports with `host` (kept alive by the linker).
 inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("example:util/text#stamp", [host](cmhost::Caller& caller, Datetime at, std::string message) {
-    (void)caller;
-    return host->stamp(std::move(at), std::move(message));
+    return host->stamp(caller, std::move(at), std::move(message));
   });
 }
 
@@ -116,14 +113,13 @@ namespace cmhost_::app::app {
 class Host {
  public:
   virtual ~Host() = default;
-  virtual void log(std::string message) = 0;
+  virtual void log(cmhost::Caller& caller, std::string message) = 0;
 };
 
 // Supplies the imports with `host` (kept alive by the linker).
 inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("log", [host](cmhost::Caller& caller, std::string message) {
-    (void)caller;
-    return host->log(std::move(message));
+    return host->log(caller, std::move(message));
   });
 }
 

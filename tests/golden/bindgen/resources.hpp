@@ -33,10 +33,10 @@ struct Layer {
 class Surface {
  public:
   virtual ~Surface() = default;
-  virtual void fill(uint32_t color) = 0;
-  virtual uint32_t pixel(uint32_t x, uint32_t y) = 0;
-  virtual std::tuple<uint32_t, uint32_t> size() = 0;
-  virtual void copy_from(Surface& other) = 0;
+  virtual void fill(cmhost::Caller& caller, uint32_t color) = 0;
+  virtual uint32_t pixel(cmhost::Caller& caller, uint32_t x, uint32_t y) = 0;
+  virtual std::tuple<uint32_t, uint32_t> size(cmhost::Caller& caller) = 0;
+  virtual void copy_from(cmhost::Caller& caller, Surface& other) = 0;
 };
 }  // namespace cmhost_::resources::canvas
 
@@ -54,10 +54,10 @@ namespace cmhost_::resources::canvas {
 class Host {
  public:
   virtual ~Host() = default;
-  virtual std::unique_ptr<Surface> surface_new(uint32_t width, uint32_t height) = 0;
-  virtual std::unique_ptr<Surface> surface_blank() = 0;
-  virtual std::unique_ptr<Surface> merge(Surface& a, Surface& b) = 0;
-  virtual uint32_t flatten(std::vector<Layer> layers) = 0;
+  virtual std::unique_ptr<Surface> surface_new(cmhost::Caller& caller, uint32_t width, uint32_t height) = 0;
+  virtual std::unique_ptr<Surface> surface_blank(cmhost::Caller& caller) = 0;
+  virtual std::unique_ptr<Surface> merge(cmhost::Caller& caller, Surface& a, Surface& b) = 0;
+  virtual uint32_t flatten(cmhost::Caller& caller, std::vector<Layer> layers) = 0;
 };
 
 // The host resource types add_to_linker defined: they make handles of the host's objects.
@@ -69,29 +69,28 @@ struct Resources {
 inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   auto surface_resource = linker.define_resource<Surface>("cmhost:resources/canvas@0.2.0#surface");
   linker.func_wrap("cmhost:resources/canvas@0.2.0#[constructor]surface", [host, surface_resource](cmhost::Caller& caller, uint32_t width, uint32_t height) {
-    return surface_resource.make_own(caller.store(), host->surface_new(width, height));
+    return surface_resource.make_own(caller.store(), host->surface_new(caller, width, height));
   });
   linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.fill", [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self, uint32_t color) {
-    return surface_resource.get(caller.store(), self).fill(color);
+    return surface_resource.get(caller.store(), self).fill(caller, color);
   });
   linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.pixel", [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self, uint32_t x, uint32_t y) {
-    return surface_resource.get(caller.store(), self).pixel(x, y);
+    return surface_resource.get(caller.store(), self).pixel(caller, x, y);
   });
   linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.size", [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self) {
-    return surface_resource.get(caller.store(), self).size();
+    return surface_resource.get(caller.store(), self).size(caller);
   });
   linker.func_wrap("cmhost:resources/canvas@0.2.0#[static]surface.blank", [host, surface_resource](cmhost::Caller& caller) {
-    return surface_resource.make_own(caller.store(), host->surface_blank());
+    return surface_resource.make_own(caller.store(), host->surface_blank(caller));
   });
   linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.copy-from", [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self, cmhost::abi::typed::Borrow<Surface> other) {
-    return surface_resource.get(caller.store(), self).copy_from(surface_resource.get(caller.store(), other));
+    return surface_resource.get(caller.store(), self).copy_from(caller, surface_resource.get(caller.store(), other));
   });
   linker.func_wrap("cmhost:resources/canvas@0.2.0#merge", [host, surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> a, cmhost::abi::typed::Borrow<Surface> b) {
-    return surface_resource.make_own(caller.store(), host->merge(surface_resource.get(caller.store(), a), surface_resource.get(caller.store(), b)));
+    return surface_resource.make_own(caller.store(), host->merge(caller, surface_resource.get(caller.store(), a), surface_resource.get(caller.store(), b)));
   });
   linker.func_wrap("cmhost:resources/canvas@0.2.0#flatten", [host](cmhost::Caller& caller, std::vector<Layer> layers) {
-    (void)caller;
-    return host->flatten(std::move(layers));
+    return host->flatten(caller, std::move(layers));
   });
   return Resources{surface_resource};
 }

@@ -110,89 +110,73 @@ namespace cmhost_::values::echo {
 class Host {
  public:
   virtual ~Host() = default;
-  virtual Scalars echo_scalars(Scalars s) = 0;
-  virtual std::vector<uint16_t> echo_list(std::vector<uint16_t> l) = 0;
-  virtual std::vector<std::string> echo_strings(std::vector<std::string> l) = 0;
-  virtual std::array<uint8_t, 4> echo_fixed(std::array<uint8_t, 4> a) = 0;
-  virtual Shape echo_shape(Shape s) = 0;
-  virtual std::vector<Shape> echo_shapes(std::vector<Shape> l) = 0;
-  virtual Color echo_color(Color c) = 0;
-  virtual Perms echo_perms(Perms p) = 0;
-  virtual std::optional<Point> echo_option(std::optional<Point> o) = 0;
-  virtual cmhost::abi::typed::Result<Id, std::string> echo_result(cmhost::abi::typed::Result<Id, std::string> r) = 0;
-  virtual cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::abi::typed::Result<void, void> r) = 0;
-  virtual std::tuple<uint8_t, std::string, double> echo_tuple(std::tuple<uint8_t, std::string, double> t) = 0;
-  virtual std::map<std::string, uint32_t> echo_map(std::map<std::string, uint32_t> m) = 0;
-  virtual Points echo_points(Points p) = 0;
-  virtual Id echo_id(Id i) = 0;
-  virtual void note(uint32_t a, std::string b, std::optional<Color> c) = 0;
+  virtual Scalars echo_scalars(cmhost::Caller& caller, Scalars s) = 0;
+  virtual std::vector<uint16_t> echo_list(cmhost::Caller& caller, std::vector<uint16_t> l) = 0;
+  virtual std::vector<std::string> echo_strings(cmhost::Caller& caller, std::vector<std::string> l) = 0;
+  virtual std::array<uint8_t, 4> echo_fixed(cmhost::Caller& caller, std::array<uint8_t, 4> a) = 0;
+  virtual Shape echo_shape(cmhost::Caller& caller, Shape s) = 0;
+  virtual std::vector<Shape> echo_shapes(cmhost::Caller& caller, std::vector<Shape> l) = 0;
+  virtual Color echo_color(cmhost::Caller& caller, Color c) = 0;
+  virtual Perms echo_perms(cmhost::Caller& caller, Perms p) = 0;
+  virtual std::optional<Point> echo_option(cmhost::Caller& caller, std::optional<Point> o) = 0;
+  virtual cmhost::abi::typed::Result<Id, std::string> echo_result(cmhost::Caller& caller, cmhost::abi::typed::Result<Id, std::string> r) = 0;
+  virtual cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> r) = 0;
+  virtual std::tuple<uint8_t, std::string, double> echo_tuple(cmhost::Caller& caller, std::tuple<uint8_t, std::string, double> t) = 0;
+  virtual std::map<std::string, uint32_t> echo_map(cmhost::Caller& caller, std::map<std::string, uint32_t> m) = 0;
+  virtual Points echo_points(cmhost::Caller& caller, Points p) = 0;
+  virtual Id echo_id(cmhost::Caller& caller, Id i) = 0;
+  virtual void note(cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) = 0;
 };
 
 // Supplies the imports with `host` (kept alive by the linker).
 inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-scalars", [host](cmhost::Caller& caller, Scalars s) {
-    (void)caller;
-    return host->echo_scalars(std::move(s));
+    return host->echo_scalars(caller, std::move(s));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-list", [host](cmhost::Caller& caller, std::vector<uint16_t> l) {
-    (void)caller;
-    return host->echo_list(std::move(l));
+    return host->echo_list(caller, std::move(l));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-strings", [host](cmhost::Caller& caller, std::vector<std::string> l) {
-    (void)caller;
-    return host->echo_strings(std::move(l));
+    return host->echo_strings(caller, std::move(l));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-fixed", [host](cmhost::Caller& caller, std::array<uint8_t, 4> a) {
-    (void)caller;
-    return host->echo_fixed(std::move(a));
+    return host->echo_fixed(caller, std::move(a));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-shape", [host](cmhost::Caller& caller, Shape s) {
-    (void)caller;
-    return host->echo_shape(std::move(s));
+    return host->echo_shape(caller, std::move(s));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-shapes", [host](cmhost::Caller& caller, std::vector<Shape> l) {
-    (void)caller;
-    return host->echo_shapes(std::move(l));
+    return host->echo_shapes(caller, std::move(l));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-color", [host](cmhost::Caller& caller, Color c) {
-    (void)caller;
-    return host->echo_color(c);
+    return host->echo_color(caller, c);
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-perms", [host](cmhost::Caller& caller, Perms p) {
-    (void)caller;
-    return host->echo_perms(p);
+    return host->echo_perms(caller, p);
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-option", [host](cmhost::Caller& caller, std::optional<Point> o) {
-    (void)caller;
-    return host->echo_option(std::move(o));
+    return host->echo_option(caller, std::move(o));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-result", [host](cmhost::Caller& caller, cmhost::abi::typed::Result<Id, std::string> r) {
-    (void)caller;
-    return host->echo_result(std::move(r));
+    return host->echo_result(caller, std::move(r));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-unit-result", [host](cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> r) {
-    (void)caller;
-    return host->echo_unit_result(std::move(r));
+    return host->echo_unit_result(caller, std::move(r));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-tuple", [host](cmhost::Caller& caller, std::tuple<uint8_t, std::string, double> t) {
-    (void)caller;
-    return host->echo_tuple(std::move(t));
+    return host->echo_tuple(caller, std::move(t));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-map", [host](cmhost::Caller& caller, std::map<std::string, uint32_t> m) {
-    (void)caller;
-    return host->echo_map(std::move(m));
+    return host->echo_map(caller, std::move(m));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-points", [host](cmhost::Caller& caller, Points p) {
-    (void)caller;
-    return host->echo_points(std::move(p));
+    return host->echo_points(caller, std::move(p));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-id", [host](cmhost::Caller& caller, Id i) {
-    (void)caller;
-    return host->echo_id(i);
+    return host->echo_id(caller, i);
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#note", [host](cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) {
-    (void)caller;
-    return host->note(a, std::move(b), std::move(c));
+    return host->note(caller, a, std::move(b), std::move(c));
   });
 }
 
