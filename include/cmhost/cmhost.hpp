@@ -450,6 +450,15 @@ class Linker {
   HostResource<T> define_resource(std::string name) {
     return HostResource<T>(define_host_resource(std::move(name)));
   }
+  // Supplies the import `name` with a resource type defined before, as an
+  // interface that `use`s another's resource imports it under its own name
+  // (`wasi:cli/stdin@0.2.12#input-stream` is `wasi:io/streams@0.2.12#input-stream`).
+  void define_resource(std::string name, const HostResourceBase& same);
+  // The host resource type defined under `name`; Error (Usage) when there is none.
+  template <class T>
+  HostResource<T> resource(std::string_view name) const {
+    return HostResource<T>(find_host_resource(name));
+  }
   // Supplies the instance import `name` with another instance's exports
   // (functions, resource and value types, nested instances), so components
   // link to each other as a parent component would link them. Both instances
@@ -472,6 +481,7 @@ class Linker {
   using WrappedMaker = std::function<FlatHostFunction(const FuncType& type, std::string& why)>;
   void add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make);
   HostResourceBase define_host_resource(std::string name);
+  HostResourceBase find_host_resource(std::string_view name) const;
 
   template <class F, class... A>
   static WrappedMaker make_wrapped(F callable, std::tuple<A...>*) {

@@ -83,6 +83,22 @@ HostResourceBase Linker::define_host_resource(std::string name) {
   return HostResourceBase(std::move(impl));
 }
 
+void Linker::define_resource(std::string name, const HostResourceBase& same) {
+  impl_->definitions.resources.emplace_back(std::move(name), same.impl_->type);
+}
+
+HostResourceBase Linker::find_host_resource(std::string_view name) const {
+  // The latest definition of a name is the one used.
+  const auto& resources = impl_->definitions.resources;
+  for (auto it = resources.rbegin(); it != resources.rend(); ++it)
+    if (it->first == name) {
+      auto impl = std::make_shared<HostResourceBase::Impl>();
+      impl->type = it->second;
+      return HostResourceBase(std::move(impl));
+    }
+  throw Error(ErrorKind::Usage, "no host resource type is defined as `" + std::string(name) + "`");
+}
+
 void Linker::define_instance(std::string name, const Instance& instance) {
   impl_->instance_stores.emplace_back(name, instance.impl_->store);
   impl_->definitions.instances.emplace_back(std::move(name), instance.impl_->instance);

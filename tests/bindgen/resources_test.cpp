@@ -68,7 +68,7 @@ class Surface final : public canvas::Surface {
   uint32_t color_ = 0;
 };
 
-class CanvasHost final : public canvas::Host {
+class CanvasHostBase : public canvas::Host {
  public:
   std::unique_ptr<canvas::Surface> surface_new(cmhost::Caller&, uint32_t, uint32_t) override { return std::make_unique<Surface>(); }
   std::unique_ptr<canvas::Surface> surface_blank(cmhost::Caller&) override { return std::make_unique<Surface>(); }
@@ -79,6 +79,7 @@ class CanvasHost final : public canvas::Host {
   }
   uint32_t flatten(cmhost::Caller&, std::vector<canvas::Layer> layers) override { return static_cast<uint32_t>(layers.size()); }
 };
+class CanvasHost final : public CanvasHostBase {};
 
 // Two versions of one interface whose functions share a name: each has
 // its own Host, in a namespace of its version.
@@ -99,11 +100,34 @@ class AppHost final : public example::util::text::Host, public cmhost_::app::app
   void log(cmhost::Caller&, std::string) override {}
 };
 
+// A resource used from another interface arrives as the object and is
+// returned as one, as the interface's own would be.
+class Painter final : public cmhost_::resources::painter::Host {
+ public:
+  std::unique_ptr<cmhost_::resources::painter::Surface> paint(cmhost::Caller& caller,
+                                                              cmhost_::resources::painter::Surface& target,
+                                                              uint32_t color) override {
+    target.fill(caller, color);
+    return std::make_unique<Surface>();
+  }
+};
+
+class CanvasAndPainter final : public CanvasHostBase, public cmhost_::resources::painter::Host {
+ public:
+  std::unique_ptr<cmhost_::resources::painter::Surface> paint(cmhost::Caller&, canvas::Surface&, uint32_t) override {
+    return std::make_unique<Surface>();
+  }
+};
+
 TEST(BindgenResources, GeneratedWorldsCompileAndLink) {
   cmhost::Linker linker;
   const canvas::Resources resources = canvas::add_to_linker(linker, std::make_shared<CanvasHost>());
   (void)resources;
-  cmhost_::resources::resources::add_to_linker(linker, std::make_shared<CanvasHost>());
+  cmhost_::resources::painter::add_to_linker(linker, std::make_shared<Painter>());
+  // painter before canvas: the resource it uses is not defined yet.
+  cmhost::Linker out_of_order;
+  EXPECT_THROW(cmhost_::resources::painter::add_to_linker(out_of_order, std::make_shared<Painter>()), cmhost::Error);
+  cmhost_::resources::resources::add_to_linker(linker, std::make_shared<CanvasAndPainter>());
   example::clock::v0_2_0::wall::add_to_linker(linker, std::make_shared<ClockNow>());
   example::clock::v0_1_0::wall::add_to_linker(linker, std::make_shared<ClockTicks>());
   const auto app_host = std::make_shared<AppHost>();

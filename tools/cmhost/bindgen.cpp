@@ -481,13 +481,20 @@ class Generator {
     const Scope& owner = r.owner ? *scope_of_.at(r.owner) : *world_scope_;
     return owner.has_import && !r.alias_of;
   }
+  // The resource a `use` of it (a chain of them) stands for.
+  static const NamedType* origin_of(const NamedType* t) {
+    while (t && t->alias_of && t->alias_of->resource) t = t->alias_of;
+    return t;
+  }
+  // The scope's name of the host resource a handle of kind `kind` refers
+  // to (its own resource, or one it uses from another interface), or null.
   const NamedType* handle_resource(const abi::TypeRef& type, TypeKind kind, const Scope& scope) const {
     if (!type || type->kind() != kind) return nullptr;
     const NamedType* named = world_.by_id(info_.handle_name(*type), scope_types(scope));
     if (!named || !named->resource) named = world_.resource_type(*type->resource(), scope_types(scope));
-    while (named && named->alias_of && named->alias_of->resource) named = named->alias_of;
-    // Only the scope's own resources: add_to_linker defines those.
-    return named && named->owner == scope.iface && host_resource(*named) ? named : nullptr;
+    // add_to_linker defines or looks up the scope's own names only.
+    if (!named || named->owner != scope.iface) return nullptr;
+    return host_resource(*origin_of(named)) ? named : nullptr;
   }
 
   // A host function's parameter: a borrow of a host resource is the object.
@@ -558,7 +565,16 @@ class Generator {
     if (on_host.empty()) h.line("(void)host;  // only resource methods, called on the resources' objects");
     for (const NamedType* r : resources)
       h.line("auto " + resource_var(*r) + " = linker.define_resource<" + pascal(r->name) + ">(" +
-             quote(scope.wit_name.empty() ? r->name : scope.wit_name + "#" + r->name) + ");");
+             quote(resource_import(scope, *r)) + ");");
+    // Resources used from other interfaces: added before this one (as the
+    // world orders them), supplied again under this interface's names.
+    for (const NamedType* r : used_host_resources(scope)) {
+      const NamedType& origin = *origin_of(r);
+      const Scope& from = origin.owner ? *scope_of_.at(origin.owner) : *world_scope_;
+      h.line("auto " + resource_var(*r) + " = linker.resource<" + pascal(r->name) + ">(" +
+             quote(resource_import(from, origin)) + ");");
+      h.line("linker.define_resource(" + quote(resource_import(scope, *r)) + ", " + resource_var(*r) + ");");
+    }
     for (const Function* f : scope.imported) emit_wrap(h, scope, *f);
     if (!resources.empty()) {
       std::string fields;
@@ -575,8 +591,22 @@ class Generator {
       if (t->resource && t->owner == scope.iface && host_resource(*t)) out.push_back(t);
     return out;
   }
+  // The host resources of other interfaces the scope `use`s: the linker
+  // supplies them under the scope's names too.
+  std::vector<const NamedType*> used_host_resources(const Scope& scope) const {
+    std::vector<const NamedType*> out;
+    for (const NamedType* t : scope.types)
+      if (t->resource && t->alias_of && t->owner == scope.iface && host_resource(*origin_of(t))) out.push_back(t);
+    return out;
+  }
+  // The import name of a resource of `scope`.
+  static std::string resource_import(const Scope& scope, const NamedType& r) {
+    return scope.wit_name.empty() ? r.name : scope.wit_name + "#" + r.name;
+  }
   // Whether the scope has a Host class and an add_to_linker.
-  bool has_host(const Scope& scope) const { return !scope.imported.empty() || !host_resources(scope).empty(); }
+  bool has_host(const Scope& scope) const {
+    return !scope.imported.empty() || !host_resources(scope).empty() || !used_host_resources(scope).empty();
+  }
 
   static std::string resource_var(const NamedType& r) { return snake(r.name) + "_resource"; }
 

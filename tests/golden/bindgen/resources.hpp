@@ -96,6 +96,31 @@ inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> hos
 }
 }  // namespace cmhost_::resources::canvas
 
+// interface cmhost:resources/painter@0.2.0
+namespace cmhost_::resources::painter {
+
+using Surface = ::cmhost_::resources::canvas::Surface;
+}  // namespace cmhost_::resources::painter
+
+namespace cmhost_::resources::painter {
+
+// What the host implements.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual std::unique_ptr<Surface> paint(cmhost::Caller& caller, Surface& target, uint32_t color) = 0;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  auto surface_resource = linker.resource<Surface>("cmhost:resources/canvas@0.2.0#surface");
+  linker.define_resource("cmhost:resources/painter@0.2.0#surface", surface_resource);
+  linker.func_wrap("cmhost:resources/painter@0.2.0#paint", [host, surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<::cmhost_::resources::canvas::Surface> target, uint32_t color) {
+    return surface_resource.make_own(caller.store(), host->paint(caller, surface_resource.get(caller.store(), target), color));
+  });
+}
+}  // namespace cmhost_::resources::painter
+
 // interface cmhost:resources/counters@0.2.0
 namespace cmhost_::resources::counters {
 class Counter;
@@ -151,5 +176,6 @@ class Resources {
 template <class H>
 void add_to_linker(cmhost::Linker& linker, std::shared_ptr<H> host) {
   ::cmhost_::resources::canvas::add_to_linker(linker, std::static_pointer_cast<::cmhost_::resources::canvas::Host>(host));
+  ::cmhost_::resources::painter::add_to_linker(linker, std::static_pointer_cast<::cmhost_::resources::painter::Host>(host));
 }
 }  // namespace cmhost_::resources::resources
