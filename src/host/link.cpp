@@ -2,6 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <optional>
+#include <string_view>
+
 #include "host/type_name.hpp"
 #include "validate/validate.hpp"
 
@@ -41,6 +45,49 @@ validate::ExternDesc resource_desc(const runtime::ResourceTypeRef& resource) {
   return d;
 }
 
+// `ns:pkg/iface@X.Y.Z#item` split around its version; no version (or one
+// with pre-release or build parts, which only match exactly): nullopt.
+struct VersionedName {
+  std::string_view before, after;  // `ns:pkg/iface`, `#item`
+  uint64_t version[3];
+};
+std::optional<VersionedName> split_version(std::string_view name) {
+  const size_t hash = name.find('#');
+  const std::string_view iface = name.substr(0, hash);
+  const size_t at = iface.find('@');
+  if (at == std::string_view::npos) return std::nullopt;
+  VersionedName out{iface.substr(0, at), hash == std::string_view::npos ? "" : name.substr(hash), {}};
+  std::string_view v = iface.substr(at + 1);
+  for (int i = 0; i < 3; ++i) {
+    size_t digits = 0;
+    while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
+    if (digits == 0 || digits > 18) return std::nullopt;
+    out.version[i] = std::stoull(std::string(v.substr(0, digits)));
+    v.remove_prefix(digits);
+    if (i < 2) {
+      if (v.empty() || v[0] != '.') return std::nullopt;
+      v.remove_prefix(1);
+    }
+  }
+  if (!v.empty()) return std::nullopt;
+  return out;
+}
+
+// Whether a definition named `defined` supplies the import `wanted`: the
+// same name, or the same item of the same interface at a semver-compatible
+// version, as wasmtime links them (the first non-zero component of the
+// versions, and every one before it, equal: wasi:cli/stdout@0.2.12 serves
+// an import of @0.2.6, @1.4.2 one of @1.0.0).
+bool compatible(std::string_view defined, std::string_view wanted) {
+  const auto d = split_version(defined), w = split_version(wanted);
+  if (!d || !w || d->before != w->before || d->after != w->after) return false;
+  for (int i = 0; i < 3; ++i) {
+    if (d->version[i] != w->version[i]) return false;
+    if (d->version[i] != 0) return true;
+  }
+  return true;
+}
+
 runtime::FuncRef stub(const std::string& name, std::shared_ptr<const FuncType> type) {
   return runtime::Func::host(std::move(type),
                              [name](runtime::HostCall&, std::span<const abi::Val>) -> std::vector<abi::Val> {
@@ -55,27 +102,33 @@ std::map<std::string, runtime::Item, std::less<>> link(const validate::Component
   std::map<std::string, runtime::Item, std::less<>> imports;
   std::map<std::string, validate::ExternDesc> supplied;  // what is type-checked, by import name
   std::vector<std::string> missing;
+  // Definitions by exact name first, then by compatible version.
   auto find = [&](const std::string& name) -> runtime::FuncRef {
     for (const auto& d : defs.funcs)
       if (d.name == name) return d.func;
+    for (const auto& d : defs.funcs)
+      if (compatible(d.name, name)) return d.func;
     return nullptr;
   };
   // A wrapped callable made for the import's type, or a link error naming
   // both when its C++ signature does not fit.
   auto find_wrapped = [&](const std::string& name,
                           const std::shared_ptr<const FuncType>& type) -> runtime::FuncRef {
-    for (const auto& w : defs.makers) {
-      if (w.name != name) continue;
-      std::string why;
-      if (runtime::FuncRef f = w.make(type, why)) return f;
-      throw Error(ErrorKind::Link, fmt::format("import `{}` is {}; the C++ function {} does not fit it: {}", name,
-                                               to_string(*type), type_name(*w.signature), why));
-    }
-    return nullptr;
+    auto maker = std::find_if(defs.makers.begin(), defs.makers.end(), [&](const auto& w) { return w.name == name; });
+    if (maker == defs.makers.end())
+      maker = std::find_if(defs.makers.begin(), defs.makers.end(),
+                           [&](const auto& w) { return compatible(w.name, name); });
+    if (maker == defs.makers.end()) return nullptr;
+    std::string why;
+    if (runtime::FuncRef f = maker->make(type, why)) return f;
+    throw Error(ErrorKind::Link, fmt::format("import `{}` is {}; the C++ function {} does not fit it: {}", name,
+                                             to_string(*type), type_name(*maker->signature), why));
   };
   auto find_resource = [&](const std::string& name) -> runtime::ResourceTypeRef {
     for (const auto& [n, type] : defs.resources)
       if (n == name) return type;
+    for (const auto& [n, type] : defs.resources)
+      if (compatible(n, name)) return type;
     return nullptr;
   };
   auto find_instance = [&](const std::string& name) -> const runtime::ComponentInstance* {

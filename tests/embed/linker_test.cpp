@@ -1,5 +1,6 @@
 // Linker::define_instance: one component's instance supplies another's
-// instance import, in the same store.
+// instance import, in the same store; definitions of compatible versions
+// supply versioned imports.
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.hpp"
@@ -76,6 +77,35 @@ TEST_F(DefineInstance, WithoutTheInstanceTheImportIsMissing) {
     EXPECT_EQ(e.kind(), ErrorKind::Link);
     EXPECT_NE(std::string(e.what()).find("provider#bump"), std::string::npos) << e.what();
   }
+}
+
+// An import is supplied by a definition of a semver-compatible version of
+// its interface (one WASI 0.2 implementation serves every 0.2.x import);
+// the exact name wins over a compatible one, and an incompatible version
+// supplies nothing.
+TEST(VersionedImports, CompatibleVersionsLink) {
+  Engine engine{testing_support::test_engine_config()};
+  Store store(engine);
+  const Component component = Component::from_file(engine, fixture("versioned-imports"));
+  Linker linker;
+  linker.func_wrap("cmhost:test/v2@0.2.12#two", [] { return 2u; });
+  linker.func_wrap("cmhost:test/v1@1.4.2#one", [] { return 100u; });
+  linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 1u; });  // the exact name
+  linker.define_resource<int>("cmhost:test/v1@1.4.2#thing");
+  EXPECT_EQ(linker.instantiate(store, component).typed_func<uint32_t()>("sum").call(store), 3u);
+}
+
+TEST(VersionedImports, IncompatibleVersionsDoNot) {
+  Engine engine{testing_support::test_engine_config()};
+  Store store(engine);
+  const Component component = Component::from_file(engine, fixture("versioned-imports"));
+  Linker linker;
+  linker.func_wrap("cmhost:test/v2@0.3.0#two", [] { return 2u; });  // 0.3 is not 0.2
+  linker.func_wrap("cmhost:test/v1@2.0.0#one", [] { return 1u; });  // 2 is not 1
+  linker.define_resource<int>("cmhost:test/v1@1.0.0-rc1#thing");   // pre-releases match only exactly
+  expect_error(ErrorKind::Link, [&] { linker.instantiate(store, component); },
+               "missing imports:\n  cmhost:test/v2@0.2.6#two\n  cmhost:test/v1@1.0.0#one\n  "
+               "cmhost:test/v1@1.0.0#thing (resource)");
 }
 
 }  // namespace
