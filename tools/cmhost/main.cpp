@@ -7,6 +7,7 @@
 #include "engine_choice.hpp"
 #include "bindgen.hpp"
 #include "inspect.hpp"
+#include "run.hpp"
 #include "invoke.hpp"
 #include "wast_runner.hpp"
 
@@ -67,6 +68,18 @@ int main(int argc, char** argv) {
   auto* compile = app.add_subcommand("compile", "Compile a component's core modules to native code ahead of time");
   compile->add_option("file", compile_file, "Component binary (.wasm)")->required();
   compile->add_option("-o,--output", compile_output, "The artifact to write (default: FILE with .cmhost-aot)");
+
+  cmhost::tools::RunCommand run;
+  auto* run_cmd = app.add_subcommand("run", "Run a WASI command component (wasi:cli/run), or call an export with WASI linked");
+  // Options come before FILE; FILE and everything after it (the program's
+  // arguments, dashes and all) are left for the program, as `wasmtime run` does.
+  run_cmd->prefix_command();
+  run_cmd->footer("Usage: cmhost run [OPTIONS] FILE [ARGS...]");
+  run_cmd->add_option("--env", run.env, "An environment variable NAME=VALUE for the guest (repeatable)")
+      ->allow_extra_args(false);
+  run_cmd->add_flag("--env-inherit", run.env_inherit, "Give the guest this process's environment");
+  run_cmd->add_option("--invoke", run.invoke, "Call this export instead of wasi:cli/run, e.g. 'f(1, \"x\")'");
+  add_engine_option(run_cmd);
 
   cmhost::tools::BindgenCommand bindgen;
   bindgen.node_modules = env_or("CMHOST_JCO_DIR", CMHOST_DEFAULT_NODE_MODULES);
@@ -141,6 +154,17 @@ int main(int argc, char** argv) {
     if (*demo) return cmhost::tools::run_abi_demo();
     if (*inspect) return cmhost::tools::run_inspect(inspect_file);
     if (*bindgen_cmd) return cmhost::tools::run_bindgen(bindgen);
+    if (*run_cmd) {
+      std::vector<std::string> words = run_cmd->remaining();
+      if (!words.empty() && words.front() == "--") words.erase(words.begin());
+      if (words.empty()) {
+        fmt::print(stderr, "cmhost: usage error: run needs a component file\n");
+        return 2;
+      }
+      run.file = words.front();
+      run.args.assign(words.begin() + 1, words.end());
+      return cmhost::tools::run_command(run, cmhost::tools::engine_config(engine_name));
+    }
     if (*invoke)
       return cmhost::tools::run_invoke(component_file, call_text, stub_imports,
                                        cmhost::tools::engine_config(engine_name));

@@ -1,0 +1,61 @@
+// WASI 0.2 for components, on the public API as any embedder could write it
+// (src/wasi). So far: wasi:cli (environment, exit, stdin/stdout/stderr,
+// terminals), wasi:io (error, poll, streams), wasi:clocks and wasi:random;
+// wasi:filesystem with no preopened directories. wasi:sockets is not
+// supplied yet: a component importing it fails to link, naming the imports.
+//
+//   cmhost::Linker linker;
+//   cmhost::wasi::WasiConfig config;
+//   config.args = {"app", "--verbose"};
+//   cmhost::wasi::add_to_linker(linker, config);
+//   const auto instance = linker.instantiate(store, component);
+//   const int status = cmhost::wasi::run(store, instance);
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost::wasi {
+
+struct WasiConfig {
+  std::vector<std::string> args;  // the program's name first, as argv
+  std::vector<std::pair<std::string, std::string>> env;
+  // stdin: the process's when unset, else these bytes, then end of stream.
+  std::optional<std::string> stdin_bytes;
+  // stdout and stderr: the process's when null, else appended to these.
+  std::shared_ptr<std::string> stdout_buffer, stderr_buffer;
+  // Clocks and random a test can fix: the wall clock at this time (ns since
+  // the epoch), and random bytes from a generator with this seed.
+  std::optional<uint64_t> wall_clock_ns;
+  std::optional<uint64_t> random_seed;
+};
+
+// Supplies the WASI 0.2 interfaces cmhost implements to `linker`; every
+// 0.2.x version of them links (Linker matches versions by semver). Objects
+// the guest holds (streams, pollables) live in the store that instantiates.
+void add_to_linker(Linker& linker, const WasiConfig& config);
+
+// wasi:cli/exit called by the guest: thrown out of the call into it.
+class Exit : public std::exception {
+ public:
+  explicit Exit(int code) : code_(code) {}
+  int code() const { return code_; }
+  const char* what() const noexcept override { return "the guest exited"; }
+
+ private:
+  int code_;
+};
+
+// Runs a command component's `wasi:cli/run@0.2.x#run`: its exit status
+// (0; 1 when `run` returns err; the code given to exit). A trap is thrown as
+// cmhost::Error (Trap); a component without the export is Error (Usage).
+int run(Store& store, const Instance& instance);
+
+}  // namespace cmhost::wasi

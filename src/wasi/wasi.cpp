@@ -1,0 +1,369 @@
+// WASI 0.2 on the classes `cmhost bindgen` generated from jco's WASI WIT
+// (bindings.hpp, scripts/wasi-bindings): one object implements every Host,
+// the resources are the streams, pollables and errors below.
+#include "cmhost/wasi.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "bindings.hpp"
+
+namespace cmhost::wasi {
+
+namespace {
+
+namespace io = ::wasi::io;
+namespace cli = ::wasi::cli;
+namespace clocks = ::wasi::clocks;
+namespace fs = ::wasi::filesystem;
+namespace rnd = ::wasi::random;
+using abi::typed::Result;
+using StreamResult = Result<void, io::streams::StreamError>;
+
+uint64_t monotonic_now() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+// The host's error behind a stream's `last-operation-failed`.
+class OsError final : public io::error::Error {
+ public:
+  explicit OsError(int code) : code_(code) {}
+  std::string to_debug_string(Caller&) override { return std::strerror(code_); }
+
+ private:
+  int code_;
+};
+
+// Ready now, or once the monotonic clock reaches `deadline`.
+class Pollable final : public io::poll::Pollable {
+ public:
+  explicit Pollable(uint64_t deadline = 0) : deadline_(deadline) {}
+  bool ready(Caller&) override { return monotonic_now() >= deadline_; }
+  void block(Caller&) override {
+    const uint64_t now = monotonic_now();
+    if (now < deadline_) std::this_thread::sleep_for(std::chrono::nanoseconds(deadline_ - now));
+  }
+  uint64_t deadline() const { return deadline_; }
+
+ private:
+  uint64_t deadline_;
+};
+
+// What the streams need of the store: handles of the errors they report.
+struct Handles {
+  std::optional<io::error::Resources> errors;
+  std::optional<io::poll::Resources> pollables;
+};
+
+io::streams::StreamError failed(Caller& caller, const Handles& handles, int code) {
+  return io::streams::stream_error::LastOperationFailed{
+      handles.errors->error.make_own(caller.store(), std::make_unique<OsError>(code))};
+}
+
+// stdin: the process's (read from fd 0), or fixed bytes.
+class Stdin final : public io::streams::InputStream {
+ public:
+  Stdin(std::shared_ptr<const Handles> handles, const std::optional<std::string>& bytes)
+      : handles_(std::move(handles)), bytes_(bytes) {}
+
+  Result<std::vector<uint8_t>, io::streams::StreamError> read(Caller& caller, uint64_t len) override {
+    return take(caller, len, /*block=*/false);
+  }
+  Result<std::vector<uint8_t>, io::streams::StreamError> blocking_read(Caller& caller, uint64_t len) override {
+    return take(caller, len, /*block=*/true);
+  }
+  Result<uint64_t, io::streams::StreamError> skip(Caller& caller, uint64_t len) override {
+    return skipped(read(caller, len));
+  }
+  Result<uint64_t, io::streams::StreamError> blocking_skip(Caller& caller, uint64_t len) override {
+    return skipped(blocking_read(caller, len));
+  }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override { return std::make_unique<Pollable>(); }
+
+ private:
+  static Result<uint64_t, io::streams::StreamError> skipped(Result<std::vector<uint8_t>, io::streams::StreamError> r) {
+    if (r.is_err()) return Result<uint64_t, io::streams::StreamError>::err(std::move(r.error()));
+    return Result<uint64_t, io::streams::StreamError>::ok(r.value().size());
+  }
+
+  Result<std::vector<uint8_t>, io::streams::StreamError> take(Caller& caller, uint64_t len, bool block) {
+    using R = Result<std::vector<uint8_t>, io::streams::StreamError>;
+    len = std::min<uint64_t>(len, 64 * 1024);
+    if (bytes_) {
+      if (at_ >= bytes_->size()) return R::err(io::streams::stream_error::Closed{});
+      const size_t n = std::min<size_t>(len, bytes_->size() - at_);
+      std::vector<uint8_t> out(bytes_->begin() + at_, bytes_->begin() + at_ + n);
+      at_ += n;
+      return R::ok(std::move(out));
+    }
+    if (!block) {
+      pollfd p{STDIN_FILENO, POLLIN, 0};
+      if (::poll(&p, 1, 0) == 0) return R::ok();  // nothing yet
+    }
+    std::vector<uint8_t> out(len);
+    ssize_t n;
+    do n = ::read(STDIN_FILENO, out.data(), out.size());
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return R::err(failed(caller, *handles_, errno));
+    if (n == 0 && len > 0) return R::err(io::streams::stream_error::Closed{});
+    out.resize(static_cast<size_t>(n));
+    return R::ok(std::move(out));
+  }
+
+  std::shared_ptr<const Handles> handles_;
+  std::optional<std::string> bytes_;
+  size_t at_ = 0;
+};
+
+// stdout and stderr: the process's file descriptor, or a buffer.
+class Output final : public io::streams::OutputStream {
+ public:
+  Output(std::shared_ptr<const Handles> handles, int fd, std::shared_ptr<std::string> buffer)
+      : handles_(std::move(handles)), fd_(fd), buffer_(std::move(buffer)) {}
+
+  Result<uint64_t, io::streams::StreamError> check_write(Caller&) override {
+    return Result<uint64_t, io::streams::StreamError>::ok(kBudget);
+  }
+  StreamResult write(Caller& caller, std::vector<uint8_t> contents) override {
+    if (contents.size() > kBudget) throw_trap("wasi:io/streams: write of more than check-write allowed");
+    return put(caller, contents.data(), contents.size());
+  }
+  StreamResult blocking_write_and_flush(Caller& caller, std::vector<uint8_t> contents) override {
+    if (contents.size() > kBudget) throw_trap("wasi:io/streams: blocking-write-and-flush of more than 4096 bytes");
+    return put(caller, contents.data(), contents.size());
+  }
+  StreamResult flush(Caller&) override { return StreamResult::ok(); }
+  StreamResult blocking_flush(Caller&) override { return StreamResult::ok(); }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override { return std::make_unique<Pollable>(); }
+  StreamResult write_zeroes(Caller& caller, uint64_t len) override {
+    if (len > kBudget) throw_trap("wasi:io/streams: write-zeroes of more than check-write allowed");
+    const std::vector<uint8_t> zeroes(len);
+    return put(caller, zeroes.data(), zeroes.size());
+  }
+  StreamResult blocking_write_zeroes_and_flush(Caller& caller, uint64_t len) override {
+    return write_zeroes(caller, len);
+  }
+  Result<uint64_t, io::streams::StreamError> splice(Caller& caller, io::streams::InputStream& src,
+                                                    uint64_t len) override {
+    return copy(caller, src.read(caller, std::min(len, kBudget)));
+  }
+  Result<uint64_t, io::streams::StreamError> blocking_splice(Caller& caller, io::streams::InputStream& src,
+                                                             uint64_t len) override {
+    return copy(caller, src.blocking_read(caller, std::min(len, kBudget)));
+  }
+
+ private:
+  static constexpr uint64_t kBudget = 4096;
+
+  Result<uint64_t, io::streams::StreamError> copy(Caller& caller,
+                                                  Result<std::vector<uint8_t>, io::streams::StreamError> read) {
+    using R = Result<uint64_t, io::streams::StreamError>;
+    if (read.is_err()) return R::err(std::move(read.error()));
+    const std::vector<uint8_t>& bytes = read.value();
+    const StreamResult written = put(caller, bytes.data(), bytes.size());
+    if (written.is_err()) return R::err(written.error());
+    return R::ok(bytes.size());
+  }
+
+  StreamResult put(Caller& caller, const uint8_t* data, size_t n) {
+    if (buffer_) {
+      buffer_->append(reinterpret_cast<const char*>(data), n);
+      return StreamResult::ok();
+    }
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, data, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0 && errno == EPIPE) return StreamResult::err(io::streams::stream_error::Closed{});
+      if (w < 0) return StreamResult::err(failed(caller, *handles_, errno));
+      data += w;
+      n -= static_cast<size_t>(w);
+    }
+    return StreamResult::ok();
+  }
+
+  std::shared_ptr<const Handles> handles_;
+  int fd_;
+  std::shared_ptr<std::string> buffer_;
+};
+
+// wasi:clocks: the two interfaces' functions share names, so each has a
+// Host of its own.
+class MonotonicClock final : public clocks::monotonic_clock::Host {
+ public:
+  clocks::monotonic_clock::Instant now(Caller&) override { return monotonic_now(); }
+  clocks::monotonic_clock::Duration resolution(Caller&) override { return 1; }
+  std::unique_ptr<io::poll::Pollable> subscribe_instant(Caller&, clocks::monotonic_clock::Instant when) override {
+    return std::make_unique<Pollable>(when);
+  }
+  std::unique_ptr<io::poll::Pollable> subscribe_duration(Caller&, clocks::monotonic_clock::Duration when) override {
+    const uint64_t now = monotonic_now();
+    return std::make_unique<Pollable>(when > UINT64_MAX - now ? UINT64_MAX : now + when);
+  }
+};
+
+class WallClock final : public clocks::wall_clock::Host {
+ public:
+  explicit WallClock(std::optional<uint64_t> fixed_ns) : fixed_ns_(fixed_ns) {}
+  clocks::wall_clock::Datetime now(Caller&) override {
+    const uint64_t ns = fixed_ns_.value_or(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count()));
+    return {ns / 1000000000, static_cast<uint32_t>(ns % 1000000000)};
+  }
+  clocks::wall_clock::Datetime resolution(Caller&) override { return {0, 1}; }
+
+ private:
+  std::optional<uint64_t> fixed_ns_;
+};
+
+// Every other Host of the interfaces supplied, over one configuration.
+class Wasi final : public cli::environment::Host,
+                   public cli::exit::Host,
+                   public io::error::Host,
+                   public io::poll::Host,
+                   public io::streams::Host,
+                   public cli::stdin::Host,
+                   public cli::stdout::Host,
+                   public cli::stderr::Host,
+                   public cli::terminal_input::Host,
+                   public cli::terminal_output::Host,
+                   public cli::terminal_stdin::Host,
+                   public cli::terminal_stdout::Host,
+                   public cli::terminal_stderr::Host,
+                   public fs::types::Host,
+                   public fs::preopens::Host,
+                   public rnd::random::Host,
+                   public rnd::insecure::Host,
+                   public rnd::insecure_seed::Host {
+ public:
+  explicit Wasi(WasiConfig config)
+      : config_(std::move(config)), random_(config_.random_seed.value_or(std::random_device{}())) {}
+
+  std::shared_ptr<Handles> handles = std::make_shared<Handles>();
+
+  // wasi:cli/environment
+  std::vector<std::tuple<std::string, std::string>> get_environment(Caller&) override {
+    std::vector<std::tuple<std::string, std::string>> out;
+    for (const auto& [k, v] : config_.env) out.emplace_back(k, v);
+    return out;
+  }
+  std::vector<std::string> get_arguments(Caller&) override { return config_.args; }
+  std::optional<std::string> initial_cwd(Caller&) override { return std::nullopt; }
+
+  // wasi:cli/exit
+  void exit(Caller&, Result<void, void> status) override { throw Exit(status.is_ok() ? 0 : 1); }
+  void exit_with_code(Caller&, uint8_t status_code) override { throw Exit(status_code); }
+
+  // wasi:io/poll: the indices of the ready pollables, after blocking until
+  // at least one is.
+  std::vector<uint32_t> poll(Caller& caller, std::vector<abi::typed::Borrow<io::poll::Pollable>> in) override {
+    if (in.empty()) throw_trap("wasi:io/poll: poll of an empty list");
+    if (in.size() > UINT32_MAX) throw_trap("wasi:io/poll: poll of more than 2^32 pollables");
+    std::vector<io::poll::Pollable*> pollables;
+    for (const auto& b : in) pollables.push_back(&handles->pollables->pollable.get(caller.store(), b));
+    for (;;) {
+      std::vector<uint32_t> ready;
+      for (uint32_t i = 0; i < pollables.size(); ++i)
+        if (pollables[i]->ready(caller)) ready.push_back(i);
+      if (!ready.empty()) return ready;
+      // Only clock pollables can be pending: sleep until the earliest.
+      uint64_t earliest = UINT64_MAX;
+      for (io::poll::Pollable* p : pollables)
+        if (auto* timer = dynamic_cast<Pollable*>(p)) earliest = std::min(earliest, timer->deadline());
+      Pollable(earliest).block(caller);
+    }
+  }
+
+  // wasi:cli/stdin, stdout, stderr; no terminals.
+  std::unique_ptr<io::streams::InputStream> get_stdin(Caller&) override {
+    return std::make_unique<Stdin>(handles, config_.stdin_bytes);
+  }
+  std::unique_ptr<io::streams::OutputStream> get_stdout(Caller&) override {
+    return std::make_unique<Output>(handles, STDOUT_FILENO, config_.stdout_buffer);
+  }
+  std::unique_ptr<io::streams::OutputStream> get_stderr(Caller&) override {
+    return std::make_unique<Output>(handles, STDERR_FILENO, config_.stderr_buffer);
+  }
+  std::optional<abi::typed::Own<cli::terminal_input::TerminalInput>> get_terminal_stdin(Caller&) override {
+    return std::nullopt;
+  }
+  std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stdout(Caller&) override {
+    return std::nullopt;
+  }
+  std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stderr(Caller&) override {
+    return std::nullopt;
+  }
+
+  // wasi:filesystem: no preopened directories yet, so no descriptors.
+  std::optional<fs::types::ErrorCode> filesystem_error_code(Caller&, io::error::Error&) override {
+    return std::nullopt;
+  }
+  std::vector<std::tuple<abi::typed::Own<fs::types::Descriptor>, std::string>> get_directories(Caller&) override {
+    return {};
+  }
+
+  // wasi:random; insecure ones from the same generator.
+  std::vector<uint8_t> get_random_bytes(Caller&, uint64_t len) override { return bytes(len); }
+  uint64_t get_random_u64(Caller&) override { return random_(); }
+  std::vector<uint8_t> get_insecure_random_bytes(Caller&, uint64_t len) override { return bytes(len); }
+  uint64_t get_insecure_random_u64(Caller&) override { return random_(); }
+  std::tuple<uint64_t, uint64_t> insecure_seed(Caller&) override { return {random_(), random_()}; }
+
+ private:
+  std::vector<uint8_t> bytes(uint64_t len) {
+    if (len > (uint64_t{1} << 26)) throw_trap("wasi:random: more than 64 MiB of random bytes asked for");
+    std::vector<uint8_t> out(len);
+    for (uint8_t& b : out) b = static_cast<uint8_t>(random_());
+    return out;
+  }
+
+  WasiConfig config_;
+  std::mt19937_64 random_;
+};
+
+}  // namespace
+
+void add_to_linker(Linker& linker, const WasiConfig& config) {
+  auto wasi = std::make_shared<Wasi>(config);
+  cli::environment::add_to_linker(linker, wasi);
+  cli::exit::add_to_linker(linker, wasi);
+  wasi->handles->errors = io::error::add_to_linker(linker, wasi);
+  wasi->handles->pollables = io::poll::add_to_linker(linker, wasi);
+  io::streams::add_to_linker(linker, wasi);
+  cli::stdin::add_to_linker(linker, wasi);
+  cli::stdout::add_to_linker(linker, wasi);
+  cli::stderr::add_to_linker(linker, wasi);
+  cli::terminal_input::add_to_linker(linker, wasi);
+  cli::terminal_output::add_to_linker(linker, wasi);
+  cli::terminal_stdin::add_to_linker(linker, wasi);
+  cli::terminal_stdout::add_to_linker(linker, wasi);
+  cli::terminal_stderr::add_to_linker(linker, wasi);
+  clocks::monotonic_clock::add_to_linker(linker, std::make_shared<MonotonicClock>());
+  clocks::wall_clock::add_to_linker(linker, std::make_shared<WallClock>(config.wall_clock_ns));
+  fs::types::add_to_linker(linker, wasi);
+  fs::preopens::add_to_linker(linker, wasi);
+  rnd::random::add_to_linker(linker, wasi);
+  rnd::insecure::add_to_linker(linker, wasi);
+  rnd::insecure_seed::add_to_linker(linker, wasi);
+}
+
+int run(Store& store, const Instance& instance) {
+  const auto command = instance.typed_func<Result<void, void>()>("wasi:cli/run#run");
+  try {
+    return command.call(store).is_ok() ? 0 : 1;
+  } catch (const Exit& exit) {
+    return exit.code();
+  }
+}
+
+}  // namespace cmhost::wasi

@@ -1,0 +1,64 @@
+// A WASI command (wasi-libc, made a component with the preview1 command
+// adapter): what it does is chosen by its first argument.
+//   args          each argument on a line
+//   env NAME      the variable's value, or (unset)
+//   cat           stdin to stdout
+//   exit N        exits with status N
+//   clocks        "ok" when the clocks move forward and the wall clock is past 2020
+//   random        "ok" when 32 random bytes are not all zero
+//   sleep MS      sleeps (a poll over a timer) and says whether MS passed
+//   stderr TEXT   TEXT on stderr
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t ns(clockid_t clock) {
+  struct timespec t;
+  clock_gettime(clock, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: command args|env|cat|exit|clocks|random|sleep|stderr ...\n");
+    return 2;
+  }
+  const char* mode = argv[1];
+  if (strcmp(mode, "args") == 0) {
+    for (int i = 0; i < argc; ++i) printf("%s\n", argv[i]);
+  } else if (strcmp(mode, "env") == 0 && argc == 3) {
+    const char* value = getenv(argv[2]);
+    printf("%s\n", value ? value : "(unset)");
+  } else if (strcmp(mode, "cat") == 0) {
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, stdin)) > 0) fwrite(buffer, 1, n, stdout);
+  } else if (strcmp(mode, "exit") == 0 && argc == 3) {
+    exit(atoi(argv[2]));
+  } else if (strcmp(mode, "clocks") == 0) {
+    const int64_t a = ns(CLOCK_MONOTONIC), b = ns(CLOCK_MONOTONIC);
+    const int64_t wall = ns(CLOCK_REALTIME);
+    printf("%s\n", b >= a && wall > (int64_t)1577836800 * 1000000000 ? "ok" : "wrong");
+  } else if (strcmp(mode, "random") == 0) {
+    unsigned char bytes[32] = {0};
+    getentropy(bytes, sizeof bytes);
+    int any = 0;
+    for (size_t i = 0; i < sizeof bytes; ++i) any |= bytes[i];
+    printf("%s\n", any ? "ok" : "zero");
+  } else if (strcmp(mode, "sleep") == 0 && argc == 3) {
+    const int64_t ms = atoi(argv[2]);
+    const int64_t start = ns(CLOCK_MONOTONIC);
+    struct timespec t = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
+    nanosleep(&t, NULL);
+    printf("%s\n", ns(CLOCK_MONOTONIC) - start >= ms * 1000000 ? "slept" : "woke early");
+  } else if (strcmp(mode, "stderr") == 0 && argc == 3) {
+    fprintf(stderr, "%s\n", argv[2]);
+  } else {
+    fprintf(stderr, "unknown mode %s\n", mode);
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,85 @@
+// cmhost::wasi (include/cmhost/wasi.hpp) on a WASI command component made
+// from wasi-libc C with jco's preview1 command adapter (tests/wasi/command.c):
+// arguments, environment, stdin from bytes, stdout and stderr into buffers,
+// exit statuses, and a fixed wall clock.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
+#include "cmhost/wasi.hpp"
+
+namespace {
+
+struct Ran {
+  int status;
+  std::string out, err;
+};
+
+Ran run_command(std::vector<std::string> args, cmhost::wasi::WasiConfig config = {}) {
+  cmhost::Engine engine{cmhost::testing_support::test_engine_config()};
+  const auto component =
+      cmhost::Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/wasi-command.wasm");
+  cmhost::Store store(engine);
+  config.args = {"command"};
+  config.args.insert(config.args.end(), args.begin(), args.end());
+  config.stdout_buffer = std::make_shared<std::string>();
+  config.stderr_buffer = std::make_shared<std::string>();
+  cmhost::Linker linker;
+  cmhost::wasi::add_to_linker(linker, config);
+  const auto instance = linker.instantiate(store, component);
+  const int status = cmhost::wasi::run(store, instance);
+  return {status, *config.stdout_buffer, *config.stderr_buffer};
+}
+
+TEST(Wasi, ArgumentsAndEnvironment) {
+  const Ran args = run_command({"args", "x", "y z"});
+  EXPECT_EQ(args.status, 0);
+  EXPECT_EQ(args.out, "command\nargs\nx\ny z\n");
+  cmhost::wasi::WasiConfig config;
+  config.env = {{"NAME", "value"}, {"OTHER", ""}};
+  EXPECT_EQ(run_command({"env", "NAME"}, config).out, "value\n");
+  EXPECT_EQ(run_command({"env", "OTHER"}, config).out, "\n");
+  EXPECT_EQ(run_command({"env", "MISSING"}, config).out, "(unset)\n");
+}
+
+TEST(Wasi, StdinStdoutAndStderr) {
+  cmhost::wasi::WasiConfig config;
+  std::string big(100000, 'x');  // more than one read and one write of the adapter
+  big += "end";
+  config.stdin_bytes = big;
+  EXPECT_EQ(run_command({"cat"}, config).out, big);
+  config.stdin_bytes = "";
+  EXPECT_EQ(run_command({"cat"}, config).out, "");
+  const Ran err = run_command({"stderr", "to stderr"});
+  EXPECT_EQ(err.out, "");
+  EXPECT_EQ(err.err, "to stderr\n");
+}
+
+TEST(Wasi, ExitStatuses) {
+  EXPECT_EQ(run_command({"exit", "0"}).status, 0);
+  EXPECT_EQ(run_command({"exit", "7"}).status, 1);  // preview1's adapter reports any failure as err
+  const Ran usage = run_command({});
+  EXPECT_EQ(usage.status, 1);
+  EXPECT_NE(usage.err.find("usage: command"), std::string::npos);
+}
+
+TEST(Wasi, ClocksRandomAndSleep) {
+  EXPECT_EQ(run_command({"clocks"}).out, "ok\n");
+  cmhost::wasi::WasiConfig fixed;
+  fixed.wall_clock_ns = uint64_t{1000} * 1000000000;  // 1970: the guest sees it is not past 2020
+  EXPECT_EQ(run_command({"clocks"}, fixed).out, "wrong\n");
+  EXPECT_EQ(run_command({"random"}).out, "ok\n");
+  EXPECT_EQ(run_command({"sleep", "15"}).out, "slept\n");
+}
+
+TEST(Wasi, ACommandNeedsTheRunExport) {
+  cmhost::Engine engine{cmhost::testing_support::test_engine_config()};
+  cmhost::Store store(engine);
+  const auto basics = cmhost::Linker().instantiate(
+      store, cmhost::Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/basics.wasm"));
+  EXPECT_ERROR(cmhost::wasi::run(store, basics), cmhost::ErrorKind::Usage);
+}
+
+}  // namespace

@@ -1,0 +1,80 @@
+#include "run.hpp"
+
+#include <fmt/core.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "cmhost/cmhost.hpp"
+#include "cmhost/wasi.hpp"
+
+extern char** environ;
+
+namespace cmhost::tools {
+
+namespace {
+
+// A core module (a preview1 program) starts with version 1; a component
+// with its layer's version.
+bool is_core_module(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  char header[8] = {};
+  in.read(header, sizeof header);
+  return in.gcount() == 8 && std::memcmp(header, "\0asm\x01\0\0\0", 8) == 0;
+}
+
+}  // namespace
+
+int run_command(const RunCommand& command, const engine::EngineConfig& config) {
+  try {
+    if (is_core_module(command.file))
+      throw Error(ErrorKind::Usage, command.file +
+                                        " is a core module, not a component: make it one first, e.g. with jco's "
+                                        "`componentNew` and its wasi_snapshot_preview1.command.wasm adapter");
+    Engine engine(config);
+    const auto component = Component::from_file(engine, command.file);
+    wasi::WasiConfig wasi;
+    wasi.args.push_back(command.file);
+    wasi.args.insert(wasi.args.end(), command.args.begin(), command.args.end());
+    if (command.env_inherit)
+      for (char** e = environ; *e; ++e) {
+        const std::string entry(*e);
+        const size_t eq = entry.find('=');
+        if (eq != std::string::npos) wasi.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+      }
+    for (const std::string& entry : command.env) {
+      const size_t eq = entry.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error(ErrorKind::Usage, "--env takes NAME=VALUE, got `" + entry + "`");
+      wasi.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    }
+    Linker linker;
+    wasi::add_to_linker(linker, wasi);
+    Store store(engine);
+    const Instance instance = linker.instantiate(store, component);
+    if (command.invoke.empty()) return wasi::run(store, instance);
+    const auto open = command.invoke.find('(');
+    const std::string name = command.invoke.substr(0, open);
+    std::string args;
+    if (open != std::string::npos) {
+      const auto close = command.invoke.find_last_of(')');
+      if (close == std::string::npos || close < open)
+        throw Error(ErrorKind::Usage, "expected `name(arguments)`, got `" + command.invoke + "`");
+      args = command.invoke.substr(open + 1, close - open - 1);
+    }
+    const Func func = instance.func(name);
+    try {
+      const auto results = func.call(store, parse_wave_args(func.type().params, args));
+      if (func.type().result) fmt::print("{}\n", to_wave(*func.type().result, results.at(0)));
+    } catch (const wasi::Exit& exit) {
+      return exit.code();
+    }
+    return 0;
+  } catch (const Error& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
+    return e.kind() == ErrorKind::Trap ? 1 : 2;
+  }
+}
+
+}  // namespace cmhost::tools

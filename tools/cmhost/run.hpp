@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cmhost/engine.hpp"
+
+namespace cmhost::tools {
+
+struct RunCommand {
+  std::string file;
+  std::vector<std::string> args;  // after `--`
+  std::vector<std::string> env;   // K=V
+  bool env_inherit = false;
+  std::string invoke;  // empty: wasi:cli/run#run
+};
+
+// `cmhost run FILE [--env K=V]... [--env-inherit] [--invoke 'f(args)'] [-- ARGS...]`:
+// the command component with WASI linked. Returns the guest's exit status
+// (or 0 after --invoke printed the result), 1 on a trap, 2 on usage,
+// decode, validation or link errors.
+int run_command(const RunCommand& command, const engine::EngineConfig& config);
+
+}  // namespace cmhost::tools
