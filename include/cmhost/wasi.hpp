@@ -24,6 +24,15 @@
 
 namespace cmhost::wasi {
 
+// A host directory the guest sees as `guest_path`: nothing outside it can
+// be reached through it (no `..` past it, no absolute paths, no symlinks
+// leading out, resolved by the kernel beneath the directory).
+struct Preopen {
+  std::string host_path;
+  std::string guest_path;
+  bool read_only = false;  // files open for reading only, the directory cannot change
+};
+
 struct WasiConfig {
   std::vector<std::string> args;  // the program's name first, as argv
   std::vector<std::pair<std::string, std::string>> env;
@@ -35,6 +44,7 @@ struct WasiConfig {
   // the epoch), and random bytes from a generator with this seed.
   std::optional<uint64_t> wall_clock_ns;
   std::optional<uint64_t> random_seed;
+  std::vector<Preopen> preopens;
 };
 
 // Supplies the WASI 0.2 interfaces cmhost implements to `linker`; every

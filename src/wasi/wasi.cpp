@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "bindings.hpp"
+#include "common.hpp"
+#include "filesystem.hpp"
 
 namespace cmhost::wasi {
 
@@ -27,48 +29,10 @@ namespace fs = ::wasi::filesystem;
 namespace rnd = ::wasi::random;
 using abi::typed::Result;
 using StreamResult = Result<void, io::streams::StreamError>;
-
-uint64_t monotonic_now() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
-
-// The host's error behind a stream's `last-operation-failed`.
-class OsError final : public io::error::Error {
- public:
-  explicit OsError(int code) : code_(code) {}
-  std::string to_debug_string(Caller&) override { return std::strerror(code_); }
-
- private:
-  int code_;
-};
-
-// Ready now, or once the monotonic clock reaches `deadline`.
-class Pollable final : public io::poll::Pollable {
- public:
-  explicit Pollable(uint64_t deadline = 0) : deadline_(deadline) {}
-  bool ready(Caller&) override { return monotonic_now() >= deadline_; }
-  void block(Caller&) override {
-    const uint64_t now = monotonic_now();
-    if (now < deadline_) std::this_thread::sleep_for(std::chrono::nanoseconds(deadline_ - now));
-  }
-  uint64_t deadline() const { return deadline_; }
-
- private:
-  uint64_t deadline_;
-};
-
-// What the streams need of the store: handles of the errors they report.
-struct Handles {
-  std::optional<io::error::Resources> errors;
-  std::optional<io::poll::Resources> pollables;
-};
-
-io::streams::StreamError failed(Caller& caller, const Handles& handles, int code) {
-  return io::streams::stream_error::LastOperationFailed{
-      handles.errors->error.make_own(caller.store(), std::make_unique<OsError>(code))};
-}
+using detail::failed;
+using detail::Handles;
+using detail::Pollable;
+using detail::monotonic_now;
 
 // stdin: the process's (read from fd 0), or fixed bytes.
 class Stdin final : public io::streams::InputStream {
@@ -304,12 +268,13 @@ class Wasi final : public cli::environment::Host,
     return std::nullopt;
   }
 
-  // wasi:filesystem: no preopened directories yet, so no descriptors.
-  std::optional<fs::types::ErrorCode> filesystem_error_code(Caller&, io::error::Error&) override {
-    return std::nullopt;
+  // wasi:filesystem (filesystem.cpp)
+  std::optional<fs::types::ErrorCode> filesystem_error_code(Caller&, io::error::Error& error) override {
+    return detail::filesystem_error_code(error);
   }
-  std::vector<std::tuple<abi::typed::Own<fs::types::Descriptor>, std::string>> get_directories(Caller&) override {
-    return {};
+  std::vector<std::tuple<abi::typed::Own<fs::types::Descriptor>, std::string>> get_directories(
+      Caller& caller) override {
+    return detail::open_preopens(caller, config_.preopens, handles);
   }
 
   // wasi:random; insecure ones from the same generator.
@@ -334,12 +299,13 @@ class Wasi final : public cli::environment::Host,
 }  // namespace
 
 void add_to_linker(Linker& linker, const WasiConfig& config) {
+  detail::check_preopens(config.preopens);
   auto wasi = std::make_shared<Wasi>(config);
   cli::environment::add_to_linker(linker, wasi);
   cli::exit::add_to_linker(linker, wasi);
   wasi->handles->errors = io::error::add_to_linker(linker, wasi);
   wasi->handles->pollables = io::poll::add_to_linker(linker, wasi);
-  io::streams::add_to_linker(linker, wasi);
+  wasi->handles->streams = io::streams::add_to_linker(linker, wasi);
   cli::stdin::add_to_linker(linker, wasi);
   cli::stdout::add_to_linker(linker, wasi);
   cli::stderr::add_to_linker(linker, wasi);
@@ -350,7 +316,7 @@ void add_to_linker(Linker& linker, const WasiConfig& config) {
   cli::terminal_stderr::add_to_linker(linker, wasi);
   clocks::monotonic_clock::add_to_linker(linker, std::make_shared<MonotonicClock>());
   clocks::wall_clock::add_to_linker(linker, std::make_shared<WallClock>(config.wall_clock_ns));
-  fs::types::add_to_linker(linker, wasi);
+  wasi->handles->files = fs::types::add_to_linker(linker, wasi);
   fs::preopens::add_to_linker(linker, wasi);
   rnd::random::add_to_linker(linker, wasi);
   rnd::insecure::add_to_linker(linker, wasi);

@@ -8,12 +8,81 @@
 //   random        "ok" when 32 random bytes are not all zero
 //   sleep MS      sleeps (a poll over a timer) and says whether MS passed
 //   stderr TEXT   TEXT on stderr
+// Files (paths inside a preopened directory; a failure prints
+// "error: <strerror>" and exits with 1):
+//   read P, write P TEXT, append P TEXT, copy SRC DST, ls DIR (sorted),
+//   mkdir P, rename A B, rm P, rmdir P, stat P (type and size)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static int failed(void) {
+  printf("error: %s\n", strerror(errno));
+  return 1;
+}
+
+static int compare(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+
+static int files(int argc, char** argv) {
+  const char* mode = argv[1];
+  if (strcmp(mode, "read") == 0 && argc == 3) {
+    FILE* f = fopen(argv[2], "rb");
+    if (!f) return failed();
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, f)) > 0) fwrite(buffer, 1, n, stdout);
+    fclose(f);
+  } else if ((strcmp(mode, "write") == 0 || strcmp(mode, "append") == 0) && argc == 4) {
+    FILE* f = fopen(argv[2], mode[0] == 'w' ? "wb" : "ab");
+    if (!f) return failed();
+    if (fputs(argv[3], f) < 0 || fclose(f) != 0) return failed();
+  } else if (strcmp(mode, "copy") == 0 && argc == 4) {
+    FILE* in = fopen(argv[2], "rb");
+    if (!in) return failed();
+    FILE* out = fopen(argv[3], "wb");
+    if (!out) return failed();
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
+      if (fwrite(buffer, 1, n, out) != n) return failed();
+    fclose(in);
+    if (fclose(out) != 0) return failed();
+  } else if (strcmp(mode, "ls") == 0 && argc == 3) {
+    DIR* dir = opendir(argv[2]);
+    if (!dir) return failed();
+    char* names[256];
+    int count = 0;
+    struct dirent* e;
+    while ((e = readdir(dir)) && count < 256)
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) names[count++] = strdup(e->d_name);
+    closedir(dir);
+    qsort(names, (size_t)count, sizeof names[0], compare);
+    for (int i = 0; i < count; ++i) printf("%s\n", names[i]);
+  } else if (strcmp(mode, "mkdir") == 0 && argc == 3) {
+    if (mkdir(argv[2], 0755)) return failed();
+  } else if (strcmp(mode, "rename") == 0 && argc == 4) {
+    if (rename(argv[2], argv[3])) return failed();
+  } else if (strcmp(mode, "rm") == 0 && argc == 3) {
+    if (unlink(argv[2])) return failed();
+  } else if (strcmp(mode, "rmdir") == 0 && argc == 3) {
+    if (rmdir(argv[2])) return failed();
+  } else if (strcmp(mode, "stat") == 0 && argc == 3) {
+    struct stat st;
+    if (stat(argv[2], &st)) return failed();
+    printf("%s %lld\n", S_ISDIR(st.st_mode) ? "directory" : S_ISREG(st.st_mode) ? "file" : "other",
+           (long long)st.st_size);
+  } else {
+    return -1;
+  }
+  return 0;
+}
 
 static int64_t ns(clockid_t clock) {
   struct timespec t;
@@ -27,6 +96,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* mode = argv[1];
+  const int file_status = files(argc, argv);
+  if (file_status >= 0) return file_status;
   if (strcmp(mode, "args") == 0) {
     for (int i = 0; i < argc; ++i) printf("%s\n", argv[i]);
   } else if (strcmp(mode, "env") == 0 && argc == 3) {

@@ -1,9 +1,13 @@
 // cmhost::wasi (include/cmhost/wasi.hpp) on a WASI command component made
 // from wasi-libc C with jco's preview1 command adapter (tests/wasi/command.c):
 // arguments, environment, stdin from bytes, stdout and stderr into buffers,
-// exit statuses, and a fixed wall clock.
+// exit statuses, a fixed wall clock, and preopened directories.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "../support/expect_error.hpp"
@@ -72,6 +76,24 @@ TEST(Wasi, ClocksRandomAndSleep) {
   EXPECT_EQ(run_command({"clocks"}, fixed).out, "wrong\n");
   EXPECT_EQ(run_command({"random"}).out, "ok\n");
   EXPECT_EQ(run_command({"sleep", "15"}).out, "slept\n");
+}
+
+TEST(Wasi, PreopenedDirectories) {
+  char dir_template[] = "/tmp/cmhost-wasi-test-XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  cmhost::wasi::WasiConfig config;
+  config.preopens.push_back({dir, "/data", false});
+  EXPECT_EQ(run_command({"write", "/data/f.txt", "contents"}, config).status, 0);
+  EXPECT_EQ(run_command({"read", "/data/f.txt"}, config).out, "contents");
+  config.preopens[0].read_only = true;
+  const Ran refused = run_command({"write", "/data/g.txt", "x"}, config);
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_EQ(refused.out, "error: Read-only file system\n");
+  EXPECT_EQ(run_command({"ls", "/data"}, config).out, "f.txt\n");
+  EXPECT_EQ(std::remove((dir + "/f.txt").c_str()), 0);
+  EXPECT_EQ(::rmdir(dir.c_str()), 0);
+  config.preopens[0].host_path = dir + "/gone";
+  EXPECT_ERROR(run_command({"ls", "/data"}, config), cmhost::ErrorKind::Usage);
 }
 
 TEST(Wasi, ACommandNeedsTheRunExport) {

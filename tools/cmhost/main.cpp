@@ -78,6 +78,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--env", run.env, "An environment variable NAME=VALUE for the guest (repeatable)")
       ->allow_extra_args(false);
   run_cmd->add_flag("--env-inherit", run.env_inherit, "Give the guest this process's environment");
+  run_cmd->add_option("--dir", run.dirs,
+                      "Preopen a host directory as GUEST (default: the host path), read-only with :ro; the guest "
+                      "reaches nothing outside it (repeatable)")
+      ->allow_extra_args(false);
   run_cmd->add_option("--invoke", run.invoke, "Call this export instead of wasi:cli/run, e.g. 'f(1, \"x\")'");
   add_engine_option(run_cmd);
 

@@ -48,6 +48,18 @@ int run_command(const RunCommand& command, const engine::EngineConfig& config) {
         throw Error(ErrorKind::Usage, "--env takes NAME=VALUE, got `" + entry + "`");
       wasi.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
     }
+    for (std::string dir : command.dirs) {
+      wasi::Preopen preopen;
+      if (dir.size() > 3 && dir.compare(dir.size() - 3, 3, ":ro") == 0) {
+        preopen.read_only = true;
+        dir.resize(dir.size() - 3);
+      }
+      const size_t sep = dir.find("::");
+      preopen.host_path = dir.substr(0, sep);
+      preopen.guest_path = sep == std::string::npos ? preopen.host_path : dir.substr(sep + 2);
+      if (preopen.host_path.empty()) throw Error(ErrorKind::Usage, "--dir takes HOST[::GUEST][:ro], got `" + dir + "`");
+      wasi.preopens.push_back(std::move(preopen));
+    }
     Linker linker;
     wasi::add_to_linker(linker, wasi);
     Store store(engine);

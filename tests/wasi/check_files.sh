@@ -1,0 +1,60 @@
+#!/bin/sh
+# wasi:filesystem through `cmhost run --dir`: file operations inside a
+# preopened directory, a read-only preopen refusing changes, and
+# confinement: `..` past the preopen, an absolute path, a symlink pointing
+# out and `..` through a subdirectory are refused, and nothing outside the
+# preopen was read or written.
+# Usage: check_files.sh CMHOST COMMAND.wasm ENGINE
+set -u
+cmhost=$1 command=$2 engine=$3
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/box/sub" "$tmp/outside"
+printf 'secret' >"$tmp/outside/secret"
+printf 'hello' >"$tmp/box/a.txt"
+ln -s ../outside/secret "$tmp/box/link-out"
+ln -s a.txt "$tmp/box/link-in"
+status=0
+run() { "$cmhost" run --engine="$engine" --dir "$tmp/box::/data" "$command" "$@" 2>&1; }
+run_ro() { "$cmhost" run --engine="$engine" --dir "$tmp/box::/data:ro" "$command" "$@" 2>&1; }
+expect() {  # NAME EXPECTED ACTUAL
+  if [ "$2" != "$3" ]; then
+    printf '%s: expected [%s], got [%s]\n' "$1" "$2" "$3"
+    status=1
+  fi
+}
+expect read hello "$(run read /data/a.txt)"
+expect read-via-link-inside hello "$(run read /data/link-in)"
+expect copy "" "$(run copy /data/a.txt /data/b.txt)"
+expect copied hello "$(cat "$tmp/box/b.txt")"
+expect append "" "$(run append /data/b.txt ' world')"
+expect appended "hello world" "$(cat "$tmp/box/b.txt")"
+expect stat "file 11" "$(run stat /data/b.txt)"
+expect stat-dir "directory" "$(run stat /data/sub | cut -d' ' -f1)"
+expect mkdir "" "$(run mkdir /data/new)"
+expect rename "" "$(run rename /data/b.txt /data/new/c.txt)"
+expect ls "$(printf 'c.txt')" "$(run ls /data/new)"
+expect ls-root "$(printf 'a.txt\nlink-in\nlink-out\nnew\nsub')" "$(run ls /data)"
+expect rmdir-not-empty "error: Directory not empty" "$(run rmdir /data/new)"
+expect rm "" "$(run rm /data/new/c.txt)"
+expect rmdir "" "$(run rmdir /data/new)"
+expect missing "error: No such file or directory" "$(run read /data/nope)"
+# Read-only: reads work, nothing changes.
+expect ro-read hello "$(run_ro read /data/a.txt)"
+expect ro-write "error: Read-only file system" "$(run_ro write /data/x.txt hi)"
+expect ro-mkdir "error: Read-only file system" "$(run_ro mkdir /data/d)"
+expect ro-rm "error: Read-only file system" "$(run_ro rm /data/a.txt)"
+# Confinement.
+before=$(ls -la "$tmp/outside"; cat "$tmp/outside/secret")
+expect dotdot "error: Operation not permitted" "$(run read /data/../outside/secret)"
+expect dotdot-sub "error: Operation not permitted" "$(run read /data/sub/../../outside/secret)"
+expect symlink-out "error: Operation not permitted" "$(run read /data/link-out)"
+expect absolute "error: Capabilities insufficient" "$(run read /etc/hostname)"
+expect write-dotdot "error: Operation not permitted" "$(run write /data/../outside/new pwned)"
+expect write-symlink-out "error: Operation not permitted" "$(run write /data/link-out pwned)"
+expect mkdir-dotdot "error: Operation not permitted" "$(run mkdir /data/sub/../../outside/dir)"
+expect rename-out "error: Operation not permitted" "$(run rename /data/a.txt /data/../outside/a.txt)"
+after=$(ls -la "$tmp/outside"; cat "$tmp/outside/secret")
+expect outside-untouched "$before" "$after"
+expect inside-kept hello "$(cat "$tmp/box/a.txt")"
+exit $status
