@@ -17,6 +17,7 @@
 #include "bindings.hpp"
 #include "common.hpp"
 #include "filesystem.hpp"
+#include "sockets.hpp"
 
 namespace cmhost::wasi {
 
@@ -321,6 +322,7 @@ void add_to_linker(Linker& linker, const WasiConfig& config) {
   rnd::random::add_to_linker(linker, wasi);
   rnd::insecure::add_to_linker(linker, wasi);
   rnd::insecure_seed::add_to_linker(linker, wasi);
+  detail::add_denied_sockets(linker);
 }
 
 int run(Store& store, const Instance& instance) {
