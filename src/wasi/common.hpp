@@ -53,6 +53,8 @@ struct Handles {
   std::optional<io::poll::Resources> pollables;
   std::optional<io::streams::Resources> streams;
   std::optional<::wasi::filesystem::types::Resources> files;
+  std::optional<::wasi::cli::terminal_input::Resources> terminal_inputs;
+  std::optional<::wasi::cli::terminal_output::Resources> terminal_outputs;
 };
 
 inline io::streams::StreamError failed(Caller& caller, const Handles& handles, int code) {

@@ -191,6 +191,10 @@ class WallClock final : public clocks::wall_clock::Host {
   std::optional<uint64_t> fixed_ns_;
 };
 
+// A terminal the guest's stdin, stdout or stderr is: the resources have no
+// methods in WASI 0.2.
+class Terminal final : public cli::terminal_input::TerminalInput, public cli::terminal_output::TerminalOutput {};
+
 // Every other Host of the interfaces supplied, over one configuration.
 class Wasi final : public cli::environment::Host,
                    public cli::exit::Host,
@@ -259,14 +263,16 @@ class Wasi final : public cli::environment::Host,
   std::unique_ptr<io::streams::OutputStream> get_stderr(Caller&) override {
     return std::make_unique<Output>(handles, STDERR_FILENO, config_.stderr_buffer);
   }
-  std::optional<abi::typed::Own<cli::terminal_input::TerminalInput>> get_terminal_stdin(Caller&) override {
-    return std::nullopt;
+  // A terminal only when the stream is the process's and a terminal.
+  std::optional<abi::typed::Own<cli::terminal_input::TerminalInput>> get_terminal_stdin(Caller& caller) override {
+    if (config_.stdin_bytes || !::isatty(STDIN_FILENO)) return std::nullopt;
+    return handles->terminal_inputs->terminal_input.make_own(caller.store(), std::make_unique<Terminal>());
   }
-  std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stdout(Caller&) override {
-    return std::nullopt;
+  std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stdout(Caller& caller) override {
+    return terminal_output(caller, STDOUT_FILENO, config_.stdout_buffer != nullptr);
   }
-  std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stderr(Caller&) override {
-    return std::nullopt;
+  std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stderr(Caller& caller) override {
+    return terminal_output(caller, STDERR_FILENO, config_.stderr_buffer != nullptr);
   }
 
   // wasi:filesystem (filesystem.cpp)
@@ -293,6 +299,12 @@ class Wasi final : public cli::environment::Host,
     return out;
   }
 
+  std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> terminal_output(Caller& caller, int fd,
+                                                                                      bool buffered) {
+    if (buffered || !::isatty(fd)) return std::nullopt;
+    return handles->terminal_outputs->terminal_output.make_own(caller.store(), std::make_unique<Terminal>());
+  }
+
   WasiConfig config_;
   std::mt19937_64 random_;
 };
@@ -310,8 +322,8 @@ void add_to_linker(Linker& linker, const WasiConfig& config) {
   cli::stdin::add_to_linker(linker, wasi);
   cli::stdout::add_to_linker(linker, wasi);
   cli::stderr::add_to_linker(linker, wasi);
-  cli::terminal_input::add_to_linker(linker, wasi);
-  cli::terminal_output::add_to_linker(linker, wasi);
+  wasi->handles->terminal_inputs = cli::terminal_input::add_to_linker(linker, wasi);
+  wasi->handles->terminal_outputs = cli::terminal_output::add_to_linker(linker, wasi);
   cli::terminal_stdin::add_to_linker(linker, wasi);
   cli::terminal_stdout::add_to_linker(linker, wasi);
   cli::terminal_stderr::add_to_linker(linker, wasi);

@@ -8,6 +8,7 @@
 //   random        "ok" when 32 random bytes are not all zero
 //   sleep MS      sleeps (a poll over a timer) and says whether MS passed
 //   stderr TEXT   TEXT on stderr
+//   tty           whether stdin, stdout and stderr are terminals
 // Files (paths inside a preopened directory; a failure prints
 // "error: <strerror>" and exits with 1):
 //   read P, write P TEXT, append P TEXT, copy SRC DST, ls DIR (sorted),
@@ -125,6 +126,8 @@ int main(int argc, char** argv) {
     struct timespec t = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
     nanosleep(&t, NULL);
     printf("%s\n", ns(CLOCK_MONOTONIC) - start >= ms * 1000000 ? "slept" : "woke early");
+  } else if (strcmp(mode, "tty") == 0) {
+    printf("%d %d %d\n", isatty(0), isatty(1), isatty(2));
   } else if (strcmp(mode, "stderr") == 0 && argc == 3) {
     fprintf(stderr, "%s\n", argv[2]);
   } else {
