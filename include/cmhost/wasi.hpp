@@ -40,6 +40,9 @@ struct WasiConfig {
   std::optional<std::string> stdin_bytes;
   // stdout and stderr: the process's when null, else appended to these.
   std::shared_ptr<std::string> stdout_buffer, stderr_buffer;
+  // Or files, when no bytes or buffer is given: stdin read from this path,
+  // stdout and stderr written to these (created or truncated).
+  std::optional<std::string> stdin_file, stdout_file, stderr_file;
   // Clocks and random a test can fix: the wall clock at this time (ns since
   // the epoch), and random bytes from a generator with this seed.
   std::optional<uint64_t> wall_clock_ns;

@@ -35,11 +35,36 @@ using detail::Handles;
 using detail::Pollable;
 using detail::monotonic_now;
 
-// stdin: the process's (read from fd 0), or fixed bytes.
+// A file descriptor of stdin, stdout or stderr: the process's own, or a
+// file opened for the guest, closed when the last stream using it goes.
+class StdioFd {
+ public:
+  explicit StdioFd(int fd, bool owned = false) : fd_(fd), owned_(owned) {}
+  ~StdioFd() {
+    if (owned_) ::close(fd_);
+  }
+  StdioFd(const StdioFd&) = delete;
+  StdioFd& operator=(const StdioFd&) = delete;
+  int get() const { return fd_; }
+  bool owned() const { return owned_; }
+
+  static std::shared_ptr<StdioFd> open(int standard, const std::optional<std::string>& path, int flags) {
+    if (!path) return std::make_shared<StdioFd>(standard);
+    const int fd = ::open(path->c_str(), flags | O_CLOEXEC, 0666);
+    if (fd < 0) throw Error(ErrorKind::Usage, "cannot open " + *path + ": " + std::strerror(errno));
+    return std::make_shared<StdioFd>(fd, true);
+  }
+
+ private:
+  int fd_;
+  bool owned_;
+};
+
+// stdin: a file descriptor (the process's, or a file), or fixed bytes.
 class Stdin final : public io::streams::InputStream {
  public:
-  Stdin(std::shared_ptr<const Handles> handles, const std::optional<std::string>& bytes)
-      : handles_(std::move(handles)), bytes_(bytes) {}
+  Stdin(std::shared_ptr<const Handles> handles, std::shared_ptr<StdioFd> fd, const std::optional<std::string>& bytes)
+      : handles_(std::move(handles)), fd_(std::move(fd)), bytes_(bytes) {}
 
   Result<std::vector<uint8_t>, io::streams::StreamError> read(Caller& caller, uint64_t len) override {
     return take(caller, len, /*block=*/false);
@@ -72,12 +97,12 @@ class Stdin final : public io::streams::InputStream {
       return R::ok(std::move(out));
     }
     if (!block) {
-      pollfd p{STDIN_FILENO, POLLIN, 0};
+      pollfd p{fd_->get(), POLLIN, 0};
       if (::poll(&p, 1, 0) == 0) return R::ok();  // nothing yet
     }
     std::vector<uint8_t> out(len);
     ssize_t n;
-    do n = ::read(STDIN_FILENO, out.data(), out.size());
+    do n = ::read(fd_->get(), out.data(), out.size());
     while (n < 0 && errno == EINTR);
     if (n < 0) return R::err(failed(caller, *handles_, errno));
     if (n == 0 && len > 0) return R::err(io::streams::stream_error::Closed{});
@@ -86,6 +111,7 @@ class Stdin final : public io::streams::InputStream {
   }
 
   std::shared_ptr<const Handles> handles_;
+  std::shared_ptr<StdioFd> fd_;
   std::optional<std::string> bytes_;
   size_t at_ = 0;
 };
@@ -93,8 +119,8 @@ class Stdin final : public io::streams::InputStream {
 // stdout and stderr: the process's file descriptor, or a buffer.
 class Output final : public io::streams::OutputStream {
  public:
-  Output(std::shared_ptr<const Handles> handles, int fd, std::shared_ptr<std::string> buffer)
-      : handles_(std::move(handles)), fd_(fd), buffer_(std::move(buffer)) {}
+  Output(std::shared_ptr<const Handles> handles, std::shared_ptr<StdioFd> fd, std::shared_ptr<std::string> buffer)
+      : handles_(std::move(handles)), fd_(std::move(fd)), buffer_(std::move(buffer)) {}
 
   Result<uint64_t, io::streams::StreamError> check_write(Caller&) override {
     return Result<uint64_t, io::streams::StreamError>::ok(kBudget);
@@ -146,7 +172,7 @@ class Output final : public io::streams::OutputStream {
       return StreamResult::ok();
     }
     while (n > 0) {
-      const ssize_t w = ::write(fd_, data, n);
+      const ssize_t w = ::write(fd_->get(), data, n);
       if (w < 0 && errno == EINTR) continue;
       if (w < 0 && errno == EPIPE) return StreamResult::err(io::streams::stream_error::Closed{});
       if (w < 0) return StreamResult::err(failed(caller, *handles_, errno));
@@ -157,7 +183,7 @@ class Output final : public io::streams::OutputStream {
   }
 
   std::shared_ptr<const Handles> handles_;
-  int fd_;
+  std::shared_ptr<StdioFd> fd_;
   std::shared_ptr<std::string> buffer_;
 };
 
@@ -216,7 +242,13 @@ class Wasi final : public cli::environment::Host,
                    public rnd::insecure_seed::Host {
  public:
   explicit Wasi(WasiConfig config)
-      : config_(std::move(config)), random_(config_.random_seed.value_or(std::random_device{}())) {}
+      : config_(std::move(config)),
+        random_(config_.random_seed.value_or(std::random_device{}())),
+        stdin_(StdioFd::open(STDIN_FILENO, config_.stdin_bytes ? std::nullopt : config_.stdin_file, O_RDONLY)),
+        stdout_(StdioFd::open(STDOUT_FILENO, config_.stdout_buffer ? std::nullopt : config_.stdout_file,
+                              O_WRONLY | O_CREAT | O_TRUNC)),
+        stderr_(StdioFd::open(STDERR_FILENO, config_.stderr_buffer ? std::nullopt : config_.stderr_file,
+                              O_WRONLY | O_CREAT | O_TRUNC)) {}
 
   std::shared_ptr<Handles> handles = std::make_shared<Handles>();
 
@@ -255,24 +287,24 @@ class Wasi final : public cli::environment::Host,
 
   // wasi:cli/stdin, stdout, stderr; no terminals.
   std::unique_ptr<io::streams::InputStream> get_stdin(Caller&) override {
-    return std::make_unique<Stdin>(handles, config_.stdin_bytes);
+    return std::make_unique<Stdin>(handles, stdin_, config_.stdin_bytes);
   }
   std::unique_ptr<io::streams::OutputStream> get_stdout(Caller&) override {
-    return std::make_unique<Output>(handles, STDOUT_FILENO, config_.stdout_buffer);
+    return std::make_unique<Output>(handles, stdout_, config_.stdout_buffer);
   }
   std::unique_ptr<io::streams::OutputStream> get_stderr(Caller&) override {
-    return std::make_unique<Output>(handles, STDERR_FILENO, config_.stderr_buffer);
+    return std::make_unique<Output>(handles, stderr_, config_.stderr_buffer);
   }
   // A terminal only when the stream is the process's and a terminal.
   std::optional<abi::typed::Own<cli::terminal_input::TerminalInput>> get_terminal_stdin(Caller& caller) override {
-    if (config_.stdin_bytes || !::isatty(STDIN_FILENO)) return std::nullopt;
+    if (config_.stdin_bytes || !::isatty(stdin_->get())) return std::nullopt;
     return handles->terminal_inputs->terminal_input.make_own(caller.store(), std::make_unique<Terminal>());
   }
   std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stdout(Caller& caller) override {
-    return terminal_output(caller, STDOUT_FILENO, config_.stdout_buffer != nullptr);
+    return terminal_output(caller, stdout_->get(), config_.stdout_buffer != nullptr);
   }
   std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stderr(Caller& caller) override {
-    return terminal_output(caller, STDERR_FILENO, config_.stderr_buffer != nullptr);
+    return terminal_output(caller, stderr_->get(), config_.stderr_buffer != nullptr);
   }
 
   // wasi:filesystem (filesystem.cpp)
@@ -307,6 +339,7 @@ class Wasi final : public cli::environment::Host,
 
   WasiConfig config_;
   std::mt19937_64 random_;
+  std::shared_ptr<StdioFd> stdin_, stdout_, stderr_;
 };
 
 }  // namespace

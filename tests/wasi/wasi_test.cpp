@@ -61,6 +61,51 @@ TEST(Wasi, StdinStdoutAndStderr) {
   EXPECT_EQ(err.err, "to stderr\n");
 }
 
+TEST(Wasi, StdioFromAndToFiles) {
+  char dir_template[] = "/tmp/cmhost-wasi-stdio-XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  {
+    std::FILE* in = std::fopen((dir + "/in").c_str(), "w");
+    std::fputs("from a file", in);
+    std::fclose(in);
+  }
+  cmhost::wasi::WasiConfig config;
+  config.stdin_file = dir + "/in";
+  config.stdout_file = dir + "/out";
+  config.stderr_file = dir + "/err";
+  cmhost::Engine engine{cmhost::testing_support::test_engine_config()};
+  const auto component =
+      cmhost::Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/wasi-command.wasm");
+  const auto read = [](const std::string& path) {
+    std::string text;
+    if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+      char buffer[256];
+      size_t n;
+      while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+      std::fclose(f);
+    }
+    return text;
+  };
+  const auto run_with = [&](std::vector<std::string> args) {
+    cmhost::Store store(engine);
+    config.args = {"command"};
+    config.args.insert(config.args.end(), args.begin(), args.end());
+    cmhost::Linker linker;
+    cmhost::wasi::add_to_linker(linker, config);
+    return cmhost::wasi::run(store, linker.instantiate(store, component));
+  };
+  EXPECT_EQ(run_with({"cat"}), 0);
+  EXPECT_EQ(read(dir + "/out"), "from a file");
+  EXPECT_EQ(run_with({"stderr", "to stderr"}), 0);
+  EXPECT_EQ(read(dir + "/out"), "");  // truncated when opened again
+  EXPECT_EQ(read(dir + "/err"), "to stderr\n");
+  config.stdout_file = dir + "/missing/out";
+  cmhost::Linker linker;
+  EXPECT_ERROR(cmhost::wasi::add_to_linker(linker, config), cmhost::ErrorKind::Usage);
+  for (const char* f : {"/in", "/out", "/err"}) std::remove((dir + f).c_str());
+  ::rmdir(dir.c_str());
+}
+
 TEST(Wasi, ExitStatuses) {
   EXPECT_EQ(run_command({"exit", "0"}).status, 0);
   EXPECT_EQ(run_command({"exit", "7"}).status, 1);  // preview1's adapter reports any failure as err
