@@ -2,6 +2,9 @@
 // pollables, and the handles they make in the store.
 #pragma once
 
+#include <poll.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -45,6 +48,28 @@ class Pollable final : public io::poll::Pollable {
 
  private:
   uint64_t deadline_;
+};
+
+// Ready when a file descriptor is (poll(2) events), e.g. stdin readable or
+// a socket connected.
+class FdPollable final : public io::poll::Pollable {
+ public:
+  FdPollable(int fd, short events) : fd_(fd), events_(events) {}
+  bool ready(Caller&) override { return wait(0); }
+  void block(Caller&) override { wait(-1); }
+  int fd() const { return fd_; }
+  short events() const { return events_; }
+
+ private:
+  bool wait(int timeout_ms) const {
+    pollfd p{fd_, events_, 0};
+    int n;
+    do n = ::poll(&p, 1, timeout_ms);
+    while (n < 0 && errno == EINTR);
+    return n != 0;  // an error counts as ready: the next operation reports it
+  }
+  int fd_;
+  short events_;
 };
 
 // The host resource types whose handles the implementations make.

@@ -78,7 +78,10 @@ class Stdin final : public io::streams::InputStream {
   Result<uint64_t, io::streams::StreamError> blocking_skip(Caller& caller, uint64_t len) override {
     return skipped(blocking_read(caller, len));
   }
-  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override { return std::make_unique<Pollable>(); }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
+    if (bytes_) return std::make_unique<Pollable>();
+    return std::make_unique<detail::FdPollable>(fd_->get(), POLLIN);
+  }
 
  private:
   static Result<uint64_t, io::streams::StreamError> skipped(Result<std::vector<uint8_t>, io::streams::StreamError> r) {
@@ -277,11 +280,20 @@ class Wasi final : public cli::environment::Host,
       for (uint32_t i = 0; i < pollables.size(); ++i)
         if (pollables[i]->ready(caller)) ready.push_back(i);
       if (!ready.empty()) return ready;
-      // Only clock pollables can be pending: sleep until the earliest.
+      // Wait for any descriptor, or until the earliest timer.
       uint64_t earliest = UINT64_MAX;
-      for (io::poll::Pollable* p : pollables)
+      std::vector<pollfd> fds;
+      for (io::poll::Pollable* p : pollables) {
         if (auto* timer = dynamic_cast<Pollable*>(p)) earliest = std::min(earliest, timer->deadline());
-      Pollable(earliest).block(caller);
+        if (auto* fd = dynamic_cast<detail::FdPollable*>(p)) fds.push_back({fd->fd(), fd->events(), 0});
+      }
+      const uint64_t now = monotonic_now();
+      const int timeout = earliest == UINT64_MAX ? -1
+                          : earliest <= now      ? 0
+                                                 : static_cast<int>(std::min<uint64_t>((earliest - now + 999999) / 1000000,
+                                                                                        INT32_MAX));
+      if (fds.empty() && timeout < 0) throw_trap("wasi:io/poll: waiting on pollables that can never be ready");
+      ::poll(fds.data(), fds.size(), timeout);
     }
   }
 
