@@ -4,12 +4,14 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "bindings.hpp"
 
@@ -70,6 +72,56 @@ class FdPollable final : public io::poll::Pollable {
   }
   int fd_;
   short events_;
+};
+
+// An output stream that writes what it is given at once: subclasses say
+// how (put) and how much one write may hold; flushing has nothing to do.
+class ImmediateOutput : public io::streams::OutputStream {
+ public:
+  using StreamResult = abi::typed::Result<void, io::streams::StreamError>;
+  using CountResult = abi::typed::Result<uint64_t, io::streams::StreamError>;
+
+  explicit ImmediateOutput(uint64_t budget) : budget_(budget) {}
+  CountResult check_write(Caller&) override { return CountResult::ok(budget_); }
+  StreamResult write(Caller& caller, std::vector<uint8_t> contents) override {
+    if (contents.size() > budget_) throw_trap("wasi:io/streams: write of more than check-write allowed");
+    return put(caller, contents.data(), contents.size());
+  }
+  StreamResult blocking_write_and_flush(Caller& caller, std::vector<uint8_t> contents) override {
+    if (contents.size() > 4096) throw_trap("wasi:io/streams: blocking-write-and-flush of more than 4096 bytes");
+    return put(caller, contents.data(), contents.size());
+  }
+  StreamResult flush(Caller&) override { return StreamResult::ok(); }
+  StreamResult blocking_flush(Caller&) override { return StreamResult::ok(); }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override { return std::make_unique<Pollable>(); }
+  StreamResult write_zeroes(Caller& caller, uint64_t len) override {
+    if (len > budget_) throw_trap("wasi:io/streams: write-zeroes of more than check-write allowed");
+    const std::vector<uint8_t> zeroes(len);
+    return put(caller, zeroes.data(), zeroes.size());
+  }
+  StreamResult blocking_write_zeroes_and_flush(Caller& caller, uint64_t len) override {
+    return write_zeroes(caller, len);
+  }
+  CountResult splice(Caller& caller, io::streams::InputStream& src, uint64_t len) override {
+    return copy(caller, src.read(caller, std::min(len, budget_)));
+  }
+  CountResult blocking_splice(Caller& caller, io::streams::InputStream& src, uint64_t len) override {
+    return copy(caller, src.blocking_read(caller, std::min(len, budget_)));
+  }
+
+ protected:
+  virtual StreamResult put(Caller& caller, const uint8_t* data, size_t n) = 0;
+
+ private:
+  CountResult copy(Caller& caller, abi::typed::Result<std::vector<uint8_t>, io::streams::StreamError> read) {
+    if (read.is_err()) return CountResult::err(std::move(read.error()));
+    const std::vector<uint8_t>& bytes = read.value();
+    const StreamResult written = put(caller, bytes.data(), bytes.size());
+    if (written.is_err()) return CountResult::err(written.error());
+    return CountResult::ok(bytes.size());
+  }
+
+  uint64_t budget_;
 };
 
 // The host resource types whose handles the implementations make.

@@ -210,50 +210,13 @@ class FileInput final : public io::streams::InputStream {
 };
 
 // A file written from `offset` on, or appended to.
-class FileOutput final : public io::streams::OutputStream {
+class FileOutput final : public ImmediateOutput {
  public:
   FileOutput(std::shared_ptr<const Handles> handles, int fd, std::optional<uint64_t> offset)
-      : handles_(std::move(handles)), fd_(::dup(fd)), offset_(offset) {}
-  Result<uint64_t, io::streams::StreamError> check_write(Caller&) override {
-    return Result<uint64_t, io::streams::StreamError>::ok(kBudget);
-  }
-  StreamResult write(Caller& caller, std::vector<uint8_t> contents) override {
-    if (contents.size() > kBudget) throw_trap("wasi:io/streams: write of more than check-write allowed");
-    return put(caller, contents.data(), contents.size());
-  }
-  StreamResult blocking_write_and_flush(Caller& caller, std::vector<uint8_t> contents) override {
-    if (contents.size() > 4096) throw_trap("wasi:io/streams: blocking-write-and-flush of more than 4096 bytes");
-    return put(caller, contents.data(), contents.size());
-  }
-  StreamResult flush(Caller&) override { return StreamResult::ok(); }
-  StreamResult blocking_flush(Caller&) override { return StreamResult::ok(); }
-  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override { return std::make_unique<Pollable>(); }
-  StreamResult write_zeroes(Caller& caller, uint64_t len) override {
-    if (len > kBudget) throw_trap("wasi:io/streams: write-zeroes of more than check-write allowed");
-    const std::vector<uint8_t> zeroes(len);
-    return put(caller, zeroes.data(), zeroes.size());
-  }
-  StreamResult blocking_write_zeroes_and_flush(Caller& caller, uint64_t len) override {
-    return write_zeroes(caller, len);
-  }
-  Result<uint64_t, io::streams::StreamError> splice(Caller& caller, io::streams::InputStream& src,
-                                                    uint64_t len) override {
-    using R = Result<uint64_t, io::streams::StreamError>;
-    auto read = src.read(caller, std::min(len, kBudget));
-    if (read.is_err()) return R::err(std::move(read.error()));
-    const StreamResult written = put(caller, read.value().data(), read.value().size());
-    if (written.is_err()) return R::err(written.error());
-    return R::ok(read.value().size());
-  }
-  Result<uint64_t, io::streams::StreamError> blocking_splice(Caller& caller, io::streams::InputStream& src,
-                                                             uint64_t len) override {
-    return splice(caller, src, len);
-  }
+      : ImmediateOutput(1 << 20), handles_(std::move(handles)), fd_(::dup(fd)), offset_(offset) {}
 
  private:
-  static constexpr uint64_t kBudget = 1 << 20;
-
-  StreamResult put(Caller& caller, const uint8_t* data, size_t n) {
+  StreamResult put(Caller& caller, const uint8_t* data, size_t n) override {
     while (n > 0) {
       const ssize_t w = offset_ ? ::pwrite(fd_.get(), data, n, static_cast<off_t>(*offset_)) : ::write(fd_.get(), data, n);
       if (w < 0 && errno == EINTR) continue;

@@ -119,57 +119,14 @@ class Stdin final : public io::streams::InputStream {
   size_t at_ = 0;
 };
 
-// stdout and stderr: the process's file descriptor, or a buffer.
-class Output final : public io::streams::OutputStream {
+// stdout and stderr: the process's file descriptor, a file, or a buffer.
+class Output final : public detail::ImmediateOutput {
  public:
   Output(std::shared_ptr<const Handles> handles, std::shared_ptr<StdioFd> fd, std::shared_ptr<std::string> buffer)
-      : handles_(std::move(handles)), fd_(std::move(fd)), buffer_(std::move(buffer)) {}
-
-  Result<uint64_t, io::streams::StreamError> check_write(Caller&) override {
-    return Result<uint64_t, io::streams::StreamError>::ok(kBudget);
-  }
-  StreamResult write(Caller& caller, std::vector<uint8_t> contents) override {
-    if (contents.size() > kBudget) throw_trap("wasi:io/streams: write of more than check-write allowed");
-    return put(caller, contents.data(), contents.size());
-  }
-  StreamResult blocking_write_and_flush(Caller& caller, std::vector<uint8_t> contents) override {
-    if (contents.size() > kBudget) throw_trap("wasi:io/streams: blocking-write-and-flush of more than 4096 bytes");
-    return put(caller, contents.data(), contents.size());
-  }
-  StreamResult flush(Caller&) override { return StreamResult::ok(); }
-  StreamResult blocking_flush(Caller&) override { return StreamResult::ok(); }
-  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override { return std::make_unique<Pollable>(); }
-  StreamResult write_zeroes(Caller& caller, uint64_t len) override {
-    if (len > kBudget) throw_trap("wasi:io/streams: write-zeroes of more than check-write allowed");
-    const std::vector<uint8_t> zeroes(len);
-    return put(caller, zeroes.data(), zeroes.size());
-  }
-  StreamResult blocking_write_zeroes_and_flush(Caller& caller, uint64_t len) override {
-    return write_zeroes(caller, len);
-  }
-  Result<uint64_t, io::streams::StreamError> splice(Caller& caller, io::streams::InputStream& src,
-                                                    uint64_t len) override {
-    return copy(caller, src.read(caller, std::min(len, kBudget)));
-  }
-  Result<uint64_t, io::streams::StreamError> blocking_splice(Caller& caller, io::streams::InputStream& src,
-                                                             uint64_t len) override {
-    return copy(caller, src.blocking_read(caller, std::min(len, kBudget)));
-  }
+      : ImmediateOutput(4096), handles_(std::move(handles)), fd_(std::move(fd)), buffer_(std::move(buffer)) {}
 
  private:
-  static constexpr uint64_t kBudget = 4096;
-
-  Result<uint64_t, io::streams::StreamError> copy(Caller& caller,
-                                                  Result<std::vector<uint8_t>, io::streams::StreamError> read) {
-    using R = Result<uint64_t, io::streams::StreamError>;
-    if (read.is_err()) return R::err(std::move(read.error()));
-    const std::vector<uint8_t>& bytes = read.value();
-    const StreamResult written = put(caller, bytes.data(), bytes.size());
-    if (written.is_err()) return R::err(written.error());
-    return R::ok(bytes.size());
-  }
-
-  StreamResult put(Caller& caller, const uint8_t* data, size_t n) {
+  StreamResult put(Caller& caller, const uint8_t* data, size_t n) override {
     if (buffer_) {
       buffer_->append(reinterpret_cast<const char*>(data), n);
       return StreamResult::ok();
