@@ -659,6 +659,22 @@ class Generator {
       init.push_back(member(*f) + "(instance.typed_func<" + typed_signature(*f, scope) + ">(" +
                      quote(import_name(scope, *f)) + "))");
     emit_constructor(h, "explicit " + class_name + "(const cmhost::Instance& instance)", init);
+    emit_guest_methods(h, scope);
+    h.line();
+    h.access("private:");
+    emit_guest_members(h, scope);
+    h.close();
+  }
+
+  // `head` with its member initialisers, one per line.
+  static void emit_constructor(Header& h, const std::string& head, const std::vector<std::string>& init) {
+    h.line(head);
+    for (size_t i = 0; i < init.size(); ++i)
+      h.line(std::string(i == 0 ? "    : " : "      ") + init[i] + (i + 1 < init.size() ? "," : " {}"));
+  }
+
+  // One method per exported function, calling its TypedFunc member.
+  void emit_guest_methods(Header& h, const Scope& scope) const {
     for (const Function* f : scope.exported) {
       std::string params = "cmhost::Store& store";
       std::string args = "store";
@@ -669,18 +685,10 @@ class Generator {
       h.line(cpp_type(f->type->result, scope) + " " + guest_method_name(*f) + "(" + params + ") const { return " +
              member(*f) + ".call(" + args + "); }");
     }
-    h.line();
-    h.access("private:");
+  }
+  void emit_guest_members(Header& h, const Scope& scope) const {
     for (const Function* f : scope.exported)
       h.line("cmhost::TypedFunc<" + typed_signature(*f, scope) + "> " + member(*f) + ";");
-    h.close();
-  }
-
-  // `head` with its member initialisers, one per line.
-  static void emit_constructor(Header& h, const std::string& head, const std::vector<std::string>& init) {
-    h.line(head);
-    for (size_t i = 0; i < init.size(); ++i)
-      h.line(std::string(i == 0 ? "    : " : "      ") + init[i] + (i + 1 < init.size() ? "," : " {}"));
   }
 
   std::string typed_signature(const Function& f, const Scope& scope) const {
@@ -728,16 +736,7 @@ class Generator {
     h.line("return " + world_class_ + "(linker.instantiate(store, component));");
     h.close("}");
     h.line("const cmhost::Instance& instance() const { return instance_; }");
-    for (const Function* f : scope.exported) {
-      std::string params = "cmhost::Store& store";
-      std::string args = "store";
-      for (size_t i = 0; i < f->type->params.size(); ++i) {
-        params += ", " + guest_param(f->type->params[i], scope) + " " + snake(f->type->param_names[i]);
-        args += ", " + snake(f->type->param_names[i]);
-      }
-      h.line(cpp_type(f->type->result, scope) + " " + guest_method_name(*f) + "(" + params + ") const { return " +
-             member(*f) + ".call(" + args + "); }");
-    }
+    emit_guest_methods(h, scope);
     for (const Scope* s : exported) {
       const std::string n = snake(s->ns.substr(s->ns.rfind(':') + 1));
       h.line("const ::" + s->ns + "::Guest& " + n + "() const { return " + n + "_; }");
@@ -745,8 +744,7 @@ class Generator {
     h.line();
     h.access("private:");
     h.line("cmhost::Instance instance_;");
-    for (const Function* f : scope.exported)
-      h.line("cmhost::TypedFunc<" + typed_signature(*f, scope) + "> " + member(*f) + ";");
+    emit_guest_members(h, scope);
     for (const Scope* s : exported)
       h.line("::" + s->ns + "::Guest " + snake(s->ns.substr(s->ns.rfind(':') + 1)) + "_;");
     h.close();
