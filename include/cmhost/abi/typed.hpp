@@ -555,13 +555,16 @@ class Result {
 
   Result() = default;
   explicit Result(repr v) : v_(std::move(v)) {}
+  // The value (I = 0) or the error (I = 1), made in place.
+  template <size_t I, class... A>
+  explicit Result(std::in_place_index_t<I> side, A&&... a) : v_(side, std::forward<A>(a)...) {}
   template <class... A>
   static Result ok(A&&... a) {
-    return Result(repr(std::in_place_index<0>, std::forward<A>(a)...));
+    return Result(std::in_place_index<0>, std::forward<A>(a)...);
   }
   template <class... A>
   static Result err(A&&... a) {
-    return Result(repr(std::in_place_index<1>, std::forward<A>(a)...));
+    return Result(std::in_place_index<1>, std::forward<A>(a)...);
   }
   bool is_ok() const { return v_.index() == 0; }
   bool is_err() const { return v_.index() == 1; }
