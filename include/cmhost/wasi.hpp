@@ -1,8 +1,8 @@
 // WASI 0.2 for components, on the public API as any embedder could write it
-// (src/wasi). So far: wasi:cli (environment, exit, stdin/stdout/stderr,
-// terminals), wasi:io (error, poll, streams), wasi:clocks and wasi:random;
-// wasi:filesystem with no preopened directories. wasi:sockets is not
-// supplied yet: a component importing it fails to link, naming the imports.
+// (src/wasi): wasi:cli (environment, exit, stdin/stdout/stderr, terminals),
+// wasi:io (error, poll, streams), wasi:clocks, wasi:random, wasi:filesystem
+// confined to preopened directories, and wasi:sockets (TCP, UDP, name
+// lookup), refused with access-denied unless the network is allowed.
 //
 //   cmhost::Linker linker;
 //   cmhost::wasi::WasiConfig config;
@@ -48,6 +48,10 @@ struct WasiConfig {
   std::optional<uint64_t> wall_clock_ns;
   std::optional<uint64_t> random_seed;
   std::vector<Preopen> preopens;
+  // wasi:sockets over the host's network: TCP and UDP sockets to and from
+  // any address, and name lookups. Denied by default: every socket and
+  // lookup is then refused with access-denied.
+  bool allow_network = false;
 };
 
 // Supplies the WASI 0.2 interfaces cmhost implements to `linker`; every

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -53,10 +54,11 @@ class Pollable final : public io::poll::Pollable {
 };
 
 // Ready when a file descriptor is (poll(2) events), e.g. stdin readable or
-// a socket connected.
+// a socket connected; `owner` keeps the descriptor open while it is used.
 class FdPollable final : public io::poll::Pollable {
  public:
-  FdPollable(int fd, short events) : fd_(fd), events_(events) {}
+  FdPollable(int fd, short events, std::shared_ptr<const void> owner = {})
+      : fd_(fd), events_(events), owner_(std::move(owner)) {}
   bool ready(Caller&) override { return wait(0); }
   void block(Caller&) override { wait(-1); }
   int fd() const { return fd_; }
@@ -72,6 +74,7 @@ class FdPollable final : public io::poll::Pollable {
   }
   int fd_;
   short events_;
+  std::shared_ptr<const void> owner_;
 };
 
 // An output stream that writes what it is given at once: subclasses say

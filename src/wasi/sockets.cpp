@@ -1,6 +1,18 @@
+// wasi:sockets: the network handle, socket creation, name lookup, and the
+// same interfaces with the network denied. TCP and UDP sockets themselves
+// are in tcp.cpp and udp.cpp.
 #include "sockets.hpp"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
 #include <memory>
+#include <thread>
+#include <utility>
 
 #include "bindings.hpp"
 
@@ -10,14 +22,16 @@ namespace {
 
 namespace sockets = ::wasi::sockets;
 using abi::typed::Own;
-using abi::typed::Result;
-using sockets::network::ErrorCode;
+using net::ErrorCode;
+using TcpResult = NetResult<Own<sockets::tcp::TcpSocket>>;
+using UdpResult = NetResult<Own<sockets::udp::UdpSocket>>;
+using LookupResult = NetResult<Own<sockets::ip_name_lookup::ResolveAddressStream>>;
 
-// The network handle a guest passes to bind, connect and lookups; nothing
-// behind it can be used while the network is denied.
-class DeniedNetwork final : public sockets::network::Network {};
+// The network handle a guest passes to bind, connect and lookups. There is
+// one network, the host's; when it is denied nothing can be done with it.
+class HostNetwork final : public net::Network {};
 
-class DeniedSockets final : public sockets::network::Host,
+class DeniedSockets final : public net::Host,
                             public sockets::instance_network::Host,
                             public sockets::tcp::Host,
                             public sockets::tcp_create_socket::Host,
@@ -25,32 +39,181 @@ class DeniedSockets final : public sockets::network::Host,
                             public sockets::udp_create_socket::Host,
                             public sockets::ip_name_lookup::Host {
  public:
-  std::unique_ptr<sockets::network::Network> instance_network(Caller&) override {
-    return std::make_unique<DeniedNetwork>();
-  }
-  Result<Own<sockets::tcp::TcpSocket>, ErrorCode> create_tcp_socket(Caller&, sockets::network::IpAddressFamily) override {
-    return Result<Own<sockets::tcp::TcpSocket>, ErrorCode>::err(ErrorCode::access_denied);
-  }
-  Result<Own<sockets::udp::UdpSocket>, ErrorCode> create_udp_socket(Caller&, sockets::network::IpAddressFamily) override {
-    return Result<Own<sockets::udp::UdpSocket>, ErrorCode>::err(ErrorCode::access_denied);
-  }
-  Result<Own<sockets::ip_name_lookup::ResolveAddressStream>, ErrorCode> resolve_addresses(
-      Caller&, sockets::network::Network&, std::string) override {
-    return Result<Own<sockets::ip_name_lookup::ResolveAddressStream>, ErrorCode>::err(ErrorCode::access_denied);
+  std::unique_ptr<net::Network> instance_network(Caller&) override { return std::make_unique<HostNetwork>(); }
+  TcpResult create_tcp_socket(Caller&, net::IpAddressFamily) override { return TcpResult::err(ErrorCode::access_denied); }
+  UdpResult create_udp_socket(Caller&, net::IpAddressFamily) override { return UdpResult::err(ErrorCode::access_denied); }
+  LookupResult resolve_addresses(Caller&, net::Network&, std::string) override {
+    return LookupResult::err(ErrorCode::access_denied);
   }
 };
 
+// A lookup runs getaddrinfo on a thread of its own, so the guest keeps
+// running (and can poll other things) meanwhile; the thread signals an
+// eventfd the stream's pollable waits on.
+struct Lookup {
+  Lookup() : done_fd(std::make_shared<SocketFd>(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))) {}
+  std::shared_ptr<SocketFd> done_fd;
+  std::atomic<bool> done{false};
+  std::optional<ErrorCode> error;
+  std::vector<net::IpAddress> addresses;
+};
+
+std::optional<ErrorCode> resolver_error(int status) {
+  switch (status) {
+    case 0: return std::nullopt;
+    case EAI_NONAME:
+    case EAI_NODATA: return ErrorCode::name_unresolvable;
+    case EAI_AGAIN: return ErrorCode::temporary_resolver_failure;
+    case EAI_FAIL: return ErrorCode::permanent_resolver_failure;
+    case EAI_MEMORY: return ErrorCode::out_of_memory;
+    default: return ErrorCode::unknown;
+  }
+}
+
+void resolve(const std::string& name, Lookup& lookup) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;  // one entry per address, not one per socket type
+  addrinfo* found = nullptr;
+  lookup.error = resolver_error(::getaddrinfo(name.c_str(), nullptr, &hints, &found));
+  for (const addrinfo* a = found; a; a = a->ai_next) {
+    if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
+    sockaddr_storage storage{};
+    std::memcpy(&storage, a->ai_addr, std::min<size_t>(a->ai_addrlen, sizeof storage));
+    lookup.addresses.push_back(ip_of(from_sockaddr(storage)));
+  }
+  if (found) ::freeaddrinfo(found);
+}
+
+class ResolveAddressStream final : public sockets::ip_name_lookup::ResolveAddressStream {
+ public:
+  explicit ResolveAddressStream(std::shared_ptr<Lookup> lookup) : lookup_(std::move(lookup)) {}
+
+  NetResult<std::optional<net::IpAddress>> resolve_next_address(Caller&) override {
+    using R = NetResult<std::optional<net::IpAddress>>;
+    if (!lookup_->done.load(std::memory_order_acquire)) return R::err(ErrorCode::would_block);
+    if (lookup_->error) return R::err(*std::exchange(lookup_->error, std::nullopt));
+    if (next_ == lookup_->addresses.size()) return R::ok(std::nullopt);
+    return R::ok(lookup_->addresses[next_++]);
+  }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
+    return std::make_unique<FdPollable>(lookup_->done_fd->get(), POLLIN, lookup_->done_fd);
+  }
+
+ private:
+  std::shared_ptr<Lookup> lookup_;
+  size_t next_ = 0;
+};
+
+// A host name, or an IP address without brackets or port; anything else
+// (a URL, `host:port`, spaces) is invalid-argument, not a lookup.
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 253) return false;
+  size_t label = 0;
+  for (const char c : name) {
+    if (c == '.') {
+      if (label == 0) return false;
+      label = 0;
+      continue;
+    }
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    if (!ok || ++label > 63) return false;
+  }
+  return true;
+}
+
+std::optional<net::IpAddress> ip_literal(const std::string& name) {
+  sockaddr_storage storage{};
+  auto* in = reinterpret_cast<sockaddr_in*>(&storage);
+  auto* in6 = reinterpret_cast<sockaddr_in6*>(&storage);
+  if (::inet_pton(AF_INET, name.c_str(), &in->sin_addr) == 1) {
+    storage.ss_family = AF_INET;
+  } else if (::inet_pton(AF_INET6, name.c_str(), &in6->sin6_addr) == 1) {
+    storage.ss_family = AF_INET6;
+  } else {
+    return std::nullopt;
+  }
+  return ip_of(from_sockaddr(storage));
+}
+
+class HostSockets final : public net::Host,
+                          public sockets::instance_network::Host,
+                          public sockets::tcp::Host,
+                          public sockets::tcp_create_socket::Host,
+                          public sockets::udp::Host,
+                          public sockets::udp_create_socket::Host,
+                          public sockets::ip_name_lookup::Host {
+ public:
+  explicit HostSockets(std::shared_ptr<const Handles> io) : handles(std::make_shared<SocketHandles>()) {
+    handles->io = std::move(io);
+  }
+
+  std::unique_ptr<net::Network> instance_network(Caller&) override { return std::make_unique<HostNetwork>(); }
+
+  TcpResult create_tcp_socket(Caller& caller, net::IpAddressFamily family) override {
+    auto socket = new_tcp_socket(handles, family);
+    if (socket.is_err()) return TcpResult::err(socket.error());
+    return TcpResult::ok(handles->tcp->tcp_socket.make_own(caller.store(), std::move(socket.value())));
+  }
+  UdpResult create_udp_socket(Caller& caller, net::IpAddressFamily family) override {
+    auto socket = new_udp_socket(handles, family);
+    if (socket.is_err()) return UdpResult::err(socket.error());
+    return UdpResult::ok(handles->udp->udp_socket.make_own(caller.store(), std::move(socket.value())));
+  }
+
+  LookupResult resolve_addresses(Caller& caller, net::Network&, std::string name) override {
+    auto lookup = std::make_shared<Lookup>();
+    if (lookup->done_fd->get() < 0) return LookupResult::err(error_code(errno));
+    if (auto ip = ip_literal(name)) {
+      lookup->addresses.push_back(*ip);
+      finish(*lookup);
+    } else if (!valid_name(name)) {
+      return LookupResult::err(ErrorCode::invalid_argument);
+    } else {
+      std::thread([name = std::move(name), lookup] {
+        resolve(name, *lookup);
+        finish(*lookup);
+      }).detach();
+    }
+    return LookupResult::ok(handles->lookup->resolve_address_stream.make_own(
+        caller.store(), std::make_unique<ResolveAddressStream>(std::move(lookup))));
+  }
+
+  std::shared_ptr<SocketHandles> handles;
+
+ private:
+  static void finish(Lookup& lookup) {
+    lookup.done.store(true, std::memory_order_release);
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = ::write(lookup.done_fd->get(), &one, sizeof one);
+  }
+};
+
+template <typename S>
+void add_interfaces(Linker& linker, const std::shared_ptr<S>& host, SocketHandles* handles) {
+  sockets::network::add_to_linker(linker, host);
+  sockets::instance_network::add_to_linker(linker, host);
+  auto udp = sockets::udp::add_to_linker(linker, host);
+  sockets::udp_create_socket::add_to_linker(linker, host);
+  auto tcp = sockets::tcp::add_to_linker(linker, host);
+  sockets::tcp_create_socket::add_to_linker(linker, host);
+  auto lookup = sockets::ip_name_lookup::add_to_linker(linker, host);
+  if (handles) {
+    handles->udp = udp;
+    handles->tcp = tcp;
+    handles->lookup = lookup;
+  }
+}
+
 }  // namespace
 
-void add_denied_sockets(Linker& linker) {
-  auto denied = std::make_shared<DeniedSockets>();
-  sockets::network::add_to_linker(linker, denied);
-  sockets::instance_network::add_to_linker(linker, denied);
-  sockets::udp::add_to_linker(linker, denied);
-  sockets::udp_create_socket::add_to_linker(linker, denied);
-  sockets::tcp::add_to_linker(linker, denied);
-  sockets::tcp_create_socket::add_to_linker(linker, denied);
-  sockets::ip_name_lookup::add_to_linker(linker, denied);
+void add_sockets(Linker& linker, std::shared_ptr<const Handles> handles, bool allow_network) {
+  if (!allow_network) {
+    add_interfaces(linker, std::make_shared<DeniedSockets>(), nullptr);
+    return;
+  }
+  auto host = std::make_shared<HostSockets>(std::move(handles));
+  add_interfaces(linker, host, host->handles.get());
 }
 
 }  // namespace cmhost::wasi::detail

@@ -336,7 +336,7 @@ void add_to_linker(Linker& linker, const WasiConfig& config) {
   rnd::random::add_to_linker(linker, wasi);
   rnd::insecure::add_to_linker(linker, wasi);
   rnd::insecure_seed::add_to_linker(linker, wasi);
-  detail::add_denied_sockets(linker);
+  detail::add_sockets(linker, wasi->handles, config.allow_network);
 }
 
 int run(Store& store, const Instance& instance) {

@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--env", run.env, "An environment variable NAME=VALUE for the guest (repeatable)")
       ->allow_extra_args(false);
   run_cmd->add_flag("--env-inherit", run.env_inherit, "Give the guest this process's environment");
+  run_cmd->add_flag("--allow-network", run.allow_network,
+                    "Let the guest use the host's network through wasi:sockets (TCP, UDP, name lookup)");
   run_cmd->add_option("--dir", run.dirs,
                       "Preopen a host directory as GUEST (default: the host path), read-only with :ro; the guest "
                       "reaches nothing outside it (repeatable)")
@@ -100,12 +102,14 @@ int main(int argc, char** argv) {
   bindgen_cmd
       ->add_option("--containers", bindgen.containers,
                    "Strings, lists and maps as owning (std::string, std::vector, std::map), frame (FrameString, "
-                   "FrameVector: from the thread's frame arena) or pmr (std::pmr) containers")
+                   "FrameVector: from the thread's frame arena) or pmr (std::pmr) containers; or views: owning, "
+                   "and exports' results read in place (std::string_view, ListView) by a callback")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, cmhost::tools::BindgenOptions::Containers>{
               {"owning", cmhost::tools::BindgenOptions::Containers::Owning},
               {"frame", cmhost::tools::BindgenOptions::Containers::Frame},
-              {"pmr", cmhost::tools::BindgenOptions::Containers::Pmr}},
+              {"pmr", cmhost::tools::BindgenOptions::Containers::Pmr},
+              {"views", cmhost::tools::BindgenOptions::Containers::Views}},
           CLI::ignore_case))
       ->default_str("owning");
   bindgen_cmd->add_option("--jco-dir", bindgen.node_modules,

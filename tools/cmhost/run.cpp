@@ -60,6 +60,7 @@ int run_command(const RunCommand& command, const engine::EngineConfig& config) {
       if (preopen.host_path.empty()) throw Error(ErrorKind::Usage, "--dir takes HOST[::GUEST][:ro], got `" + dir + "`");
       wasi.preopens.push_back(std::move(preopen));
     }
+    wasi.allow_network = command.allow_network;
     Linker linker;
     wasi::add_to_linker(linker, wasi);
     Store store(engine);

@@ -14,10 +14,11 @@ struct RunCommand {
   std::vector<std::string> env;   // K=V
   std::vector<std::string> dirs;  // HOST[::GUEST][:ro]
   bool env_inherit = false;
+  bool allow_network = false;
   std::string invoke;  // empty: wasi:cli/run#run
 };
 
-// `cmhost run [--dir HOST[::GUEST][:ro]]... [--env K=V]... [--env-inherit] [--invoke 'f(args)'] FILE [ARGS...]`:
+// `cmhost run [--dir HOST[::GUEST][:ro]]... [--env K=V]... [--env-inherit] [--allow-network] [--invoke 'f(args)'] FILE [ARGS...]`:
 // the command component with WASI linked. Returns the guest's exit status
 // (or 0 after --invoke printed the result), 1 on a trap, 2 on usage,
 // decode, validation or link errors.

@@ -1,0 +1,366 @@
+// wasi:sockets/tcp over the host's TCP sockets: the socket's state machine
+// (bind, connect and listen each started and finished), its options, and
+// its connection's input and output streams.
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "socket_support.hpp"
+#include "sockets.hpp"
+
+namespace cmhost::wasi::detail {
+
+namespace {
+
+namespace tcp = ::wasi::sockets::tcp;
+using net::ErrorCode;
+using abi::typed::Own;
+using ReadResult = abi::typed::Result<std::vector<uint8_t>, io::streams::StreamError>;
+using StreamResult = abi::typed::Result<void, io::streams::StreamError>;
+using CountResult = abi::typed::Result<uint64_t, io::streams::StreamError>;
+
+constexpr uint64_t kChunk = 64 * 1024;  // the most one read returns and one check-write allows
+
+bool wait_for(int fd, short events, int timeout_ms) {
+  pollfd p{fd, events, 0};
+  int n;
+  do n = ::poll(&p, 1, timeout_ms);
+  while (n < 0 && errno == EINTR);
+  return n != 0;
+}
+
+// The connection's receiving side: what has arrived, never waiting unless
+// asked to; end of stream once the peer has shut its side down.
+class TcpInput final : public io::streams::InputStream {
+ public:
+  TcpInput(std::shared_ptr<const Handles> handles, std::shared_ptr<SocketFd> fd)
+      : handles_(std::move(handles)), fd_(std::move(fd)) {}
+
+  ReadResult read(Caller& caller, uint64_t len) override { return receive(caller, len, false); }
+  ReadResult blocking_read(Caller& caller, uint64_t len) override { return receive(caller, len, true); }
+  CountResult skip(Caller& caller, uint64_t len) override { return skipped(read(caller, len)); }
+  CountResult blocking_skip(Caller& caller, uint64_t len) override { return skipped(blocking_read(caller, len)); }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
+    return std::make_unique<FdPollable>(fd_->get(), POLLIN, fd_);
+  }
+
+ private:
+  static CountResult skipped(ReadResult r) {
+    if (r.is_err()) return CountResult::err(std::move(r.error()));
+    return CountResult::ok(r.value().size());
+  }
+
+  ReadResult receive(Caller& caller, uint64_t len, bool block) {
+    if (closed_) return ReadResult::err(io::streams::stream_error::Closed{});
+    if (len == 0) return ReadResult::ok();
+    std::vector<uint8_t> out(std::min(len, kChunk));
+    for (;;) {
+      const ssize_t n = ::recv(fd_->get(), out.data(), out.size(), MSG_DONTWAIT);
+      if (n > 0) {
+        out.resize(static_cast<size_t>(n));
+        return ReadResult::ok(std::move(out));
+      }
+      if (n == 0) {
+        closed_ = true;
+        return ReadResult::err(io::streams::stream_error::Closed{});
+      }
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN) {
+        closed_ = true;
+        return ReadResult::err(failed(caller, *handles_, errno));
+      }
+      if (!block) return ReadResult::ok();
+      wait_for(fd_->get(), POLLIN, -1);
+    }
+  }
+
+  std::shared_ptr<const Handles> handles_;
+  std::shared_ptr<SocketFd> fd_;
+  bool closed_ = false;
+};
+
+// The connection's sending side. A write never waits: what the kernel does
+// not take at once is kept and sent as the socket drains, and check-write
+// allows nothing more until it has gone.
+class TcpOutput final : public ImmediateOutput {
+ public:
+  TcpOutput(std::shared_ptr<const Handles> handles, std::shared_ptr<SocketFd> fd)
+      : ImmediateOutput(kChunk), handles_(std::move(handles)), fd_(std::move(fd)) {}
+
+  CountResult check_write(Caller& caller) override {
+    if (auto error = drain(caller, false)) return CountResult::err(std::move(*error));
+    if (!pending_.empty() || !wait_for(fd_->get(), POLLOUT, 0)) return CountResult::ok(0);
+    return CountResult::ok(kChunk);
+  }
+  StreamResult blocking_write_and_flush(Caller& caller, std::vector<uint8_t> contents) override {
+    if (contents.size() > 4096) throw_trap("wasi:io/streams: blocking-write-and-flush of more than 4096 bytes");
+    if (auto error = drain(caller, true)) return StreamResult::err(std::move(*error));
+    const StreamResult put_result = put(caller, contents.data(), contents.size());
+    if (put_result.is_err()) return put_result;
+    return blocking_flush(caller);
+  }
+  StreamResult flush(Caller& caller) override {
+    if (auto error = drain(caller, false)) return StreamResult::err(std::move(*error));
+    return StreamResult::ok();
+  }
+  StreamResult blocking_flush(Caller& caller) override {
+    if (auto error = drain(caller, true)) return StreamResult::err(std::move(*error));
+    return StreamResult::ok();
+  }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
+    return std::make_unique<FdPollable>(fd_->get(), POLLOUT, fd_);
+  }
+
+ private:
+  StreamResult put(Caller& caller, const uint8_t* data, size_t n) override {
+    if (closed_) return StreamResult::err(io::streams::stream_error::Closed{});
+    pending_.insert(pending_.end(), data, data + n);
+    if (auto error = drain(caller, false)) return StreamResult::err(std::move(*error));
+    return StreamResult::ok();
+  }
+
+  // Sends what is kept, waiting for the socket when `block`; the error
+  // that ended the stream, if one did.
+  std::optional<io::streams::StreamError> drain(Caller& caller, bool block) {
+    if (closed_) return io::streams::stream_error::Closed{};
+    while (sent_ < pending_.size()) {
+      const ssize_t n = ::send(fd_->get(), pending_.data() + sent_, pending_.size() - sent_, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n >= 0) {
+        sent_ += static_cast<size_t>(n);
+        continue;
+      }
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) {
+        if (!block) return std::nullopt;
+        wait_for(fd_->get(), POLLOUT, -1);
+        continue;
+      }
+      closed_ = true;
+      if (errno == EPIPE) return io::streams::stream_error::Closed{};
+      return failed(caller, *handles_, errno);
+    }
+    pending_.clear();
+    sent_ = 0;
+    return std::nullopt;
+  }
+
+  std::shared_ptr<const Handles> handles_;
+  std::shared_ptr<SocketFd> fd_;
+  std::vector<uint8_t> pending_;
+  size_t sent_ = 0;
+  bool closed_ = false;
+};
+
+enum class TcpState { unbound, bind_started, bound, listen_started, listening, connect_started, connected, closed };
+
+using Streams = std::tuple<Own<io::streams::InputStream>, Own<io::streams::OutputStream>>;
+
+class TcpSocket final : public tcp::TcpSocket {
+ public:
+  TcpSocket(std::shared_ptr<const SocketHandles> handles, std::shared_ptr<SocketFd> fd, net::IpAddressFamily family,
+            TcpState state = TcpState::unbound)
+      : handles_(std::move(handles)), fd_(std::move(fd)), family_(family), state_(state) {}
+
+  NetResult<void> start_bind(Caller&, net::Network&, net::IpSocketAddress local_address) override {
+    if (auto busy = check_idle(TcpState::unbound)) return fail(*busy);
+    if (auto bad = check_local(local_address, family_)) return fail(*bad);
+    // As wasmtime does: a listener restarted at once can take its port back
+    // while old connections linger in TIME_WAIT.
+    const int on = 1;
+    ::setsockopt(fd(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    const SockAddr a = to_sockaddr(local_address);
+    if (::bind(fd(), a.get(), a.length) != 0) return fail(error_code(errno));
+    state_ = TcpState::bind_started;
+    return ok();
+  }
+  NetResult<void> finish_bind(Caller&) override { return finish(TcpState::bind_started, TcpState::bound); }
+
+  NetResult<void> start_connect(Caller&, net::Network&, net::IpSocketAddress remote_address) override {
+    if (state_ != TcpState::bound) {
+      if (auto busy = check_idle(TcpState::unbound)) return fail(*busy);
+    }
+    if (auto bad = check_remote(remote_address, family_)) return fail(*bad);
+    const SockAddr a = to_sockaddr(remote_address);
+    int result;
+    do result = ::connect(fd(), a.get(), a.length);
+    while (result != 0 && errno == EINTR);
+    if (result != 0 && errno != EINPROGRESS) {
+      state_ = TcpState::closed;
+      return fail(error_code(errno));
+    }
+    state_ = TcpState::connect_started;
+    return ok();
+  }
+
+  NetResult<Streams> finish_connect(Caller& caller) override {
+    if (state_ != TcpState::connect_started) return fail<Streams>(ErrorCode::not_in_progress);
+    if (!wait_for(fd(), POLLOUT, 0)) return fail<Streams>(ErrorCode::would_block);
+    int error = 0;
+    socklen_t length = sizeof error;
+    if (::getsockopt(fd(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+    if (error != 0) {
+      state_ = TcpState::closed;
+      return fail<Streams>(error_code(error));
+    }
+    state_ = TcpState::connected;
+    return NetResult<Streams>::ok(streams(caller, fd_));
+  }
+
+  NetResult<void> start_listen(Caller&) override {
+    if (auto busy = check_idle(TcpState::bound)) return fail(*busy);
+    if (::listen(fd(), static_cast<int>(std::min<uint64_t>(backlog_, INT_MAX))) != 0) return fail(error_code(errno));
+    state_ = TcpState::listen_started;
+    return ok();
+  }
+  NetResult<void> finish_listen(Caller&) override { return finish(TcpState::listen_started, TcpState::listening); }
+
+  NetResult<std::tuple<Own<tcp::TcpSocket>, Own<io::streams::InputStream>, Own<io::streams::OutputStream>>> accept(
+      Caller& caller) override {
+    using R = NetResult<std::tuple<Own<tcp::TcpSocket>, Own<io::streams::InputStream>, Own<io::streams::OutputStream>>>;
+    if (state_ != TcpState::listening) return R::err(ErrorCode::invalid_state);
+    int client;
+    do client = ::accept4(fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    while (client < 0 && errno == EINTR);
+    if (client < 0) return R::err(errno == EAGAIN ? ErrorCode::would_block : error_code(errno));
+    auto client_fd = std::make_shared<SocketFd>(client);
+    auto [input, output] = streams(caller, client_fd);
+    auto socket = handles_->tcp->tcp_socket.make_own(
+        caller.store(), std::make_unique<TcpSocket>(handles_, client_fd, family_, TcpState::connected));
+    return R::ok(std::tuple{socket, input, output});
+  }
+
+  NetResult<net::IpSocketAddress> local_address(Caller&) override {
+    if (state_ == TcpState::unbound || state_ == TcpState::closed) return fail<net::IpSocketAddress>(ErrorCode::invalid_state);
+    return local_address_of(fd());
+  }
+  NetResult<net::IpSocketAddress> remote_address(Caller&) override {
+    if (state_ != TcpState::connected) return fail<net::IpSocketAddress>(ErrorCode::invalid_state);
+    return remote_address_of(fd());
+  }
+  bool is_listening(Caller&) override { return state_ == TcpState::listening; }
+  net::IpAddressFamily address_family(Caller&) override { return family_; }
+
+  NetResult<void> set_listen_backlog_size(Caller&, uint64_t value) override {
+    if (value == 0) return fail(ErrorCode::invalid_argument);
+    if (state_ == TcpState::connect_started || state_ == TcpState::connected || state_ == TcpState::closed)
+      return fail(ErrorCode::invalid_state);
+    backlog_ = value;
+    // Linux takes a new backlog for a socket that already listens.
+    if (state_ == TcpState::listening && ::listen(fd(), static_cast<int>(std::min<uint64_t>(value, INT_MAX))) != 0)
+      return fail(error_code(errno));
+    return ok();
+  }
+
+  NetResult<bool> keep_alive_enabled(Caller&) override {
+    const auto on = get_option(fd(), SOL_SOCKET, SO_KEEPALIVE);
+    if (on.is_err()) return fail<bool>(on.error());
+    return NetResult<bool>::ok(on.value() != 0);
+  }
+  NetResult<void> set_keep_alive_enabled(Caller&, bool value) override {
+    const int on = value ? 1 : 0;
+    if (::setsockopt(fd(), SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on) != 0) return fail(error_code(errno));
+    return ok();
+  }
+  // Durations in nanoseconds; the kernel keeps whole seconds (at most 32767).
+  NetResult<uint64_t> keep_alive_idle_time(Caller&) override { return seconds_option(TCP_KEEPIDLE); }
+  NetResult<void> set_keep_alive_idle_time(Caller&, uint64_t value) override {
+    return set_seconds_option(TCP_KEEPIDLE, value);
+  }
+  NetResult<uint64_t> keep_alive_interval(Caller&) override { return seconds_option(TCP_KEEPINTVL); }
+  NetResult<void> set_keep_alive_interval(Caller&, uint64_t value) override {
+    return set_seconds_option(TCP_KEEPINTVL, value);
+  }
+  NetResult<uint32_t> keep_alive_count(Caller&) override {
+    const auto count = get_option(fd(), IPPROTO_TCP, TCP_KEEPCNT);
+    if (count.is_err()) return fail<uint32_t>(count.error());
+    return NetResult<uint32_t>::ok(static_cast<uint32_t>(count.value()));
+  }
+  NetResult<void> set_keep_alive_count(Caller&, uint32_t value) override {
+    return set_option(fd(), IPPROTO_TCP, TCP_KEEPCNT, value, 127);
+  }
+  NetResult<uint8_t> hop_limit(Caller&) override { return get_hop_limit(fd(), family_); }
+  NetResult<void> set_hop_limit(Caller&, uint8_t value) override { return detail::set_hop_limit(fd(), family_, value); }
+  NetResult<uint64_t> receive_buffer_size(Caller&) override { return get_buffer_size(fd(), SO_RCVBUF); }
+  NetResult<void> set_receive_buffer_size(Caller&, uint64_t value) override {
+    return set_buffer_size(fd(), SO_RCVBUF, value);
+  }
+  NetResult<uint64_t> send_buffer_size(Caller&) override { return get_buffer_size(fd(), SO_SNDBUF); }
+  NetResult<void> set_send_buffer_size(Caller&, uint64_t value) override {
+    return set_buffer_size(fd(), SO_SNDBUF, value);
+  }
+
+  // Ready when the started connect or listen can be finished, or at once.
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
+    if (state_ == TcpState::connect_started) return std::make_unique<FdPollable>(fd(), POLLOUT, fd_);
+    if (state_ == TcpState::listening) return std::make_unique<FdPollable>(fd(), POLLIN, fd_);
+    return std::make_unique<Pollable>();
+  }
+
+  NetResult<void> shutdown(Caller&, tcp::ShutdownType shutdown_type) override {
+    if (state_ != TcpState::connected) return fail(ErrorCode::invalid_state);
+    const int how = shutdown_type == tcp::ShutdownType::receive ? SHUT_RD
+                    : shutdown_type == tcp::ShutdownType::send  ? SHUT_WR
+                                                                : SHUT_RDWR;
+    // A peer that has already gone leaves nothing to shut down.
+    if (::shutdown(fd(), how) != 0 && errno != ENOTCONN) return fail(error_code(errno));
+    return ok();
+  }
+
+ private:
+  int fd() const { return fd_->get(); }
+
+  // A socket in `expected` may start an operation; one whose operation is
+  // under way reports concurrency-conflict, any other invalid-state.
+  std::optional<ErrorCode> check_idle(TcpState expected) const {
+    if (state_ == expected) return std::nullopt;
+    if (state_ == TcpState::bind_started || state_ == TcpState::listen_started || state_ == TcpState::connect_started)
+      return ErrorCode::concurrency_conflict;
+    return ErrorCode::invalid_state;
+  }
+
+  NetResult<void> finish(TcpState started, TcpState done) {
+    if (state_ != started) return fail(ErrorCode::not_in_progress);
+    state_ = done;
+    return ok();
+  }
+
+  Streams streams(Caller& caller, const std::shared_ptr<SocketFd>& fd) const {
+    const auto& io = handles_->io;
+    return {io->streams->input_stream.make_own(caller.store(), std::make_unique<TcpInput>(io, fd)),
+            io->streams->output_stream.make_own(caller.store(), std::make_unique<TcpOutput>(io, fd))};
+  }
+
+  NetResult<uint64_t> seconds_option(int name) const {
+    const auto seconds = get_option(fd(), IPPROTO_TCP, name);
+    if (seconds.is_err()) return seconds;
+    return NetResult<uint64_t>::ok(seconds.value() * 1'000'000'000);
+  }
+  NetResult<void> set_seconds_option(int name, uint64_t nanoseconds) const {
+    if (nanoseconds == 0) return fail(ErrorCode::invalid_argument);
+    const uint64_t seconds = std::max<uint64_t>(1, (nanoseconds + 999'999'999) / 1'000'000'000);
+    return set_option(fd(), IPPROTO_TCP, name, seconds, 32767);
+  }
+
+  std::shared_ptr<const SocketHandles> handles_;
+  std::shared_ptr<SocketFd> fd_;
+  net::IpAddressFamily family_;
+  TcpState state_;
+  uint64_t backlog_ = 128;
+};
+
+}  // namespace
+
+NetResult<std::unique_ptr<tcp::TcpSocket>> new_tcp_socket(std::shared_ptr<const SocketHandles> handles,
+                                                          net::IpAddressFamily family) {
+  using R = NetResult<std::unique_ptr<tcp::TcpSocket>>;
+  auto fd = open_socket(family, SOCK_STREAM);
+  if (fd.is_err()) return R::err(fd.error());
+  return R::ok(std::make_unique<TcpSocket>(std::move(handles), std::move(fd.value()), family));
+}
+
+}  // namespace cmhost::wasi::detail

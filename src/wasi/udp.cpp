@@ -1,0 +1,203 @@
+// wasi:sockets/udp over the host's UDP sockets: bind, the datagram streams
+// (optionally connected to one remote address), and the socket's options.
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "socket_support.hpp"
+#include "sockets.hpp"
+
+namespace cmhost::wasi::detail {
+
+namespace {
+
+namespace udp = ::wasi::sockets::udp;
+using net::ErrorCode;
+using abi::typed::Own;
+
+constexpr size_t kMaxDatagram = 65535;
+constexpr uint64_t kSendPermit = 64;  // datagrams one check-send allows when the socket can send
+
+bool ready_for(int fd, short events) {
+  pollfd p{fd, events, 0};
+  int n;
+  do n = ::poll(&p, 1, 0);
+  while (n < 0 && errno == EINTR);
+  return n != 0;
+}
+
+class IncomingDatagrams final : public udp::IncomingDatagramStream {
+ public:
+  explicit IncomingDatagrams(std::shared_ptr<SocketFd> fd) : fd_(std::move(fd)) {}
+
+  // What has arrived, up to max-results datagrams, never waiting.
+  NetResult<std::vector<udp::IncomingDatagram>> receive(Caller&, uint64_t max_results) override {
+    using R = NetResult<std::vector<udp::IncomingDatagram>>;
+    std::vector<udp::IncomingDatagram> received;
+    std::vector<uint8_t> buffer(kMaxDatagram);
+    while (received.size() < max_results) {
+      sockaddr_storage from{};
+      socklen_t length = sizeof from;
+      const ssize_t n = ::recvfrom(fd_->get(), buffer.data(), buffer.size(), MSG_DONTWAIT,
+                                   reinterpret_cast<sockaddr*>(&from), &length);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || !received.empty()) break;
+        return R::err(error_code(errno));
+      }
+      received.push_back({std::vector<uint8_t>(buffer.begin(), buffer.begin() + n), from_sockaddr(from)});
+    }
+    return R::ok(std::move(received));
+  }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
+    return std::make_unique<FdPollable>(fd_->get(), POLLIN, fd_);
+  }
+
+ private:
+  std::shared_ptr<SocketFd> fd_;
+};
+
+class OutgoingDatagrams final : public udp::OutgoingDatagramStream {
+ public:
+  OutgoingDatagrams(std::shared_ptr<SocketFd> fd, net::IpAddressFamily family,
+                    std::optional<net::IpSocketAddress> remote)
+      : fd_(std::move(fd)), family_(family), remote_(std::move(remote)) {}
+
+  NetResult<uint64_t> check_send(Caller&) override {
+    permit_ = ready_for(fd_->get(), POLLOUT) ? kSendPermit : 0;
+    return NetResult<uint64_t>::ok(permit_);
+  }
+
+  // Sends in order until one cannot go at once; how many went. The first
+  // one failing is the call's error.
+  NetResult<uint64_t> send(Caller&, std::vector<udp::OutgoingDatagram> datagrams) override {
+    if (datagrams.size() > permit_) throw_trap("wasi:sockets/udp: send of more datagrams than check-send permitted");
+    permit_ -= datagrams.size();
+    uint64_t sent = 0;
+    for (const udp::OutgoingDatagram& datagram : datagrams) {
+      if (const auto bad = check(datagram)) return sent ? NetResult<uint64_t>::ok(sent) : fail<uint64_t>(*bad);
+      const SockAddr to = datagram.remote_address && !remote_ ? to_sockaddr(*datagram.remote_address) : SockAddr{};
+      ssize_t n;
+      do n = ::sendto(fd_->get(), datagram.data.data(), datagram.data.size(), MSG_DONTWAIT | MSG_NOSIGNAL,
+                      to.length ? to.get() : nullptr, to.length);
+      while (n < 0 && errno == EINTR);
+      if (n < 0) {
+        if (sent) break;
+        return fail<uint64_t>(error_code(errno));
+      }
+      ++sent;
+    }
+    return NetResult<uint64_t>::ok(sent);
+  }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
+    return std::make_unique<FdPollable>(fd_->get(), POLLOUT, fd_);
+  }
+
+ private:
+  // A connected stream sends only to its peer; an unconnected one needs an
+  // address for each datagram.
+  std::optional<ErrorCode> check(const udp::OutgoingDatagram& datagram) const {
+    if (!datagram.remote_address) return remote_ ? std::nullopt : std::optional(ErrorCode::invalid_argument);
+    if (remote_ && *datagram.remote_address != *remote_) return ErrorCode::invalid_argument;
+    return check_remote(*datagram.remote_address, family_);
+  }
+
+  std::shared_ptr<SocketFd> fd_;
+  net::IpAddressFamily family_;
+  std::optional<net::IpSocketAddress> remote_;
+  uint64_t permit_ = 0;
+};
+
+enum class UdpState { unbound, bind_started, bound };
+
+class UdpSocket final : public udp::UdpSocket {
+ public:
+  UdpSocket(std::shared_ptr<const SocketHandles> handles, std::shared_ptr<SocketFd> fd, net::IpAddressFamily family)
+      : handles_(std::move(handles)), fd_(std::move(fd)), family_(family) {}
+
+  NetResult<void> start_bind(Caller&, net::Network&, net::IpSocketAddress local_address) override {
+    if (state_ == UdpState::bind_started) return fail(ErrorCode::concurrency_conflict);
+    if (state_ != UdpState::unbound) return fail(ErrorCode::invalid_state);
+    if (auto bad = check_local(local_address, family_)) return fail(*bad);
+    const SockAddr a = to_sockaddr(local_address);
+    if (::bind(fd_->get(), a.get(), a.length) != 0) return fail(error_code(errno));
+    state_ = UdpState::bind_started;
+    return ok();
+  }
+  NetResult<void> finish_bind(Caller&) override {
+    if (state_ != UdpState::bind_started) return fail(ErrorCode::not_in_progress);
+    state_ = UdpState::bound;
+    return ok();
+  }
+
+  // New datagram streams, connected to `remote_address` when given (and
+  // disconnected from an earlier one when not).
+  NetResult<std::tuple<Own<udp::IncomingDatagramStream>, Own<udp::OutgoingDatagramStream>>> stream(
+      Caller& caller, std::optional<net::IpSocketAddress> remote_address) override {
+    using R = NetResult<std::tuple<Own<udp::IncomingDatagramStream>, Own<udp::OutgoingDatagramStream>>>;
+    if (state_ != UdpState::bound) return R::err(ErrorCode::invalid_state);
+    if (remote_address) {
+      if (auto bad = check_remote(*remote_address, family_)) return R::err(*bad);
+    }
+    if (connected_) {
+      sockaddr unspecified{};
+      unspecified.sa_family = AF_UNSPEC;
+      if (::connect(fd_->get(), &unspecified, sizeof unspecified) != 0) return R::err(error_code(errno));
+      connected_ = false;
+    }
+    if (remote_address) {
+      const SockAddr a = to_sockaddr(*remote_address);
+      if (::connect(fd_->get(), a.get(), a.length) != 0) return R::err(error_code(errno));
+      connected_ = true;
+    }
+    auto incoming = handles_->udp->incoming_datagram_stream.make_own(caller.store(),
+                                                                     std::make_unique<IncomingDatagrams>(fd_));
+    auto outgoing = handles_->udp->outgoing_datagram_stream.make_own(
+        caller.store(), std::make_unique<OutgoingDatagrams>(fd_, family_, remote_address));
+    return R::ok(std::tuple{incoming, outgoing});
+  }
+
+  NetResult<net::IpSocketAddress> local_address(Caller&) override {
+    if (state_ == UdpState::unbound) return fail<net::IpSocketAddress>(ErrorCode::invalid_state);
+    return local_address_of(fd_->get());
+  }
+  NetResult<net::IpSocketAddress> remote_address(Caller&) override {
+    if (!connected_) return fail<net::IpSocketAddress>(ErrorCode::invalid_state);
+    return remote_address_of(fd_->get());
+  }
+  net::IpAddressFamily address_family(Caller&) override { return family_; }
+  NetResult<uint8_t> unicast_hop_limit(Caller&) override { return get_hop_limit(fd_->get(), family_); }
+  NetResult<void> set_unicast_hop_limit(Caller&, uint8_t value) override {
+    return set_hop_limit(fd_->get(), family_, value);
+  }
+  NetResult<uint64_t> receive_buffer_size(Caller&) override { return get_buffer_size(fd_->get(), SO_RCVBUF); }
+  NetResult<void> set_receive_buffer_size(Caller&, uint64_t value) override {
+    return set_buffer_size(fd_->get(), SO_RCVBUF, value);
+  }
+  NetResult<uint64_t> send_buffer_size(Caller&) override { return get_buffer_size(fd_->get(), SO_SNDBUF); }
+  NetResult<void> set_send_buffer_size(Caller&, uint64_t value) override {
+    return set_buffer_size(fd_->get(), SO_SNDBUF, value);
+  }
+  // Binding finishes at once: the socket itself is always ready.
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override { return std::make_unique<Pollable>(); }
+
+ private:
+  std::shared_ptr<const SocketHandles> handles_;
+  std::shared_ptr<SocketFd> fd_;
+  net::IpAddressFamily family_;
+  UdpState state_ = UdpState::unbound;
+  bool connected_ = false;
+};
+
+}  // namespace
+
+NetResult<std::unique_ptr<udp::UdpSocket>> new_udp_socket(std::shared_ptr<const SocketHandles> handles,
+                                                         net::IpAddressFamily family) {
+  using R = NetResult<std::unique_ptr<udp::UdpSocket>>;
+  auto fd = open_socket(family, SOCK_DGRAM);
+  if (fd.is_err()) return R::err(fd.error());
+  return R::ok(std::make_unique<UdpSocket>(std::move(handles), std::move(fd.value()), family));
+}
+
+}  // namespace cmhost::wasi::detail
