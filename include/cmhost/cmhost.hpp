@@ -264,20 +264,14 @@ template <class R, class... Args>
 class TypedFunc<R(Args...)> {
   static_assert((abi::typed::is_lowerable_arg_v<std::remove_cvref_t<Args>> && ...),
                 "typed calls take the value types of abi::typed: call Func::call for others");
-  static_assert(!abi::typed::holds_view_v<R>,
-                "a typed call's result outlives the call (post-return frees the guest's copy): read views with "
-                "Func::call_reading instead");
 
  public:
   R call(Store& store, const Args&... args) const {
+    static_assert(!abi::typed::holds_view_v<R>,
+                  "a typed call's result outlives the call (post-return frees the guest's copy): read views with "
+                  "call_viewing instead");
     const auto refs = std::forward_as_tuple(args..., handles_);
-    const auto lower = [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
-      cx.set_typed_handles(std::get<sizeof...(Args)>(refs).get());  // the results are read in this context too
-      [&]<size_t... I>(std::index_sequence<I...>) {
-        (abi::typed::check_arg(cx, std::get<I>(refs)), ...);  // all first: a refused value lowers nothing
-        (abi::typed::lower_arg(cx, std::get<I>(refs), flat), ...);
-      }(std::index_sequence_for<Args...>{});
-    };
+    const auto lower = lowerer(refs);
     if constexpr (std::is_void_v<R>) {
       func_.call_lowering(store, lower, [](const abi::typed::CallResult&) {});
     } else {
@@ -294,6 +288,26 @@ class TypedFunc<R(Args...)> {
       });
       return std::move(*out);
     }
+  }
+
+  // Calls, and hands `read` the result as a `const R&` read in place: its
+  // views (std::string_view, ListView) point into the callee's memory and
+  // are valid until `read` returns, when post-return runs.
+  template <class Read>
+  void call_viewing(Store& store, const Args&... args, Read&& read) const {
+    static_assert(!std::is_void_v<R>, "a function without a result has nothing to read");
+    const auto refs = std::forward_as_tuple(args..., handles_);
+    const auto lower = lowerer(refs);
+    func_.call_lowering(store, lower, [&read](const abi::typed::CallResult& r) {
+      abi::typed::Reader reader(r.cx);
+      if constexpr (abi::typed::is_flat_liftable_v<R>) {
+        if (!r.spilled) {
+          read(static_cast<const R&>(abi::typed::FlatLift<R>::lift(r.cx, r.core.data())));
+          return;
+        }
+      }
+      read(static_cast<const R&>(abi::typed::load_result<R>(reader, r)));
+    });
   }
   const Func& func() const { return func_; }
 
@@ -328,6 +342,19 @@ class TypedFunc<R(Args...)> {
         return "the result " + type.result->to_wit() + " is passed as a core value, which the C++ type cannot hold";
     }
     return "";
+  }
+
+  // Lowers the arguments (`refs`: the arguments, then handles_) into the
+  // callee's context, every one checked before any is written.
+  template <class Refs>
+  static auto lowerer(const Refs& refs) {
+    return [&refs](abi::AbiContext& cx, std::vector<uint64_t>& flat) {
+      cx.set_typed_handles(std::get<sizeof...(Args)>(refs).get());  // the results are read in this context too
+      [&]<size_t... I>(std::index_sequence<I...>) {
+        (abi::typed::check_arg(cx, std::get<I>(refs)), ...);  // all first: a refused value lowers nothing
+        (abi::typed::lower_arg(cx, std::get<I>(refs), flat), ...);
+      }(std::index_sequence_for<Args...>{});
+    };
   }
 
   Func func_;

@@ -43,6 +43,9 @@ class EchoHost final : public echo::Host {
   std::map<std::string, uint32_t> echo_map(cmhost::Caller&, std::map<std::string, uint32_t> m) override { return seen(std::move(m)); }
   types::Points echo_points(cmhost::Caller&, types::Points p) override { return seen(std::move(p)); }
   types::Id echo_id(cmhost::Caller&, types::Id i) override { return seen(i); }
+  cmhost::abi::typed::ErrorContext echo_error(cmhost::Caller&, cmhost::abi::typed::ErrorContext e) override {
+    return seen(e);
+  }
   void note(cmhost::Caller&, uint32_t a, std::string b, std::optional<types::Color> c) override {
     ++calls;
     last_note = std::to_string(a) + " " + b + " " + (c ? std::to_string(static_cast<int>(*c)) : "none");
@@ -106,13 +109,14 @@ TEST_F(BindgenRoundTrip, ListsStringsFixedListsAndMaps) {
 TEST_F(BindgenRoundTrip, VariantsWithNamedCases) {
   namespace shape = types::shape;
   for (const types::Shape& s : {types::Shape(shape::Circle{1.5f}), types::Shape(shape::Square{1.5f}),
-                                types::Shape(shape::At{types::Point{3, -4}}), types::Shape(shape::None{})})
+                                types::Shape(shape::At{types::Point{3, -4}}), types::Shape(shape::Label{"a label"}),
+                                types::Shape(shape::None{})})
     round_trip(s, [&](const auto& v) { return guest().echo_shape(store, v); });
   // Circle and Square carry one payload type: the case, not the type, tells them apart.
   const types::Shape back = guest().echo_shape(store, shape::Square{2.0f});
   ASSERT_TRUE(std::holds_alternative<shape::Square>(back));
   EXPECT_EQ(std::get<shape::Square>(back).value, 2.0f);
-  round_trip(std::vector<types::Shape>{shape::None{}, shape::At{types::Point{1, 2}}, shape::Circle{-0.5f}},
+  round_trip(std::vector<types::Shape>{shape::None{}, shape::At{types::Point{1, 2}}, shape::Label{""}, shape::Circle{-0.5f}},
              [&](const auto& v) { return guest().echo_shapes(store, v); });
 }
 
@@ -137,6 +141,16 @@ TEST_F(BindgenRoundTrip, SeveralParametersAndNoResult) {
   EXPECT_EQ(host->last_note, "5 five 1");
   guest().note(store, 0, "", std::nullopt);
   EXPECT_EQ(host->last_note, "0  none");
+}
+
+// An error context the guest made goes to the host, back through the guest
+// to the host's import and out again, and still carries its message.
+TEST_F(BindgenRoundTrip, ErrorContexts) {
+  const cmhost::abi::typed::ErrorContext made = instance->make_error(store, "disk on fire");
+  const int before = host->calls;
+  const cmhost::abi::typed::ErrorContext echoed = guest().echo_error(store, made);
+  EXPECT_EQ(host->calls, before + 1) << "the host did not see the error context";
+  EXPECT_EQ(instance->error_message(store, echoed), "disk on fire");
 }
 
 TEST_F(BindgenRoundTrip, BadValuesAreRefusedBeforeTheCall) {

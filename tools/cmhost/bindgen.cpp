@@ -234,8 +234,7 @@ class Generator {
     switch (t.kind()) {
       case TypeKind::Stream:
       case TypeKind::Future:
-      case TypeKind::ErrorContext:
-        unsupported(where + " uses " + t.to_wit() + ": streams, futures and error contexts are not mapped yet");
+        unsupported(where + " uses " + t.to_wit() + ": streams and futures are not mapped yet");
       default: break;
     }
     for (const auto& f : t.fields()) check_type(*f.type, where);
@@ -305,14 +304,33 @@ class Generator {
     return qualified(*named, from);
   }
 
-  std::string cpp_type(const abi::TypeRef& type, const Scope& from) const {
+  // `view`: the type as read in place from guest memory (string_view,
+  // ListView, the `View` twins of named types), for the views family.
+  std::string cpp_type(const abi::TypeRef& type, const Scope& from, bool view = false) const {
     if (!type) return "void";
     if (type->kind() != TypeKind::Own && type->kind() != TypeKind::Borrow)
-      if (const NamedType* named = world_.named(*type, scope_types(from))) return qualified(*named, from);
-    return structure(*type, from);
+      if (const NamedType* named = world_.named(*type, scope_types(from)))
+        return qualified(*named, from) + (view && holds_view(*type) ? "View" : "");
+    return structure(*type, from, view);
   }
 
-  std::string structure(const abi::Type& type, const Scope& from) const {
+  // Whether a value of the type holds strings, lists or maps (so the views
+  // family gives it a `View` twin).
+  static bool holds_view(const abi::Type& type) {
+    switch (type.kind()) {
+      case TypeKind::String:
+      case TypeKind::List:
+      case TypeKind::Map: return true;
+      default: break;
+    }
+    for (const auto& f : type.fields())
+      if (holds_view(*f.type)) return true;
+    for (const auto& c : type.cases())
+      if (c.type && holds_view(*c.type)) return true;
+    return type.element() && holds_view(*type.element());
+  }
+
+  std::string structure(const abi::Type& type, const Scope& from, bool view = false) const {
     switch (type.kind()) {
       case TypeKind::Bool: return "bool";
       case TypeKind::S8: return "int8_t";
@@ -326,23 +344,28 @@ class Generator {
       case TypeKind::F32: return "float";
       case TypeKind::F64: return "double";
       case TypeKind::Char: return "char32_t";
-      case TypeKind::String: return string_type();
-      case TypeKind::List: return list_type(cpp_type(type.element(), from));
+      case TypeKind::String: return view ? "std::string_view" : string_type();
+      case TypeKind::List:
+        return view ? "cmhost::abi::typed::ListView<" + cpp_type(type.element(), from, true) + ">"
+                    : list_type(cpp_type(type.element(), from));
       case TypeKind::FixedList:
-        return "std::array<" + cpp_type(type.element(), from) + ", " + std::to_string(type.fixed_length()) + ">";
+        return "std::array<" + cpp_type(type.element(), from, view) + ", " + std::to_string(type.fixed_length()) + ">";
       case TypeKind::Map:
-        return map_type(cpp_type(type.element()->fields()[0].type, from), cpp_type(type.element()->fields()[1].type, from));
-      case TypeKind::Option: return "std::optional<" + cpp_type(type.cases()[1].type, from) + ">";
+        return map_type(cpp_type(type.element()->fields()[0].type, from, view),
+                        cpp_type(type.element()->fields()[1].type, from, view));
+      case TypeKind::Option: return "std::optional<" + cpp_type(type.cases()[1].type, from, view) + ">";
       case TypeKind::Result:
-        return "cmhost::abi::typed::Result<" + cpp_type(type.cases()[0].type, from) + ", " +
-               cpp_type(type.cases()[1].type, from) + ">";
+        return "cmhost::abi::typed::Result<" + cpp_type(type.cases()[0].type, from, view) + ", " +
+               cpp_type(type.cases()[1].type, from, view) + ">";
       case TypeKind::Tuple: {
         std::string out = "std::tuple<";
-        for (size_t i = 0; i < type.fields().size(); ++i) out += (i ? ", " : "") + cpp_type(type.fields()[i].type, from);
+        for (size_t i = 0; i < type.fields().size(); ++i)
+          out += (i ? ", " : "") + cpp_type(type.fields()[i].type, from, view);
         return out + ">";
       }
       case TypeKind::Own: return "cmhost::abi::typed::Own<" + resource_class(type, from) + ">";
       case TypeKind::Borrow: return "cmhost::abi::typed::Borrow<" + resource_class(type, from) + ">";
+      case TypeKind::ErrorContext: return "cmhost::abi::typed::ErrorContext";
       default: unsupported("the type " + type.to_wit() + " has no name the bindings could give it");
     }
   }
@@ -405,11 +428,19 @@ class Generator {
     return out;
   }
 
+  // The type, and in the views family its `View` twin when it holds
+  // strings, lists or maps.
   void emit_type(Header& h, const Scope& scope, const NamedType& t) {
-    const std::string name = pascal(t.name);
+    emit_type(h, scope, t, false);
+    if (containers_ == Containers::Views && !t.resource && t.value && holds_view(*t.value)) emit_type(h, scope, t, true);
+  }
+
+  void emit_type(Header& h, const Scope& scope, const NamedType& t, bool view) {
+    const std::string suffix = view ? "View" : "";
+    const std::string name = pascal(t.name) + suffix;
     h.line();
     if (t.alias_of) {
-      h.line("using " + name + " = " + qualified(*t.alias_of, scope) + ";");
+      h.line("using " + name + " = " + qualified(*t.alias_of, scope) + suffix + ";");
       return;
     }
     if (t.resource) return;
@@ -420,10 +451,10 @@ class Generator {
         h.open("struct " + name + " {");
         std::string fields;
         for (const auto& field : type.fields()) {
-          h.line(cpp_type(field.type, scope) + " " + snake(field.name) + "{};");
+          h.line(cpp_type(field.type, scope, view) + " " + snake(field.name) + "{};");
           fields += std::string(fields.empty() ? "" : ", ") + "field(" + quote(field.name) + ", &T::" + snake(field.name) + ")";
         }
-        h.line("bool operator==(const " + name + "&) const = default;");
+        if (!view) h.line("bool operator==(const " + name + "&) const = default;");  // views compare their contents
         h.close();
         traits_.push_back("template <>");
         traits_.push_back("struct Record<" + full + "> {");
@@ -433,12 +464,12 @@ class Generator {
         return;
       }
       case TypeKind::Variant: {
-        const std::string cases_ns = snake(t.name);
+        const std::string cases_ns = snake(t.name) + (view ? "_view" : "");
         h.open_namespace(cases_ns);
         std::string alternatives;
         for (const auto& c : type.cases()) {
           // Spelled in full: the case's own name would hide a type of the same name.
-          const std::string payload = c.type ? cpp_type(c.type, nowhere_) : "void";
+          const std::string payload = c.type ? cpp_type(c.type, nowhere_, view) : "void";
           h.line("struct " + pascal(c.name) + " : cmhost::abi::typed::Case<" + payload + "> {" +
                  (c.type ? " using Case::Case; " : "") + "};");
           alternatives += std::string(alternatives.empty() ? "" : ", ") + cases_ns + "::" + pascal(c.name);
@@ -469,7 +500,7 @@ class Generator {
                  std::to_string(i) + "}};");
         return;
       }
-      default: h.line("using " + name + " = " + structure(type, scope) + ";"); return;
+      default: h.line("using " + name + " = " + structure(type, scope, view) + ";"); return;
     }
   }
 
@@ -682,9 +713,21 @@ class Generator {
         params += ", " + guest_param(f->type->params[i], scope) + " " + snake(f->type->param_names[i]);
         args += ", " + snake(f->type->param_names[i]);
       }
+      if (viewed_result(*f)) {
+        h.line("// `read(const " + cpp_type(f->type->result, scope, true) +
+               "&)` sees the result in the guest's memory, until post-return.");
+        h.line("template <class Read>");
+        h.line("void " + guest_method_name(*f) + "(" + params + ", Read&& read) const { " + member(*f) +
+               ".call_viewing(" + args + ", std::forward<Read>(read)); }");
+        continue;
+      }
       h.line(cpp_type(f->type->result, scope) + " " + guest_method_name(*f) + "(" + params + ") const { return " +
              member(*f) + ".call(" + args + "); }");
     }
+  }
+  // In the views family, a result holding strings or lists is read in place.
+  bool viewed_result(const Function& f) const {
+    return containers_ == Containers::Views && f.type->result && holds_view(*f.type->result);
   }
   void emit_guest_members(Header& h, const Scope& scope) const {
     for (const Function* f : scope.exported)
@@ -692,7 +735,7 @@ class Generator {
   }
 
   std::string typed_signature(const Function& f, const Scope& scope) const {
-    std::string out = cpp_type(f.type->result, scope) + "(";
+    std::string out = cpp_type(f.type->result, scope, viewed_result(f)) + "(";
     for (size_t i = 0; i < f.type->params.size(); ++i) out += (i ? ", " : "") + cpp_type(f.type->params[i], scope);
     return out + ")";
   }

@@ -25,8 +25,11 @@ struct BindgenOptions {
   // The containers of strings, lists and maps throughout the header:
   // std::string and std::vector (owning); FrameString and FrameVector,
   // allocated from the thread's frame arena (frame: calls that make values
-  // run under a typed::FrameScope); std::pmr containers (pmr).
-  enum class Containers { Owning, Frame, Pmr };
+  // run under a typed::FrameScope); std::pmr containers (pmr); or owning
+  // containers for what the host makes and, for exports' results, views
+  // into the guest's memory handed to a callback before post-return
+  // (views: a `PointView` twin of each type holding strings or lists).
+  enum class Containers { Owning, Frame, Pmr, Views };
   Containers containers = Containers::Owning;
 };
 

@@ -18,6 +18,7 @@
 //   std::bitset<N>                                  flags with N labels
 //   std::array<T, N>                                list<T, N>
 //   std::map<K, V>                                  map<K, V>
+//   Own<R>, Borrow<R>, ErrorContext                 own<r>, borrow<r>, error-context
 //
 // cmhost/abi/typed_lower.hpp writes the same types into guest memory and
 // into flat core values (the lowering direction).
@@ -1065,6 +1066,17 @@ struct Canon<Own<Tag>, W> : detail::HandleCanon<Tag, TypeKind::Own> {
 template <class Tag, AddrWidth W>
 struct Canon<Borrow<Tag>, W> : detail::HandleCanon<Tag, TypeKind::Borrow> {
   static Borrow<Tag> load(const Reader& r, uint64_t p) { return {Canon::load_handle(r, p)}; }
+};
+
+// error-context: the host's handle to an error context (its debug message
+// stays where it was made); passed to a guest, the handle moves there.
+struct ErrorContext {
+  uint32_t handle = 0;
+  bool operator==(const ErrorContext&) const = default;
+};
+template <AddrWidth W>
+struct Canon<ErrorContext, W> : detail::HandleCanon<ErrorContext, TypeKind::ErrorContext> {
+  static ErrorContext load(const Reader& r, uint64_t p) { return {Canon::load_handle(r, p)}; }
 };
 
 // ---- entry points ----------------------------------------------------------------

@@ -141,6 +141,8 @@ template <class Tag, AddrWidth W>
 struct Lower<Own<Tag>, W> : detail::HandleLower<Tag, TypeKind::Own, Own<Tag>> {};
 template <class Tag, AddrWidth W>
 struct Lower<Borrow<Tag>, W> : detail::HandleLower<Tag, TypeKind::Borrow, Borrow<Tag>> {};
+template <AddrWidth W>
+struct Lower<ErrorContext, W> : detail::HandleLower<ErrorContext, TypeKind::ErrorContext, ErrorContext> {};
 
 template <size_t N, AddrWidth W>
 struct Lower<std::bitset<N>, W> {
@@ -395,6 +397,13 @@ struct FlatLift<Borrow<Tag>> {
     return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<Tag>(), TypeKind::Borrow), static_cast<uint32_t>(in[0]))};
   }
 };
+template <>
+struct FlatLift<ErrorContext> {
+  static ErrorContext lift(const AbiContext& cx, const uint64_t* in) {
+    return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<ErrorContext>(), TypeKind::ErrorContext),
+                                static_cast<uint32_t>(in[0]))};
+  }
+};
 namespace detail {
 // Usage unless cx's memory is 32-bit, as the flat lifts of pointers need.
 void require_memory32(const AbiContext& cx);
@@ -526,6 +535,8 @@ template <class Tag>
 struct FlatLiftable<Own<Tag>> : std::true_type {};
 template <class Tag>
 struct FlatLiftable<Borrow<Tag>> : std::true_type {};
+template <>
+struct FlatLiftable<ErrorContext> : std::true_type {};
 template <class T, size_t N>
 struct FlatLiftable<std::array<T, N>> : FlatLiftable<T> {};
 template <class T>

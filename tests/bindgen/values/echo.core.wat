@@ -21,6 +21,9 @@
   (import "cmhost:values/echo@0.1.0" "echo-points" (func $echo-points (param i32 i32 i32)))
   (import "cmhost:values/echo@0.1.0" "echo-id" (func $echo-id (param i32) (result i32)))
   (import "cmhost:values/echo@0.1.0" "note" (func $note (param i32 i32 i32 i32 i32)))
+  (import "cmhost:values/echo@0.1.0" "echo-error" (func $echo-error (param i32) (result i32)))
+  (import "$root" "[error-context-new-utf8]" (func $error-context-new (param i32 i32) (result i32)))
+  (import "$root" "[error-context-debug-message-utf8]" (func $error-context-message (param i32 i32)))
   (memory (export "memory") 1)
   (global $bump (mut i32) (i32.const 1024))
   ;; Bump allocation, growing memory on demand; nothing is freed.
@@ -81,4 +84,12 @@
     (call $echo-id (local.get 0)))
   (func (export "cmhost:values/echo@0.1.0#note") (param i32 i32 i32 i32 i32)
     (call $note (local.get 0) (local.get 1) (local.get 2) (local.get 3) (local.get 4)))
+  (func (export "cmhost:values/echo@0.1.0#echo-error") (param i32) (result i32)
+    (call $echo-error (local.get 0)))
+  (func (export "make-error") (param i32 i32) (result i32)
+    (call $error-context-new (local.get 0) (local.get 1)))
+  ;; The message comes back as a string (pointer, length) at 256.
+  (func (export "error-message") (param i32) (result i32)
+    (call $error-context-message (local.get 0) (i32.const 256))
+    (i32.const 256))
 )

@@ -49,9 +49,10 @@ namespace shape {
 struct Circle : cmhost::abi::typed::Case<float> { using Case::Case; };
 struct Square : cmhost::abi::typed::Case<float> { using Case::Case; };
 struct At : cmhost::abi::typed::Case<::cmhost_::values::types::Point> { using Case::Case; };
+struct Label : cmhost::abi::typed::Case<std::string> { using Case::Case; };
 struct None : cmhost::abi::typed::Case<void> {};
 }  // namespace shape
-using Shape = std::variant<shape::Circle, shape::Square, shape::At, shape::None>;
+using Shape = std::variant<shape::Circle, shape::Square, shape::At, shape::Label, shape::None>;
 
 enum class Color : uint8_t { red, green, blue };
 
@@ -126,6 +127,7 @@ class Host {
   virtual Points echo_points(cmhost::Caller& caller, Points p) = 0;
   virtual Id echo_id(cmhost::Caller& caller, Id i) = 0;
   virtual void note(cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) = 0;
+  virtual cmhost::abi::typed::ErrorContext echo_error(cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) = 0;
 };
 
 // Supplies the imports with `host` (kept alive by the linker).
@@ -178,6 +180,9 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("cmhost:values/echo@0.1.0#note", [host](cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) {
     return host->note(caller, a, std::move(b), std::move(c));
   });
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-error", [host](cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) {
+    return host->echo_error(caller, e);
+  });
 }
 
 // Calls the instance's exports; the signatures are checked once, by the constructor.
@@ -199,7 +204,8 @@ class Guest {
         echo_map_(instance.typed_func<std::map<std::string, uint32_t>(std::map<std::string, uint32_t>)>("cmhost:values/echo@0.1.0#echo-map")),
         echo_points_(instance.typed_func<Points(Points)>("cmhost:values/echo@0.1.0#echo-points")),
         echo_id_(instance.typed_func<Id(Id)>("cmhost:values/echo@0.1.0#echo-id")),
-        note_(instance.typed_func<void(uint32_t, std::string, std::optional<Color>)>("cmhost:values/echo@0.1.0#note")) {}
+        note_(instance.typed_func<void(uint32_t, std::string, std::optional<Color>)>("cmhost:values/echo@0.1.0#note")),
+        echo_error_(instance.typed_func<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)>("cmhost:values/echo@0.1.0#echo-error")) {}
   Scalars echo_scalars(cmhost::Store& store, const Scalars& s) const { return echo_scalars_.call(store, s); }
   std::vector<uint16_t> echo_list(cmhost::Store& store, const std::vector<uint16_t>& l) const { return echo_list_.call(store, l); }
   std::vector<std::string> echo_strings(cmhost::Store& store, const std::vector<std::string>& l) const { return echo_strings_.call(store, l); }
@@ -216,6 +222,7 @@ class Guest {
   Points echo_points(cmhost::Store& store, const Points& p) const { return echo_points_.call(store, p); }
   Id echo_id(cmhost::Store& store, Id i) const { return echo_id_.call(store, i); }
   void note(cmhost::Store& store, uint32_t a, const std::string& b, const std::optional<Color>& c) const { return note_.call(store, a, b, c); }
+  cmhost::abi::typed::ErrorContext echo_error(cmhost::Store& store, cmhost::abi::typed::ErrorContext e) const { return echo_error_.call(store, e); }
 
  private:
   cmhost::TypedFunc<Scalars(Scalars)> echo_scalars_;
@@ -234,6 +241,7 @@ class Guest {
   cmhost::TypedFunc<Points(Points)> echo_points_;
   cmhost::TypedFunc<Id(Id)> echo_id_;
   cmhost::TypedFunc<void(uint32_t, std::string, std::optional<Color>)> note_;
+  cmhost::TypedFunc<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)> echo_error_;
 };
 }  // namespace cmhost_::values::echo
 
@@ -245,15 +253,21 @@ class Values {
  public:
   explicit Values(cmhost::Instance instance)
       : instance_(instance),
+        make_error_(instance.typed_func<cmhost::abi::typed::ErrorContext(std::string)>("make-error")),
+        error_message_(instance.typed_func<std::string(cmhost::abi::typed::ErrorContext)>("error-message")),
         echo_(instance) {}
   static Values instantiate(cmhost::Store& store, const cmhost::Component& component, const cmhost::Linker& linker) {
     return Values(linker.instantiate(store, component));
   }
   const cmhost::Instance& instance() const { return instance_; }
+  cmhost::abi::typed::ErrorContext make_error(cmhost::Store& store, const std::string& message) const { return make_error_.call(store, message); }
+  std::string error_message(cmhost::Store& store, cmhost::abi::typed::ErrorContext e) const { return error_message_.call(store, e); }
   const ::cmhost_::values::echo::Guest& echo() const { return echo_; }
 
  private:
   cmhost::Instance instance_;
+  cmhost::TypedFunc<cmhost::abi::typed::ErrorContext(std::string)> make_error_;
+  cmhost::TypedFunc<std::string(cmhost::abi::typed::ErrorContext)> error_message_;
   ::cmhost_::values::echo::Guest echo_;
 };
 
