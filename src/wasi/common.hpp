@@ -55,18 +55,26 @@ class Pollable final : public io::poll::Pollable {
 
 // Ready when a file descriptor is (poll(2) events), e.g. stdin readable or
 // a socket connected; `owner` keeps the descriptor open while it is used.
-class FdPollable final : public io::poll::Pollable {
+// A subclass may choose the events each time it is polled (a socket's
+// depend on its state then, not when the pollable was made).
+class FdPollable : public io::poll::Pollable {
  public:
   FdPollable(int fd, short events, std::shared_ptr<const void> owner = {})
       : fd_(fd), events_(events), owner_(std::move(owner)) {}
-  bool ready(Caller&) override { return wait(0); }
-  void block(Caller&) override { wait(-1); }
+  bool ready(Caller&) override {
+    const short e = events();
+    return e == 0 || wait(e, 0);
+  }
+  void block(Caller&) override {
+    if (const short e = events()) wait(e, -1);
+  }
   int fd() const { return fd_; }
-  short events() const { return events_; }
+  // What to wait for now; 0: ready at once.
+  virtual short events() const { return events_; }
 
  private:
-  bool wait(int timeout_ms) const {
-    pollfd p{fd_, events_, 0};
+  bool wait(short events, int timeout_ms) const {
+    pollfd p{fd_, events, 0};
     int n;
     do n = ::poll(&p, 1, timeout_ms);
     while (n < 0 && errno == EINTR);

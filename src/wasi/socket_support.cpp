@@ -26,8 +26,10 @@ ErrorCode error_code(int os_error) {
     case EPIPE: return ErrorCode::connection_reset;
     case ECONNABORTED: return ErrorCode::connection_aborted;
     case EHOSTUNREACH:
+    case EHOSTDOWN:
     case ENETUNREACH:
-    case ENETDOWN: return ErrorCode::remote_unreachable;
+    case ENETDOWN:
+    case ENONET: return ErrorCode::remote_unreachable;
     case ETIMEDOUT: return ErrorCode::timeout;
     case EMSGSIZE: return ErrorCode::datagram_too_large;
     case ENOMEM:
@@ -44,6 +46,16 @@ ErrorCode error_code(int os_error) {
     case EALREADY: return ErrorCode::concurrency_conflict;
     default: return ErrorCode::unknown;
   }
+}
+
+ErrorCode connect_error(int os_error) {
+  // No local port is left to connect from.
+  return os_error == EADDRNOTAVAIL ? ErrorCode::address_in_use : error_code(os_error);
+}
+
+ErrorCode datagram_error(int os_error) {
+  // An ICMP "port unreachable" for an earlier datagram.
+  return os_error == ECONNRESET || os_error == ECONNREFUSED ? ErrorCode::remote_unreachable : error_code(os_error);
 }
 
 int address_family(net::IpAddressFamily family) { return family == net::IpAddressFamily::ipv4 ? AF_INET : AF_INET6; }
@@ -113,26 +125,44 @@ bool is_v4_mapped(const SockAddr& a) {
          IN6_IS_ADDR_V4MAPPED(&reinterpret_cast<const sockaddr_in6*>(&a.storage)->sin6_addr);
 }
 
-}  // namespace
+bool is_broadcast(const SockAddr& a) {
+  return a.storage.ss_family == AF_INET &&
+         ntohl(reinterpret_cast<const sockaddr_in*>(&a.storage)->sin_addr.s_addr) == INADDR_BROADCAST;
+}
 
-std::optional<ErrorCode> check_local(const net::IpSocketAddress& address, net::IpAddressFamily family) {
-  if (family_of(address) != family) return ErrorCode::invalid_argument;
-  const SockAddr a = to_sockaddr(address);
-  if (is_multicast(a) || is_v4_mapped(a)) return ErrorCode::invalid_argument;
+// An address of the socket's family, not IPv4-mapped (cmhost's IPv6
+// sockets are IPv6-only).
+std::optional<ErrorCode> check_family(const net::IpSocketAddress& address, net::IpAddressFamily family) {
+  if (family_of(address) != family || is_v4_mapped(to_sockaddr(address))) return ErrorCode::invalid_argument;
   return std::nullopt;
 }
 
-std::optional<ErrorCode> check_remote(const net::IpSocketAddress& address, net::IpAddressFamily family) {
-  if (auto local = check_local(address, family)) return local;
+}  // namespace
+
+std::optional<ErrorCode> check_local(const net::IpSocketAddress& address, net::IpAddressFamily family) {
+  if (auto bad = check_family(address, family)) return bad;
+  const SockAddr a = to_sockaddr(address);
+  if (is_multicast(a) || is_broadcast(a)) return ErrorCode::invalid_argument;
+  return std::nullopt;
+}
+
+std::optional<ErrorCode> check_datagram_remote(const net::IpSocketAddress& address, net::IpAddressFamily family) {
+  if (auto bad = check_family(address, family)) return bad;
   const SockAddr a = to_sockaddr(address);
   if (a.storage.ss_family == AF_INET) {
     const auto* in = reinterpret_cast<const sockaddr_in*>(&a.storage);
-    const uint32_t ip = ntohl(in->sin_addr.s_addr);
-    if (ip == INADDR_ANY || ip == INADDR_BROADCAST || in->sin_port == 0) return ErrorCode::invalid_argument;
+    if (in->sin_addr.s_addr == htonl(INADDR_ANY) || in->sin_port == 0) return ErrorCode::invalid_argument;
   } else {
     const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a.storage);
     if (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr) || in6->sin6_port == 0) return ErrorCode::invalid_argument;
   }
+  return std::nullopt;
+}
+
+std::optional<ErrorCode> check_remote(const net::IpSocketAddress& address, net::IpAddressFamily family) {
+  if (auto bad = check_datagram_remote(address, family)) return bad;
+  const SockAddr a = to_sockaddr(address);
+  if (is_multicast(a) || is_broadcast(a)) return ErrorCode::invalid_argument;
   return std::nullopt;
 }
 

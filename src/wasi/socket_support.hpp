@@ -48,6 +48,9 @@ NetResult<T> fail(net::ErrorCode code) {
 }
 
 net::ErrorCode error_code(int os_error);
+// The same for a connect, and for a datagram's send or receive.
+net::ErrorCode connect_error(int os_error);
+net::ErrorCode datagram_error(int os_error);
 
 int address_family(net::IpAddressFamily family);
 net::IpAddressFamily family_of(const net::IpSocketAddress& address);
@@ -62,11 +65,13 @@ net::IpSocketAddress from_sockaddr(const sockaddr_storage& address);
 net::IpAddress ip_of(const net::IpSocketAddress& address);
 
 // What a local address to bind must be for a socket of `family`:
-// invalid-argument when it is of the other family, multicast, or an
-// IPv4-mapped IPv6 address (cmhost's IPv6 sockets are IPv6-only).
+// invalid-argument when it is of the other family, multicast, broadcast, or
+// an IPv4-mapped IPv6 address (cmhost's IPv6 sockets are IPv6-only).
 std::optional<net::ErrorCode> check_local(const net::IpSocketAddress& address, net::IpAddressFamily family);
-// A remote address must also be specified (not 0.0.0.0 or ::), not
-// broadcast, and have a port.
+// A datagram's remote address: of the family, not IPv4-mapped, specified
+// (not 0.0.0.0 or ::) and with a port.
+std::optional<net::ErrorCode> check_datagram_remote(const net::IpSocketAddress& address, net::IpAddressFamily family);
+// A TCP peer's must also be unicast.
 std::optional<net::ErrorCode> check_remote(const net::IpSocketAddress& address, net::IpAddressFamily family);
 
 // A fresh non-blocking socket (IPv6 ones IPv6-only).

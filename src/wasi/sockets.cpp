@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -31,13 +32,16 @@ using LookupResult = NetResult<Own<sockets::ip_name_lookup::ResolveAddressStream
 // one network, the host's; when it is denied nothing can be done with it.
 class HostNetwork final : public net::Network {};
 
-class DeniedSockets final : public net::Host,
-                            public sockets::instance_network::Host,
-                            public sockets::tcp::Host,
-                            public sockets::tcp_create_socket::Host,
-                            public sockets::udp::Host,
-                            public sockets::udp_create_socket::Host,
-                            public sockets::ip_name_lookup::Host {
+// Every wasi:sockets interface's Host, which add_interfaces supplies.
+class SocketInterfaces : public net::Host,
+                         public sockets::instance_network::Host,
+                         public sockets::tcp::Host,
+                         public sockets::tcp_create_socket::Host,
+                         public sockets::udp::Host,
+                         public sockets::udp_create_socket::Host,
+                         public sockets::ip_name_lookup::Host {};
+
+class DeniedSockets final : public SocketInterfaces {
  public:
   std::unique_ptr<net::Network> instance_network(Caller&) override { return std::make_unique<HostNetwork>(); }
   TcpResult create_tcp_socket(Caller&, net::IpAddressFamily) override { return TcpResult::err(ErrorCode::access_denied); }
@@ -62,7 +66,8 @@ std::optional<ErrorCode> resolver_error(int status) {
   switch (status) {
     case 0: return std::nullopt;
     case EAI_NONAME:
-    case EAI_NODATA: return ErrorCode::name_unresolvable;
+    case EAI_NODATA:
+    case EAI_ADDRFAMILY: return ErrorCode::name_unresolvable;
     case EAI_AGAIN: return ErrorCode::temporary_resolver_failure;
     case EAI_FAIL: return ErrorCode::permanent_resolver_failure;
     case EAI_MEMORY: return ErrorCode::out_of_memory;
@@ -74,6 +79,7 @@ void resolve(const std::string& name, Lookup& lookup) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;  // one entry per address, not one per socket type
+  hints.ai_flags = AI_IDN;           // Unicode names through IDNA, as the WIT asks
   addrinfo* found = nullptr;
   lookup.error = resolver_error(::getaddrinfo(name.c_str(), nullptr, &hints, &found));
   for (const addrinfo* a = found; a; a = a->ai_next) {
@@ -105,8 +111,9 @@ class ResolveAddressStream final : public sockets::ip_name_lookup::ResolveAddres
   size_t next_ = 0;
 };
 
-// A host name, or an IP address without brackets or port; anything else
-// (a URL, `host:port`, spaces) is invalid-argument, not a lookup.
+// A host name (Unicode ones too), or an IP address without brackets or
+// port; anything else (a URL, `host:port`, spaces) is invalid-argument,
+// not a lookup.
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 253) return false;
   size_t label = 0;
@@ -116,7 +123,8 @@ bool valid_name(const std::string& name) {
       label = 0;
       continue;
     }
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                    c == '_' || static_cast<unsigned char>(c) >= 0x80;
     if (!ok || ++label > 63) return false;
   }
   return true;
@@ -136,13 +144,7 @@ std::optional<net::IpAddress> ip_literal(const std::string& name) {
   return ip_of(from_sockaddr(storage));
 }
 
-class HostSockets final : public net::Host,
-                          public sockets::instance_network::Host,
-                          public sockets::tcp::Host,
-                          public sockets::tcp_create_socket::Host,
-                          public sockets::udp::Host,
-                          public sockets::udp_create_socket::Host,
-                          public sockets::ip_name_lookup::Host {
+class HostSockets final : public SocketInterfaces {
  public:
   explicit HostSockets(std::shared_ptr<const Handles> io) : handles(std::make_shared<SocketHandles>()) {
     handles->io = std::move(io);
@@ -170,10 +172,21 @@ class HostSockets final : public net::Host,
     } else if (!valid_name(name)) {
       return LookupResult::err(ErrorCode::invalid_argument);
     } else {
-      std::thread([name = std::move(name), lookup] {
-        resolve(name, *lookup);
-        finish(*lookup);
-      }).detach();
+      // A guest cannot start threads without end: past the limit, or when
+      // no thread can be made, the failure is temporary.
+      if (running_lookups->load() >= kMaxRunningLookups)
+        return LookupResult::err(ErrorCode::temporary_resolver_failure);
+      try {
+        ++*running_lookups;
+        std::thread([name = std::move(name), lookup, running = running_lookups] {
+          resolve(name, *lookup);
+          finish(*lookup);
+          --*running;
+        }).detach();
+      } catch (const std::system_error&) {
+        --*running_lookups;
+        return LookupResult::err(ErrorCode::temporary_resolver_failure);
+      }
     }
     return LookupResult::ok(handles->lookup->resolve_address_stream.make_own(
         caller.store(), std::make_unique<ResolveAddressStream>(std::move(lookup))));
@@ -182,6 +195,10 @@ class HostSockets final : public net::Host,
   std::shared_ptr<SocketHandles> handles;
 
  private:
+  static constexpr int kMaxRunningLookups = 64;
+  // Shared with the lookup threads, which may outlive this object.
+  std::shared_ptr<std::atomic<int>> running_lookups = std::make_shared<std::atomic<int>>(0);
+
   static void finish(Lookup& lookup) {
     lookup.done.store(true, std::memory_order_release);
     const uint64_t one = 1;
@@ -189,8 +206,7 @@ class HostSockets final : public net::Host,
   }
 };
 
-template <typename S>
-void add_interfaces(Linker& linker, const std::shared_ptr<S>& host, SocketHandles* handles) {
+void add_interfaces(Linker& linker, const std::shared_ptr<SocketInterfaces>& host, SocketHandles* handles) {
   sockets::network::add_to_linker(linker, host);
   sockets::instance_network::add_to_linker(linker, host);
   auto udp = sockets::udp::add_to_linker(linker, host);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <string>
 
 #include "socket_support.hpp"
 #include "sockets.hpp"
@@ -86,7 +87,8 @@ class TcpInput final : public io::streams::InputStream {
 
 // The connection's sending side. A write never waits: what the kernel does
 // not take at once is kept and sent as the socket drains, and check-write
-// allows nothing more until it has gone.
+// allows nothing more until it has gone. Writing more than check-write
+// allowed traps, as wasi:io/streams requires.
 class TcpOutput final : public ImmediateOutput {
  public:
   TcpOutput(std::shared_ptr<const Handles> handles, std::shared_ptr<SocketFd> fd)
@@ -94,15 +96,37 @@ class TcpOutput final : public ImmediateOutput {
 
   CountResult check_write(Caller& caller) override {
     if (auto error = drain(caller, false)) return CountResult::err(std::move(*error));
-    if (!pending_.empty() || !wait_for(fd_->get(), POLLOUT, 0)) return CountResult::ok(0);
-    return CountResult::ok(kChunk);
+    permit_ = pending_.empty() && wait_for(fd_->get(), POLLOUT, 0) ? kChunk : 0;
+    return CountResult::ok(permit_);
+  }
+  StreamResult write(Caller& caller, std::vector<uint8_t> contents) override {
+    take_permit(contents.size(), "write");
+    return put(caller, contents.data(), contents.size());
+  }
+  StreamResult write_zeroes(Caller& caller, uint64_t len) override {
+    take_permit(len, "write-zeroes");
+    const std::vector<uint8_t> zeroes(len);
+    return put(caller, zeroes.data(), zeroes.size());
   }
   StreamResult blocking_write_and_flush(Caller& caller, std::vector<uint8_t> contents) override {
     if (contents.size() > 4096) throw_trap("wasi:io/streams: blocking-write-and-flush of more than 4096 bytes");
-    if (auto error = drain(caller, true)) return StreamResult::err(std::move(*error));
-    const StreamResult put_result = put(caller, contents.data(), contents.size());
-    if (put_result.is_err()) return put_result;
-    return blocking_flush(caller);
+    return put_and_flush(caller, contents.data(), contents.size());
+  }
+  StreamResult blocking_write_zeroes_and_flush(Caller& caller, uint64_t len) override {
+    if (len > 4096) throw_trap("wasi:io/streams: blocking-write-zeroes-and-flush of more than 4096 bytes");
+    const std::vector<uint8_t> zeroes(len);
+    return put_and_flush(caller, zeroes.data(), zeroes.size());
+  }
+  // As much of `len` as check-write allows now.
+  CountResult splice(Caller& caller, io::streams::InputStream& src, uint64_t len) override {
+    const CountResult room = check_write(caller);
+    if (room.is_err() || room.value() == 0 || len == 0) return room.is_err() ? room : CountResult::ok(0);
+    return copy_from(caller, src.read(caller, std::min(len, room.value())));
+  }
+  // Waits until the socket has taken what was kept, then for the source.
+  CountResult blocking_splice(Caller& caller, io::streams::InputStream& src, uint64_t len) override {
+    if (auto error = drain(caller, true)) return CountResult::err(std::move(*error));
+    return copy_from(caller, src.blocking_read(caller, std::min(len, kChunk)));
   }
   StreamResult flush(Caller& caller) override {
     if (auto error = drain(caller, false)) return StreamResult::err(std::move(*error));
@@ -117,11 +141,30 @@ class TcpOutput final : public ImmediateOutput {
   }
 
  private:
+  void take_permit(uint64_t n, const char* what) {
+    if (n > permit_) throw_trap(std::string("wasi:io/streams: ") + what + " of more than check-write allowed");
+    permit_ -= n;
+  }
+
   StreamResult put(Caller& caller, const uint8_t* data, size_t n) override {
     if (closed_) return StreamResult::err(io::streams::stream_error::Closed{});
     pending_.insert(pending_.end(), data, data + n);
     if (auto error = drain(caller, false)) return StreamResult::err(std::move(*error));
     return StreamResult::ok();
+  }
+  StreamResult put_and_flush(Caller& caller, const uint8_t* data, size_t n) {
+    if (auto error = drain(caller, true)) return StreamResult::err(std::move(*error));
+    const StreamResult put_result = put(caller, data, n);
+    if (put_result.is_err()) return put_result;
+    return blocking_flush(caller);
+  }
+  CountResult copy_from(Caller& caller, ReadResult read) {
+    if (read.is_err()) return CountResult::err(std::move(read.error()));
+    const std::vector<uint8_t>& bytes = read.value();
+    permit_ -= std::min<uint64_t>(permit_, bytes.size());
+    const StreamResult written = put(caller, bytes.data(), bytes.size());
+    if (written.is_err()) return CountResult::err(written.error());
+    return CountResult::ok(bytes.size());
   }
 
   // Sends what is kept, waiting for the socket when `block`; the error
@@ -153,18 +196,40 @@ class TcpOutput final : public ImmediateOutput {
   std::shared_ptr<SocketFd> fd_;
   std::vector<uint8_t> pending_;
   size_t sent_ = 0;
+  uint64_t permit_ = 0;  // what the last check-write allowed, less what was written since
   bool closed_ = false;
 };
 
 enum class TcpState { unbound, bind_started, bound, listen_started, listening, connect_started, connected, closed };
+
+// The socket's pollable: ready when the started connect can finish or a
+// connection waits to be accepted, and at once in any other state, in the
+// state the socket is in when polled (wasi-libc makes one per socket).
+class TcpPollable final : public FdPollable {
+ public:
+  TcpPollable(const std::shared_ptr<SocketFd>& fd, std::shared_ptr<const TcpState> state)
+      : FdPollable(fd->get(), 0, fd), state_(std::move(state)) {}
+  short events() const override {
+    if (*state_ == TcpState::connect_started) return POLLOUT;
+    if (*state_ == TcpState::listening) return POLLIN;
+    return 0;
+  }
+
+ private:
+  std::shared_ptr<const TcpState> state_;
+};
 
 using Streams = std::tuple<Own<io::streams::InputStream>, Own<io::streams::OutputStream>>;
 
 class TcpSocket final : public tcp::TcpSocket {
  public:
   TcpSocket(std::shared_ptr<const SocketHandles> handles, std::shared_ptr<SocketFd> fd, net::IpAddressFamily family,
-            TcpState state = TcpState::unbound)
-      : handles_(std::move(handles)), fd_(std::move(fd)), family_(family), state_(state) {}
+            TcpState initial = TcpState::unbound)
+      : handles_(std::move(handles)),
+        fd_(std::move(fd)),
+        family_(family),
+        shared_state_(std::make_shared<TcpState>(initial)),
+        state_(*shared_state_) {}
 
   NetResult<void> start_bind(Caller&, net::Network&, net::IpSocketAddress local_address) override {
     if (auto busy = check_idle(TcpState::unbound)) return fail(*busy);
@@ -191,7 +256,7 @@ class TcpSocket final : public tcp::TcpSocket {
     while (result != 0 && errno == EINTR);
     if (result != 0 && errno != EINPROGRESS) {
       state_ = TcpState::closed;
-      return fail(error_code(errno));
+      return fail(connect_error(errno));
     }
     state_ = TcpState::connect_started;
     return ok();
@@ -205,7 +270,7 @@ class TcpSocket final : public tcp::TcpSocket {
     if (::getsockopt(fd(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
     if (error != 0) {
       state_ = TcpState::closed;
-      return fail<Streams>(error_code(error));
+      return fail<Streams>(connect_error(error));
     }
     state_ = TcpState::connected;
     return NetResult<Streams>::ok(streams(caller, fd_));
@@ -251,7 +316,8 @@ class TcpSocket final : public tcp::TcpSocket {
       return fail(ErrorCode::invalid_state);
     backlog_ = value;
     // Linux takes a new backlog for a socket that already listens.
-    if (state_ == TcpState::listening && ::listen(fd(), static_cast<int>(std::min<uint64_t>(value, INT_MAX))) != 0)
+    const bool listens = state_ == TcpState::listen_started || state_ == TcpState::listening;
+    if (listens && ::listen(fd(), static_cast<int>(std::min<uint64_t>(value, INT_MAX))) != 0)
       return fail(error_code(errno));
     return ok();
   }
@@ -294,11 +360,8 @@ class TcpSocket final : public tcp::TcpSocket {
     return set_buffer_size(fd(), SO_SNDBUF, value);
   }
 
-  // Ready when the started connect or listen can be finished, or at once.
   std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
-    if (state_ == TcpState::connect_started) return std::make_unique<FdPollable>(fd(), POLLOUT, fd_);
-    if (state_ == TcpState::listening) return std::make_unique<FdPollable>(fd(), POLLIN, fd_);
-    return std::make_unique<Pollable>();
+    return std::make_unique<TcpPollable>(fd_, shared_state_);
   }
 
   NetResult<void> shutdown(Caller&, tcp::ShutdownType shutdown_type) override {
@@ -342,14 +405,15 @@ class TcpSocket final : public tcp::TcpSocket {
   }
   NetResult<void> set_seconds_option(int name, uint64_t nanoseconds) const {
     if (nanoseconds == 0) return fail(ErrorCode::invalid_argument);
-    const uint64_t seconds = std::max<uint64_t>(1, (nanoseconds + 999'999'999) / 1'000'000'000);
+    const uint64_t seconds = nanoseconds / 1'000'000'000 + (nanoseconds % 1'000'000'000 != 0);  // rounded up
     return set_option(fd(), IPPROTO_TCP, name, seconds, 32767);
   }
 
   std::shared_ptr<const SocketHandles> handles_;
   std::shared_ptr<SocketFd> fd_;
   net::IpAddressFamily family_;
-  TcpState state_;
+  std::shared_ptr<TcpState> shared_state_;  // shared with the socket's pollables
+  TcpState& state_;
   uint64_t backlog_ = 128;
 };
 

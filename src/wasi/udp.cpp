@@ -27,9 +27,13 @@ bool ready_for(int fd, short events) {
   return n != 0;
 }
 
+// What the two streams of one `stream` call hold, so the socket can tell
+// whether they are still there.
+using StreamPairToken = std::shared_ptr<const int>;
+
 class IncomingDatagrams final : public udp::IncomingDatagramStream {
  public:
-  explicit IncomingDatagrams(std::shared_ptr<SocketFd> fd) : fd_(std::move(fd)) {}
+  IncomingDatagrams(std::shared_ptr<SocketFd> fd, StreamPairToken token) : fd_(std::move(fd)), token_(std::move(token)) {}
 
   // What has arrived, up to max-results datagrams, never waiting.
   NetResult<std::vector<udp::IncomingDatagram>> receive(Caller&, uint64_t max_results) override {
@@ -44,7 +48,7 @@ class IncomingDatagrams final : public udp::IncomingDatagramStream {
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || !received.empty()) break;
-        return R::err(error_code(errno));
+        return R::err(datagram_error(errno));
       }
       received.push_back({std::vector<uint8_t>(buffer.begin(), buffer.begin() + n), from_sockaddr(from)});
     }
@@ -56,21 +60,23 @@ class IncomingDatagrams final : public udp::IncomingDatagramStream {
 
  private:
   std::shared_ptr<SocketFd> fd_;
+  StreamPairToken token_;
 };
 
 class OutgoingDatagrams final : public udp::OutgoingDatagramStream {
  public:
   OutgoingDatagrams(std::shared_ptr<SocketFd> fd, net::IpAddressFamily family,
-                    std::optional<net::IpSocketAddress> remote)
-      : fd_(std::move(fd)), family_(family), remote_(std::move(remote)) {}
+                    std::optional<net::IpSocketAddress> remote, StreamPairToken token)
+      : fd_(std::move(fd)), family_(family), remote_(std::move(remote)), token_(std::move(token)) {}
 
   NetResult<uint64_t> check_send(Caller&) override {
     permit_ = ready_for(fd_->get(), POLLOUT) ? kSendPermit : 0;
     return NetResult<uint64_t>::ok(permit_);
   }
 
-  // Sends in order until one cannot go at once; how many went. The first
-  // one failing is the call's error.
+  // Sends in order until one cannot go at once; how many went (0 when the
+  // socket takes none now: send never reports would-block). The first one
+  // failing is the call's error.
   NetResult<uint64_t> send(Caller&, std::vector<udp::OutgoingDatagram> datagrams) override {
     if (datagrams.size() > permit_) throw_trap("wasi:sockets/udp: send of more datagrams than check-send permitted");
     permit_ -= datagrams.size();
@@ -82,9 +88,13 @@ class OutgoingDatagrams final : public udp::OutgoingDatagramStream {
       do n = ::sendto(fd_->get(), datagram.data.data(), datagram.data.size(), MSG_DONTWAIT | MSG_NOSIGNAL,
                       to.length ? to.get() : nullptr, to.length);
       while (n < 0 && errno == EINTR);
+      if (n < 0 && errno == EAGAIN) {
+        permit_ = 0;
+        break;
+      }
       if (n < 0) {
         if (sent) break;
-        return fail<uint64_t>(error_code(errno));
+        return fail<uint64_t>(datagram_error(errno));
       }
       ++sent;
     }
@@ -100,12 +110,13 @@ class OutgoingDatagrams final : public udp::OutgoingDatagramStream {
   std::optional<ErrorCode> check(const udp::OutgoingDatagram& datagram) const {
     if (!datagram.remote_address) return remote_ ? std::nullopt : std::optional(ErrorCode::invalid_argument);
     if (remote_ && *datagram.remote_address != *remote_) return ErrorCode::invalid_argument;
-    return check_remote(*datagram.remote_address, family_);
+    return check_datagram_remote(*datagram.remote_address, family_);
   }
 
   std::shared_ptr<SocketFd> fd_;
   net::IpAddressFamily family_;
   std::optional<net::IpSocketAddress> remote_;
+  StreamPairToken token_;
   uint64_t permit_ = 0;
 };
 
@@ -137,8 +148,10 @@ class UdpSocket final : public udp::UdpSocket {
       Caller& caller, std::optional<net::IpSocketAddress> remote_address) override {
     using R = NetResult<std::tuple<Own<udp::IncomingDatagramStream>, Own<udp::OutgoingDatagramStream>>>;
     if (state_ != UdpState::bound) return R::err(ErrorCode::invalid_state);
+    // Older streams would send to, and take datagrams of, the new peer.
+    if (!streams_.expired()) throw_trap("wasi:sockets/udp: stream called before the previous streams were dropped");
     if (remote_address) {
-      if (auto bad = check_remote(*remote_address, family_)) return R::err(*bad);
+      if (auto bad = check_datagram_remote(*remote_address, family_)) return R::err(*bad);
     }
     if (connected_) {
       sockaddr unspecified{};
@@ -148,13 +161,15 @@ class UdpSocket final : public udp::UdpSocket {
     }
     if (remote_address) {
       const SockAddr a = to_sockaddr(*remote_address);
-      if (::connect(fd_->get(), a.get(), a.length) != 0) return R::err(error_code(errno));
+      if (::connect(fd_->get(), a.get(), a.length) != 0) return R::err(connect_error(errno));
       connected_ = true;
     }
-    auto incoming = handles_->udp->incoming_datagram_stream.make_own(caller.store(),
-                                                                     std::make_unique<IncomingDatagrams>(fd_));
+    const auto token = std::make_shared<const int>(0);
+    streams_ = token;
+    auto incoming = handles_->udp->incoming_datagram_stream.make_own(
+        caller.store(), std::make_unique<IncomingDatagrams>(fd_, token));
     auto outgoing = handles_->udp->outgoing_datagram_stream.make_own(
-        caller.store(), std::make_unique<OutgoingDatagrams>(fd_, family_, remote_address));
+        caller.store(), std::make_unique<OutgoingDatagrams>(fd_, family_, remote_address, token));
     return R::ok(std::tuple{incoming, outgoing});
   }
 
@@ -188,6 +203,7 @@ class UdpSocket final : public udp::UdpSocket {
   net::IpAddressFamily family_;
   UdpState state_ = UdpState::unbound;
   bool connected_ = false;
+  std::weak_ptr<const int> streams_;  // the last stream call's, while either is alive
 };
 
 }  // namespace

@@ -242,7 +242,8 @@ class Wasi final : public cli::environment::Host,
       std::vector<pollfd> fds;
       for (io::poll::Pollable* p : pollables) {
         if (auto* timer = dynamic_cast<Pollable*>(p)) earliest = std::min(earliest, timer->deadline());
-        if (auto* fd = dynamic_cast<detail::FdPollable*>(p)) fds.push_back({fd->fd(), fd->events(), 0});
+        if (auto* fd = dynamic_cast<detail::FdPollable*>(p))
+          if (const short events = fd->events()) fds.push_back({fd->fd(), events, 0});
       }
       const uint64_t now = monotonic_now();
       const int timeout = earliest == UINT64_MAX ? -1

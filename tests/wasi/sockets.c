@@ -10,6 +10,9 @@
 //   sockets lookup NAME               the addresses NAME resolves to
 //   sockets errors                    what wrong calls are refused with
 //   sockets denied                    what a socket and a lookup give
+//   sockets unpermitted-write PORT    write without check-write (a trap)
+//   sockets udp-restream              a second stream call while the
+//                                     first one's streams live (a trap)
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +109,7 @@ IMPORT(POLL, "[resource-drop]pollable") void pollable_drop(int32_t);
 IMPORT(STREAMS, "[method]input-stream.blocking-read") void blocking_read(int32_t, int64_t len, uint8_t* out);
 IMPORT(STREAMS, "[method]output-stream.blocking-write-and-flush")
 void blocking_write_and_flush(int32_t, const void* data, int32_t len, uint8_t* out);
+IMPORT(STREAMS, "[method]output-stream.write") void stream_write(int32_t, const void* data, int32_t len, uint8_t* out);
 IMPORT(STREAMS, "[resource-drop]input-stream") void input_drop(int32_t);
 IMPORT(STREAMS, "[resource-drop]output-stream") void output_drop(int32_t);
 
@@ -206,19 +210,32 @@ static size_t read_some(int32_t input, char* buffer, size_t want, int line) {
   return got;
 }
 
-static int tcp_client(uint16_t port, const char* message) {
+// Connects to 127.0.0.1:port, waiting on one pollable made before the
+// connect started, as wasi-libc does: it must follow the socket's state.
+static NetResult tcp_connect(int32_t socket, uint16_t port) {
   const int32_t network = instance_network();
-  const int32_t socket = tcp_socket(IPV4);
+  const int32_t pollable = tcp_subscribe(socket);
   NetResult r;
   VoidResult v;
   tcp_start_connect(socket, network, SPREAD(ipv4(127, 0, 0, 1, port)), &v);
   CHECK("start-connect", v);
-  for (;;) {
+  for (int waits = 0;; ++waits) {
     tcp_finish_connect(socket, &r);
     if (!r.is_err) break;
     if (r.code != 8) CHECK("finish-connect", r);  // would-block: wait until it can finish
-    wait_on(tcp_subscribe(socket));
+    if (waits > 100) {
+      printf("the socket's pollable was ready while connecting\n");
+      exit(1);
+    }
+    pollable_block(pollable);
   }
+  pollable_drop(pollable);
+  return r;
+}
+
+static int tcp_client(uint16_t port, const char* message) {
+  const int32_t socket = tcp_socket(IPV4);
+  const NetResult r = tcp_connect(socket, port);
   const int32_t input = r.handles[0], output = r.handles[1];
   write_all(output, message);
   char echoed[256];
@@ -239,18 +256,24 @@ static int tcp_server(void) {
   CHECK("start-bind", v);
   tcp_finish_bind(socket, &v);
   CHECK("finish-bind", v);
+  const int32_t pollable = tcp_subscribe(socket);  // made while bound, used while listening
   tcp_start_listen(socket, &v);
   CHECK("start-listen", v);
   tcp_finish_listen(socket, &v);
   CHECK("finish-listen", v);
   printf("listening on %u\n", local_port(socket));
   fflush(stdout);
-  for (;;) {
+  for (int waits = 0;; ++waits) {
     tcp_accept(socket, &r);
     if (!r.is_err) break;
     if (r.code != 8) CHECK("accept", r);
-    wait_on(tcp_subscribe(socket));
+    if (waits > 100) {
+      printf("the socket's pollable was ready with no connection to accept\n");
+      return 1;
+    }
+    pollable_block(pollable);
   }
+  pollable_drop(pollable);
   const int32_t client = r.handles[0], input = r.handles[1], output = r.handles[2];
   char line[256];
   read_some(input, line, sizeof line - 1, 1);
@@ -410,6 +433,29 @@ static int errors(void) {
   return 0;
 }
 
+static int unpermitted_write(uint16_t port) {
+  const int32_t socket = tcp_socket(IPV4);
+  const NetResult r = tcp_connect(socket, port);
+  uint8_t out[12] __attribute__((aligned(4)));
+  stream_write(r.handles[1], "x", 1, out);  // no check-write before it
+  printf("the write was allowed\n");
+  return 0;
+}
+
+static int udp_restream(void) {
+  NetResult r;
+  VoidResult v;
+  create_udp_socket(IPV4, &r);
+  const int32_t socket = r.handles[0];
+  udp_start_bind(socket, instance_network(), SPREAD(ipv4(127, 0, 0, 1, 0)), &v);
+  udp_finish_bind(socket, &v);
+  udp_stream(socket, 0, SPREAD(ipv4(0, 0, 0, 0, 0)), &r);
+  CHECK("stream", r);
+  udp_stream(socket, 0, SPREAD(ipv4(0, 0, 0, 0, 0)), &r);  // the first pair still lives
+  printf("the second stream call was allowed\n");
+  return 0;
+}
+
 static int denied(void) {
   NetResult r;
   create_tcp_socket(IPV4, &r);
@@ -428,6 +474,9 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "lookup") == 0) return lookup(argv[2]);
   if (argc == 2 && strcmp(argv[1], "errors") == 0) return errors();
   if (argc == 2 && strcmp(argv[1], "denied") == 0) return denied();
-  fprintf(stderr, "usage: sockets tcp-client PORT MESSAGE | tcp-server | udp PORT MESSAGE | lookup NAME | errors | denied\n");
+  if (argc == 3 && strcmp(argv[1], "unpermitted-write") == 0) return unpermitted_write((uint16_t)atoi(argv[2]));
+  if (argc == 2 && strcmp(argv[1], "udp-restream") == 0) return udp_restream();
+  fprintf(stderr, "usage: sockets tcp-client PORT MESSAGE | tcp-server | udp PORT MESSAGE | lookup NAME | errors | denied"
+                  " | unpermitted-write PORT | udp-restream\n");
   return 2;
 }

@@ -43,6 +43,10 @@ await new Promise((resolve) => echo.listen(0, "127.0.0.1", resolve));
 expect("tcp echo client", await run(["--allow-network"], "tcp-client", String(echo.address().port), "hello over tcp"),
   "echoed: hello over tcp\n");
 expect("tcp echo server received", tcpReceived, "hello over tcp");
+// A write without check-write is the guest's error: a trap naming it.
+const unpermitted = await run(["--allow-network"], "unpermitted-write", String(echo.address().port));
+expect("write without check-write", unpermitted.replace(/^exit 1: .*cmhost: trap: [^\n]*write of more than check-write allowed\n$/s, "trap"),
+  "trap");
 echo.close();
 
 // The guest listens; this side connects once it says where.
@@ -84,6 +88,10 @@ await new Promise((resolve) => udp.bind(0, "127.0.0.1", resolve));
 expect("udp round trip", await run(["--allow-network"], "udp", String(udp.address().port), "hello over udp"),
   "udp echoed: hello over udp, from the server: yes\n");
 udp.close();
+
+const restream = await run(["--allow-network"], "udp-restream");
+expect("udp stream while the previous streams live",
+  restream.replace(/^exit 1: .*cmhost: trap: [^\n]*stream called before the previous streams were dropped\n$/s, "trap"), "trap");
 
 expect("lookup of an address", await run(["--allow-network"], "lookup", "127.0.0.1"), "127.0.0.1\n");
 expect("lookup of localhost", (await run(["--allow-network"], "lookup", "localhost")).split("\n")[0], "127.0.0.1");
