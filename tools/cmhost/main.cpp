@@ -99,19 +99,14 @@ int main(int argc, char** argv) {
   bindgen_cmd->add_option("-o,--output", bindgen.output, "The header to write (default: stdout)");
   bindgen_cmd->add_option("--namespace", bindgen.root_namespace,
                           "C++ namespace of the world's own items (default: the world's package and name)");
+  std::string containers = "owning";
   bindgen_cmd
-      ->add_option("--containers", bindgen.containers,
+      ->add_option("--containers", containers,
                    "Strings, lists and maps as owning (std::string, std::vector, std::map), frame (FrameString, "
                    "FrameVector: from the thread's frame arena) or pmr (std::pmr) containers; or views: owning, "
                    "and exports' results read in place (std::string_view, ListView) by a callback")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, cmhost::tools::BindgenOptions::Containers>{
-              {"owning", cmhost::tools::BindgenOptions::Containers::Owning},
-              {"frame", cmhost::tools::BindgenOptions::Containers::Frame},
-              {"pmr", cmhost::tools::BindgenOptions::Containers::Pmr},
-              {"views", cmhost::tools::BindgenOptions::Containers::Views}},
-          CLI::ignore_case))
-      ->default_str("owning");
+      ->capture_default_str()
+      ->check(CLI::IsMember({"owning", "frame", "pmr", "views"}));
   bindgen_cmd->add_option("--jco-dir", bindgen.node_modules,
                           "node_modules holding the pinned jco, for WIT input (default: $CMHOST_JCO_DIR, else the "
                           "source tree's)")
@@ -161,7 +156,14 @@ int main(int argc, char** argv) {
     if (*check) return cmhost::tools::run_abi_check(vector_files, verbose);
     if (*demo) return cmhost::tools::run_abi_demo();
     if (*inspect) return cmhost::tools::run_inspect(inspect_file);
-    if (*bindgen_cmd) return cmhost::tools::run_bindgen(bindgen);
+    if (*bindgen_cmd) {
+      using Containers = cmhost::tools::BindgenOptions::Containers;
+      bindgen.containers = containers == "frame"   ? Containers::Frame
+                           : containers == "pmr"   ? Containers::Pmr
+                           : containers == "views" ? Containers::Views
+                                                   : Containers::Owning;
+      return cmhost::tools::run_bindgen(bindgen);
+    }
     if (*run_cmd) {
       std::vector<std::string> words = run_cmd->remaining();
       if (!words.empty() && words.front() == "--") words.erase(words.begin());
