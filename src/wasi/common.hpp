@@ -53,6 +53,16 @@ class Pollable final : public io::poll::Pollable {
   uint64_t deadline_;
 };
 
+// Waits up to `timeout_ms` (-1: without end) for `events` on `fd`; whether
+// they came. An error counts as ready: the next operation reports it.
+inline bool wait_for(int fd, short events, int timeout_ms) {
+  pollfd p{fd, events, 0};
+  int n;
+  do n = ::poll(&p, 1, timeout_ms);
+  while (n < 0 && errno == EINTR);
+  return n != 0;
+}
+
 // Ready when a file descriptor is (poll(2) events), e.g. stdin readable or
 // a socket connected; `owner` keeps the descriptor open while it is used.
 // A subclass may choose the events each time it is polled (a socket's
@@ -63,23 +73,16 @@ class FdPollable : public io::poll::Pollable {
       : fd_(fd), events_(events), owner_(std::move(owner)) {}
   bool ready(Caller&) override {
     const short e = events();
-    return e == 0 || wait(e, 0);
+    return e == 0 || wait_for(fd_, e, 0);
   }
   void block(Caller&) override {
-    if (const short e = events()) wait(e, -1);
+    if (const short e = events()) wait_for(fd_, e, -1);
   }
   int fd() const { return fd_; }
   // What to wait for now; 0: ready at once.
   virtual short events() const { return events_; }
 
  private:
-  bool wait(short events, int timeout_ms) const {
-    pollfd p{fd_, events, 0};
-    int n;
-    do n = ::poll(&p, 1, timeout_ms);
-    while (n < 0 && errno == EINTR);
-    return n != 0;  // an error counts as ready: the next operation reports it
-  }
   int fd_;
   short events_;
   std::shared_ptr<const void> owner_;

@@ -27,14 +27,6 @@ using CountResult = abi::typed::Result<uint64_t, io::streams::StreamError>;
 
 constexpr uint64_t kChunk = 64 * 1024;  // the most one read returns and one check-write allows
 
-bool wait_for(int fd, short events, int timeout_ms) {
-  pollfd p{fd, events, 0};
-  int n;
-  do n = ::poll(&p, 1, timeout_ms);
-  while (n < 0 && errno == EINTR);
-  return n != 0;
-}
-
 // The connection's receiving side: what has arrived, never waiting unless
 // asked to; end of stream once the peer has shut its side down.
 class TcpInput final : public io::streams::InputStream {

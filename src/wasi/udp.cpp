@@ -19,14 +19,6 @@ using abi::typed::Own;
 constexpr size_t kMaxDatagram = 65535;
 constexpr uint64_t kSendPermit = 64;  // datagrams one check-send allows when the socket can send
 
-bool ready_for(int fd, short events) {
-  pollfd p{fd, events, 0};
-  int n;
-  do n = ::poll(&p, 1, 0);
-  while (n < 0 && errno == EINTR);
-  return n != 0;
-}
-
 // What the two streams of one `stream` call hold, so the socket can tell
 // whether they are still there.
 using StreamPairToken = std::shared_ptr<const int>;
@@ -70,7 +62,7 @@ class OutgoingDatagrams final : public udp::OutgoingDatagramStream {
       : fd_(std::move(fd)), family_(family), remote_(std::move(remote)), token_(std::move(token)) {}
 
   NetResult<uint64_t> check_send(Caller&) override {
-    permit_ = ready_for(fd_->get(), POLLOUT) ? kSendPermit : 0;
+    permit_ = wait_for(fd_->get(), POLLOUT, 0) ? kSendPermit : 0;
     return NetResult<uint64_t>::ok(permit_);
   }
 
