@@ -42,6 +42,7 @@ namespace cmhost {
 using abi::Val;
 
 class Caller;
+class ChannelEnd;
 class Func;
 class Instance;
 class Linker;
@@ -123,10 +124,23 @@ class Store {
   // How many host objects of host resources the store holds (for leak checks).
   size_t host_objects() const;
 
+  // The event loop of the store's guests and host work: runs ready guest
+  // threads, host stream and future copies whose guest side is ready, and
+  // completions of async host functions (which may arrive from other
+  // threads: the loop waits for them) until `done` holds. A deadlock
+  // (nothing can make progress, no host completion outstanding) is an
+  // Error (Trap) saying what is blocked; a guest's trap ends the loop too.
+  void run_until(const std::function<bool()>& done);
+  // Runs until nothing is ready now (blocked guests and pending host work
+  // stay as they are).
+  void run_until_idle();
+
   class Impl;
 
  private:
   friend class Caller;
+  friend class ChannelEnd;
+  friend class PendingCall;
   friend class Func;
   friend class HostResourceBase;
   friend class Linker;
@@ -209,6 +223,26 @@ class HostResource : public HostResourceBase {
   T& get(Store& store, abi::typed::Own<T> handle) const { return get(store, Val::own(handle.handle)); }
 };
 
+// The completion of one call of an async host function (Linker::
+// define_async_func). Complete it once: during the call, later from the
+// event loop, or from any other thread (the loop wakes for it). Copies
+// refer to the same completion; when the last goes uncompleted, the
+// guest's call traps.
+class Completion {
+ public:
+  // The call's results (checked against the function's type when the loop
+  // delivers them); Error (Usage) when completed before.
+  void complete(std::vector<Val> results);
+  // Ends the call with a trap in the guest saying `message`.
+  void fail(std::string message);
+
+  class Impl;
+  explicit Completion(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
 // A host function with its call's context.
 using HostFunction = std::function<std::vector<Val>(Caller& caller, std::span<const Val> args)>;
 // A host function called with its call's core values (what func_wrap
@@ -216,6 +250,12 @@ using HostFunction = std::function<std::vector<Val>(Caller& caller, std::span<co
 // and where its flat result goes (empty when it goes through memory).
 using FlatHostFunction = std::function<void(Caller& caller, abi::AbiContext& cx, const abi::FunctionAbi& abi,
                                             std::span<const uint64_t> params, std::span<uint64_t> results)>;
+// A host function that completes later: it receives its arguments and the
+// call's completion. Borrowed handles among the arguments are valid during
+// the call only.
+using AsyncHostFunction = std::function<void(Caller& caller, std::span<const Val> args, Completion completion)>;
+
+class PendingCall;
 
 // An exported function of an instance. Copies refer to the same function.
 class Func {
@@ -226,6 +266,10 @@ class Func {
   // Error (Trap); bad arguments throw InvalidValue. An async function's task
   // runs, with every other task it waits for, until it returns its result.
   std::vector<Val> call(Store& store, std::span<const Val> args) const;
+  // Starts the call and returns: an async function's task runs until it
+  // first blocks and goes on as the store's event loop runs, so several
+  // calls can be in flight in one store. Other functions run to the end.
+  PendingCall call_async(Store& store, std::span<const Val> args) const;
 
   // Reads the result where the callee left it, before post-return (`read`
   // is called during the call, never kept): e.g.
@@ -248,6 +292,24 @@ class Func {
 
   std::string name_;
   std::shared_ptr<const Impl> impl_;
+};
+
+// A call started by Func::call_async.
+class PendingCall {
+ public:
+  // Whether the callee returned (or was cancelled).
+  bool done() const;
+  // Runs the store's event loop until the call is done; its results.
+  std::vector<Val> wait(Store& store);
+  // The results once done: Error (Usage) before, or when taken already.
+  std::vector<Val> results();
+
+  class Impl;
+
+ private:
+  friend class Func;
+  explicit PendingCall(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
 };
 
 // An export called with C++ values: the signature was checked against the
@@ -456,6 +518,11 @@ class Linker {
   void define_func(std::string name, FuncType type, HostFunction function);
   // The same for a function that needs nothing of its call but the arguments.
   void define_func(std::string name, FuncType type, std::function<std::vector<Val>(std::span<const Val>)> function);
+  // A host function that may complete after it returns (see Completion):
+  // a guest calling it through an async lower gets a subtask and goes on
+  // running; a synchronous lower waits for the completion while other
+  // guest threads run.
+  void define_async_func(std::string name, FuncType type, AsyncHostFunction function);
   // A host function from a C++ callable: its parameters and result are C++
   // types of abi::typed (see wrap::is_param_v), optionally after a first
   // `Caller&` parameter. Its type is the import's: the C++ signature is

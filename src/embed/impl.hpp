@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cmhost/cmhost.hpp"
+#include "host/event_loop.hpp"
 #include "host/link.hpp"
 #include "host/objects.hpp"
 #include "runtime/runtime.hpp"
@@ -23,10 +24,13 @@ class Component::Impl {
 
 class Store::Impl {
  public:
-  explicit Impl(engine::Engine& engine) : runtime(engine) {}
+  explicit Impl(engine::Engine& engine) : runtime(engine) { runtime.scheduler().set_host_driver(&loop); }
   // Destroyed after the runtime store: a guest's handles dropped as its
   // instances go reach the host objects.
   host::Objects objects;
+  // The host's side of the event loop; after the runtime store too, so that
+  // host ends outliving the store see it gone.
+  host::HostLoop loop;
   runtime::Store runtime;
 };
 
@@ -34,6 +38,19 @@ class Caller::Context {
  public:
   explicit Context(runtime::HostCall& call) : call(call) {}
   runtime::HostCall& call;
+};
+
+class Completion::Impl {
+ public:
+  explicit Impl(std::shared_ptr<runtime::HostCompletion> completion) : completion(std::move(completion)) {}
+  std::shared_ptr<runtime::HostCompletion> completion;
+};
+
+class PendingCall::Impl {
+ public:
+  explicit Impl(std::shared_ptr<const runtime::AsyncCallResult> result) : result(std::move(result)) {}
+  std::shared_ptr<const runtime::AsyncCallResult> result;
+  bool taken = false;
 };
 
 class HostResourceBase::Impl {

@@ -3,6 +3,7 @@
 
 #include "embed/impl.hpp"
 #include "host/type_name.hpp"
+#include "runtime/scheduler.hpp"
 
 namespace cmhost {
 
@@ -17,6 +18,26 @@ const FuncType& Func::type() const { return impl_->func->type(); }
 
 std::vector<Val> Func::call(Store& store, std::span<const Val> args) const {
   return impl_->func->call(store.impl_->runtime, args);
+}
+
+PendingCall Func::call_async(Store& store, std::span<const Val> args) const {
+  return PendingCall(std::make_shared<PendingCall::Impl>(impl_->func->call_async(store.impl_->runtime, args)));
+}
+
+bool PendingCall::done() const { return impl_->result->resolved; }
+
+std::vector<Val> PendingCall::wait(Store& store) {
+  const runtime::AsyncCallResult* result = impl_->result.get();
+  store.impl_->runtime.scheduler().run_until([result] { return result->resolved; }, "an async call's result");
+  return results();
+}
+
+std::vector<Val> PendingCall::results() {
+  if (!impl_->result->resolved) throw Error(ErrorKind::Usage, "the call has not returned yet: run the event loop");
+  if (impl_->taken) throw Error(ErrorKind::Usage, "the call's results were taken already");
+  if (impl_->result->cancelled) throw Error(ErrorKind::Usage, "the call was cancelled: it has no results");
+  impl_->taken = true;
+  return std::move(const_cast<runtime::AsyncCallResult&>(*impl_->result).results);
 }
 
 void Func::call_reading(Store& store, std::span<const Val> args, const ResultReader& read) const {

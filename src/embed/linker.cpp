@@ -4,6 +4,7 @@
 
 #include "embed/impl.hpp"
 #include "host/link.hpp"
+#include "runtime/host_calls.hpp"
 
 namespace cmhost {
 
@@ -57,6 +58,21 @@ void Linker::define_func(std::string name, FuncType type,
   impl_->definitions.funcs.push_back(
       {std::move(name), runtime::Func::host(std::make_shared<const FuncType>(std::move(type)), std::move(callback))});
 }
+
+void Linker::define_async_func(std::string name, FuncType type, AsyncHostFunction function) {
+  auto callback = [function = std::move(function)](runtime::HostCall& call, std::span<const Val> args,
+                                                   std::shared_ptr<runtime::HostCompletion> completion) {
+    Caller::Context context(call);
+    Caller caller(context);
+    function(caller, args, Completion(std::make_shared<Completion::Impl>(std::move(completion))));
+  };
+  auto f = runtime::Func::host_async(std::make_shared<const FuncType>(std::move(type)), name, std::move(callback));
+  impl_->definitions.funcs.push_back({std::move(name), std::move(f)});
+}
+
+void Completion::complete(std::vector<Val> results) { impl_->completion->complete(std::move(results)); }
+
+void Completion::fail(std::string message) { impl_->completion->fail(std::move(message)); }
 
 void Linker::add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make) {
   // The callable becomes a runtime host function made for the import's type.

@@ -4,6 +4,7 @@
 
 #include "embed/impl.hpp"
 #include "host/type_name.hpp"
+#include "runtime/scheduler.hpp"
 
 namespace cmhost {
 
@@ -31,6 +32,12 @@ void Store::drop(const Val& own) {
   if (own.kind() != abi::ValKind::Own) throw_invalid_value("Store::drop takes an own handle");
   impl_->runtime.drop_resource(own.as_handle());
 }
+
+void Store::run_until(const std::function<bool()>& done) {
+  impl_->runtime.scheduler().run_until(done, "the embedder's condition");
+}
+
+void Store::run_until_idle() { impl_->runtime.scheduler().run_until_idle(); }
 
 void Store::check_data_type(const std::type_info& asked) const {
   if (data_type_ && *data_type_ == asked) return;

@@ -112,13 +112,19 @@ uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
     case abi::TypeKind::Stream:
     case abi::TypeKind::Future:
     case abi::TypeKind::ErrorContext: {
-      HandleTable::Entry entry = store_.host_handles().remove_entry(host_index);
       const HandleKind expected = type.kind() == abi::TypeKind::Stream   ? HandleKind::SharedStream
                                   : type.kind() == abi::TypeKind::Future ? HandleKind::SharedFuture
                                                                          : HandleKind::ErrorContext;
-      if (entry.kind != expected)
-        throw_invalid_value(fmt::format("host handle {} is a {}, not a {}", host_index, to_string(entry.kind),
+      const HandleTable::Entry& held = store_.host_handles().entry_or_trap(host_index);
+      if (held.kind != expected)
+        throw_invalid_value(fmt::format("host handle {} is a {}, not a {}", host_index, to_string(held.kind),
                                         to_string(expected)));
+      // A stream or future the host made has the element type it was made with.
+      if (expected != HandleKind::ErrorContext &&
+          !same_element_type(static_cast<const SharedChannel&>(*held.object).elem, type.element()))
+        throw_invalid_value(fmt::format("host handle {} is not a {}: its elements are of another type", host_index,
+                                        type.to_wit()));
+      HandleTable::Entry entry = store_.host_handles().remove_entry(host_index);
       if (expected == HandleKind::ErrorContext) return inst_.handles_->add(expected, std::move(entry.object));
       return Streams::lower_end(inst_, type, std::move(entry.object));
     }

@@ -14,6 +14,18 @@ FuncRef Func::host(std::shared_ptr<const validate::FuncType> type, HostCallback 
   return f;
 }
 
+FuncRef Func::host_async(std::shared_ptr<const validate::FuncType> type, std::string name,
+                         AsyncHostCallback callback) {
+  auto f = std::shared_ptr<Func>(new Func());
+  f->type_ = std::move(type);
+  f->async_host_ = std::move(callback);
+  f->host_name_ = std::move(name);
+  f->host_ = [name = f->host_name_](HostCall&, std::span<const abi::Val>) -> std::vector<abi::Val> {
+    throw Error(ErrorKind::Usage, "`" + name + "` is an async host function: guests call it, through the event loop");
+  };
+  return f;
+}
+
 std::vector<abi::TypeRef> results_of(const validate::FuncType& type) {
   if (type.result) return {type.result};
   return {};
@@ -119,22 +131,25 @@ class LoweringSteps final : public LiftedCallSteps {
 // the call that created it returned (backpressure), so it keeps the values.
 class AsyncValSteps final : public LiftedCallSteps {
  public:
-  AsyncValSteps(std::shared_ptr<const abi::FunctionAbi> abi, std::span<const abi::Val> args)
-      : abi_(std::move(abi)), args_(args.begin(), args.end()) {}
+  AsyncValSteps(std::shared_ptr<const abi::FunctionAbi> abi, std::span<const abi::Val> args,
+                std::shared_ptr<AsyncCallResult> result)
+      : abi_(std::move(abi)), args_(args.begin(), args.end()), result_(std::move(result)) {}
   void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
     abi_->lower_args(callee, args_, flat);
   }
   void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
-    results = abi_->lift_results(callee, flat);
-    resolved = true;
+    result_->results = abi_->lift_results(callee, flat);
+    result_->resolved = true;
   }
-  void cancelled() override { resolved = true; }
-  std::vector<abi::Val> results;
-  bool resolved = false;
+  void cancelled() override {
+    result_->resolved = true;
+    result_->cancelled = true;
+  }
 
  private:
   std::shared_ptr<const abi::FunctionAbi> abi_;
   std::vector<abi::Val> args_;
+  std::shared_ptr<AsyncCallResult> result_;
 };
 
 // Makes a synchronous task's inline thread current for the call and gives
@@ -200,11 +215,21 @@ std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) c
     call_lifted(store, steps);
     return std::move(steps.results);
   }
-  // The task lets go of its caller's side when it resolves: keep it here.
-  auto steps = std::make_shared<AsyncValSteps>(abi_, args);
-  const std::shared_ptr<Task> task = Task::start_async(store, *this, steps, nullptr);
-  store.scheduler().run_until([&steps] { return steps->resolved; });
-  return std::move(steps->results);
+  const std::shared_ptr<const AsyncCallResult> result = call_async(store, args);
+  store.scheduler().run_until([&result] { return result->resolved; });
+  return std::move(const_cast<AsyncCallResult&>(*result).results);
+}
+
+std::shared_ptr<const AsyncCallResult> Func::call_async(Store& store, std::span<const abi::Val> args) const {
+  auto result = std::make_shared<AsyncCallResult>();
+  if (host_ || !type_->async) {
+    result->results = call(store, args);
+    result->resolved = true;
+    return result;
+  }
+  auto steps = std::make_shared<AsyncValSteps>(abi_, args, result);
+  Task::start_async(store, *this, std::move(steps), nullptr);
+  return result;
 }
 
 void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* caller) const {

@@ -2,6 +2,7 @@
 
 #include "call_context.hpp"
 #include "cmhost/error.hpp"
+#include "host_calls.hpp"
 #include "lifted_call.hpp"
 #include "task.hpp"
 #include "waitables.hpp"
@@ -138,6 +139,7 @@ engine::HostFunc Lowering::make(LowerSite site, FuncRef target) {
   if (can_fuse(site, *target)) return fused(site, std::move(target));
   return [site, target](engine::Caller&, std::span<const uint64_t> params, std::span<uint64_t> results) {
     check_may_leave(*site.inst);
+    if (target->async_host_) return call_async_host(site, *target, params, results);
     if (target->is_host()) return call_host(site, *target, params, results);
     if (!target->type().async) return call_sync(site, *target, params, results);
     call_async(site, *target, params, results);
@@ -167,6 +169,53 @@ void Lowering::call_host(const LowerSite& site, const Func& target, std::span<co
     return;
   }
   std::copy(flat.begin(), flat.end(), results.begin());
+}
+
+// An async host function: its completion resolves the caller's subtask, now
+// or later from the event loop.
+void Lowering::call_async_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
+                               std::span<uint64_t> results) {
+  Store& store = *site.store;
+  Scheduler& scheduler = store.scheduler();
+  HostDriver* driver = scheduler.host_driver();
+  if (!driver) throw Error(ErrorKind::Usage, "async host functions need the embedder's event loop");
+  ComponentInstance& caller = *site.inst;
+  auto subtask = std::make_shared<Subtask>();
+  subtask->lenders = std::make_unique<CallHandles>(store, caller, 0);
+  std::vector<abi::Val> args;
+  {
+    GuestContext lifting(store, caller, site.memory, site.realloc, site.abi->options(), subtask->lenders.get());
+    args = site.abi->lift_args(lifting.cx(), params);
+  }
+  subtask->on_start();
+  auto completion = std::make_shared<HostCompletion>(site, target.type_ref(), params, subtask, driver->post_box(),
+                                                     target.host_name_);
+  driver->call_started();
+  {
+    GuestContext context(store, caller, site.memory, site.realloc, site.abi->options(), uint64_t{0});
+    HostCall call{store, site.inst, &context.cx()};
+    target.async_host_(call, args, completion);
+  }
+  const bool done = completion->deliver_if_completed();
+  completion.reset();  // the callable keeps its own reference while it runs on
+  if (!site.async) {
+    if (!done && !subtask->resolved()) {
+      Subtask* s = subtask.get();
+      scheduler.wait_until(scheduler.current_or_root(), [s] { return s->resolved(); }, false);
+    }
+    subtask->deliver_resolve();
+    std::copy(subtask->flat_results.begin(), subtask->flat_results.end(), results.begin());
+    return;
+  }
+  if (subtask->resolved()) {
+    subtask->deliver_resolve();
+    results[0] = pack_subtask(Subtask::State::Returned, 0);
+    return;
+  }
+  const uint32_t index = caller.handles_->add(HandleKind::Subtask, subtask);
+  subtask->index = index;
+  subtask->reports_progress();
+  results[0] = pack_subtask(subtask->state, index);
 }
 
 void Lowering::call_sync(const LowerSite& site, const Func& target, std::span<const uint64_t> params,

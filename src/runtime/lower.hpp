@@ -34,6 +34,8 @@ class Lowering {
   static engine::HostFunc fused(const LowerSite& site, FuncRef target);
   static void call_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                         std::span<uint64_t> results);
+  static void call_async_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
+                              std::span<uint64_t> results);
   static void call_sync(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                         std::span<uint64_t> results);
   static void call_async(const LowerSite& site, const Func& target, std::span<const uint64_t> params,

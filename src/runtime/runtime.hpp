@@ -94,6 +94,20 @@ using FlatHostCallback = std::function<void(HostCall& call, abi::AbiContext& cx,
 // A function type's results as the ABI lists them (none, or the one).
 std::vector<abi::TypeRef> results_of(const validate::FuncType& type);
 
+class HostCompletion;
+// An async host function: receives the lifted arguments and its completion
+// (runtime/host_calls.hpp).
+using AsyncHostCallback =
+    std::function<void(HostCall& call, std::span<const abi::Val> args, std::shared_ptr<HostCompletion> completion)>;
+
+// An async call the host started (Func::call_async): its results once its
+// task resolved.
+struct AsyncCallResult {
+  std::vector<abi::Val> results;
+  bool resolved = false;
+  bool cancelled = false;
+};
+
 // A component-level function: lifted from core wasm, or defined by the host.
 class Func {
  public:
@@ -101,6 +115,9 @@ class Func {
   // A guest's lowered call reaches `callback` with its core values; the
   // host calling it with Vals lowers them into scratch memory first.
   static FuncRef host_flat(std::shared_ptr<const validate::FuncType> type, FlatHostCallback callback);
+  // A host function that may complete after it returns; guests call it.
+  static FuncRef host_async(std::shared_ptr<const validate::FuncType> type, std::string name,
+                            AsyncHostCallback callback);
 
   const validate::FuncType& type() const { return *type_; }
   bool is_host() const { return static_cast<bool>(host_); }
@@ -115,6 +132,9 @@ class Func {
   // function's task runs, with every other task it waits for, until it
   // returns its result; a deadlock traps.
   std::vector<abi::Val> call(Store& store, std::span<const abi::Val> args) const;
+  // Starts the call and returns: an async function's task runs until it
+  // first blocks, and goes on as the event loop runs; others run to the end.
+  std::shared_ptr<const AsyncCallResult> call_async(Store& store, std::span<const abi::Val> args) const;
   // Calls a host function with its call's context; Usage for lifted ones.
   std::vector<abi::Val> call_host(HostCall& call, std::span<const abi::Val> args) const;
   // Calls a lifted function and hands its result to `read` where the callee
@@ -143,6 +163,8 @@ class Func {
   std::shared_ptr<const validate::FuncType> type_;
   HostCallback host_;
   FlatHostCallback flat_host_;  // with host_, for functions made by host_flat
+  AsyncHostCallback async_host_;  // with host_ (which refuses host calls), for host_async
+  std::string host_name_;         // async host functions: their import's name, for messages
   // Lifted functions:
   ComponentInstance* instance_ = nullptr;
   engine::Extern core_func_;

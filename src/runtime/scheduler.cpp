@@ -162,7 +162,11 @@ bool Scheduler::block_inline(Thread& self, Thread* switch_to) {
       while (next && next != &self) next = run(*next);
       if (next == &self || self.resumed_inline_) break;
       Thread* candidate = self.task ? next_ready(self.inst) : nullptr;
-      if (!candidate) throw_trap("cannot block a synchronous task before returning");
+      if (!candidate) {
+        // A host call completing (maybe from another thread) may wake it.
+        if (driver_ && (driver_->run_ready() || driver_->wait_for_outside())) continue;
+        throw_trap("cannot block a synchronous task before returning");
+      }
       stop_waiting(*candidate);
       if (candidate == &self) break;
       candidate->block_result_ = false;
@@ -248,13 +252,46 @@ bool Scheduler::yield_then_promote(Thread& thread, bool cancellable, Thread& oth
 
 void Scheduler::resume_later(Thread& thread) { start_waiting(thread, [] { return true; }); }
 
-void Scheduler::run_until(const std::function<bool()>& done) {
+bool Scheduler::step() {
+  if (driver_ && driver_->run_ready()) return true;
+  Thread* thread = next_ready(nullptr);
+  if (!thread) return false;
+  Entering entering(*thread->inst, nullptr);
+  resume(*thread);
+  return true;
+}
+
+void Scheduler::run_until(const std::function<bool()>& done, std::string_view waiting_for) {
   while (!done()) {
-    Thread* thread = next_ready(nullptr);
-    if (!thread) throw_trap("deadlock detected: event loop cannot make further progress");
-    Entering entering(*thread->inst, nullptr);
-    resume(*thread);
+    if (step()) continue;
+    if (driver_ && driver_->wait_for_outside()) continue;
+    std::string message = "deadlock detected: event loop cannot make further progress while waiting for ";
+    message += waiting_for;
+    message += describe_blocked();
+    if (driver_) {
+      const std::string host = driver_->pending();
+      if (!host.empty()) message += "; the host waits for " + host;
+    }
+    throw_trap(message);
   }
+}
+
+void Scheduler::run_until_idle() {
+  while (step()) {
+  }
+}
+
+std::string Scheduler::describe_blocked() const {
+  size_t blocked = 0;
+  std::string where;
+  for (const Thread* t : waiting_) {
+    ++blocked;
+    if (blocked <= 3 && t->inst) where += (where.empty() ? "" : ", ") + ("`" + t->inst->name() + "`");
+  }
+  for (const auto& t : fibers_)
+    if (t->suspended()) ++blocked;
+  if (blocked == 0) return "; no guest thread is blocked";
+  return "; " + std::to_string(blocked) + " guest thread(s) blocked" + (where.empty() ? "" : " (in " + where + ")");
 }
 
 }  // namespace cmhost::runtime

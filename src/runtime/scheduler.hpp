@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <string_view>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,26 @@ namespace cmhost::runtime {
 class ComponentInstance;
 class Task;
 class Scheduler;
+class PostBox;
+
+// The host's side of the event loop (the host room implements it): host
+// copies waiting for a guest's, and async host calls completing, maybe from
+// other OS threads.
+class HostDriver {
+ public:
+  virtual ~HostDriver() = default;
+  // Runs the host work that can go on now; true when any did.
+  virtual bool run_ready() = 0;
+  // Waits until work arrives from outside the loop (another thread
+  // completing a host call); false at once when none is outstanding.
+  virtual bool wait_for_outside() = 0;
+  // What the host waits for, for a deadlock's message (empty: nothing).
+  virtual std::string pending() const = 0;
+  // Where async host calls post their completions, and one more of them
+  // outstanding (the loop waits for it rather than calling a stall a deadlock).
+  virtual const std::shared_ptr<PostBox>& post_box() const = 0;
+  virtual void call_started() = 0;
+};
 
 class Thread {
  public:
@@ -122,10 +144,20 @@ class Scheduler {
   // Marks a suspended thread ready (thread.resume-later).
   void resume_later(Thread& thread);
 
-  // The embedder's event loop (Store.tick until `done`): runs the ready
-  // thread that waited longest, entering its instance. Traps when no thread
-  // is ready and `done` is still false.
-  void run_until(const std::function<bool()>& done);
+  // The embedder's event loop (Store.tick until `done`): runs the host's
+  // ready work, then the ready thread that waited longest, entering its
+  // instance; with neither, waits for work from outside the loop. Traps
+  // when nothing can make progress and `done` is still false, naming
+  // `waiting_for` and what is pending.
+  void run_until(const std::function<bool()>& done, std::string_view waiting_for = "the call's result");
+  // Runs until no thread is ready and no host work can go on now.
+  void run_until_idle();
+  // One step of the loop: false when nothing could run.
+  bool step();
+  // Blocked threads, for a deadlock's message.
+  std::string describe_blocked() const;
+  void set_host_driver(HostDriver* driver) { driver_ = driver; }
+  HostDriver* host_driver() const { return driver_; }
 
   // Task objects, reused so a synchronous call allocates none. The last one
   // a synchronous call gave back is kept aside: the next call takes it
@@ -161,6 +193,7 @@ class Scheduler {
   std::vector<std::shared_ptr<Task>> spare_tasks_;
   std::shared_ptr<Task> last_task_;
   Thread* current_ = nullptr;
+  HostDriver* driver_ = nullptr;
   Thread root_;
   std::vector<Thread*> waiting_;                   // in the order they started waiting
   std::vector<std::unique_ptr<Thread>> fibers_;    // live fiber threads

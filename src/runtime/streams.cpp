@@ -85,6 +85,11 @@ void GuestBuffer::copy(GuestBuffer& src, GuestBuffer& dst, uint64_t n) {
   dst.progress_ += n;
 }
 
+void GuestBuffer::advance(uint64_t n) {
+  if (elem_) ptr_ += n * elem_->layout(options_.abi.addr).size;
+  progress_ += n;
+}
+
 // ---- ends ----
 
 HandleKind CopyEnd::handle_kind() const {
@@ -149,6 +154,13 @@ void CopyEnd::drop() {
     throw_trap("cannot drop future write end without first writing a value");
   channel().drop();
   drop_waitable();
+}
+
+void CopyEnd::detach() {
+  SharedChannel& ch = channel();
+  if (ch.pending.end == this) ch.reset_pending();
+  ch.dropped = true;
+  Waitable::detach();
 }
 
 // ---- the state a stream's or future's two ends share ----

@@ -49,6 +49,14 @@ class GuestBuffer {
   // Moves `n` elements from `src` (a writer's buffer) to `dst` (a reader's).
   static void copy(GuestBuffer& src, GuestBuffer& dst, uint64_t n);
 
+  // For a host end meeting this buffer: where the next element lives, with
+  // what options, and `n` elements read or written there in place.
+  uint64_t address() const { return ptr_; }
+  const CopyOptions& options() const { return options_; }
+  Store& store() const { return store_; }
+  bool* may_leave() const { return may_leave_; }
+  void advance(uint64_t n);
+
  private:
   Store& store_;
   ComponentInstance& inst_;
@@ -94,6 +102,9 @@ class CopyEnd final : public Waitable {
   void on_copy_done(CopyResult result);
   // CopyEnd.drop: traps while copying; tells the shared state.
   void drop();
+  // Its table is going away: a copy it parked must not outlive it (the host
+  // may hold the other end longer).
+  void detach() override;
 
  protected:
   Event deliver() override;

@@ -57,3 +57,7 @@ using checks::expect_error;
 // EXPECT_ERROR(statement, ErrorKind::Trap)
 #define EXPECT_ERROR(statement, kind) \
   EXPECT_TRUE(::cmhost::checks::throws_error(kind, [&] { (void)(statement); }))
+
+// EXPECT_ERROR_SAYING(statement, ErrorKind::Usage, "part of the message")
+#define EXPECT_ERROR_SAYING(statement, kind, needle) \
+  EXPECT_TRUE(::cmhost::checks::throws_error(kind, [&] { (void)(statement); }, needle))

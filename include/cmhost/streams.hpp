@@ -1,0 +1,352 @@
+// The host's ends of streams and futures.
+//
+//   auto ops = instance.func("take-stream").call(store, {});      // a stream<operation>
+//   cmhost::StreamReader<Operation> reader(store, ops[0]);
+//   while (auto batch = reader.read(store, 256); !batch.empty()) ...   // lifted values
+//   reader.read_visit<OperationView>(store, [&](auto index, const auto& payload) { ... });  // in place
+//
+// A host end never parks a buffer of its own: a read waits (running the
+// store's event loop) until the guest's write is pending, then lifts,
+// visits or views the elements in place in the guest's memory; a write
+// lowers straight into the guest's pending read. So the only copy is the
+// one the host makes. Blocking calls run the loop; the start_* forms return
+// at once and finish from the loop (Store::run_until). One copy may be in
+// flight per end. Element types are abi::typed's C++ types, or Val for the
+// dynamic forms; a 64-bit guest memory is read with its own layout.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost {
+
+enum class CopyStatus : uint8_t {
+  Completed,  // the copy moved what it could
+  Dropped,    // the other end is gone: no more elements will come (or go)
+  Cancelled,  // cancelled by the host
+};
+
+// How a copy ended, and how many elements it moved.
+struct CopyOutcome {
+  CopyStatus status = CopyStatus::Completed;
+  uint64_t count = 0;
+};
+
+// One step of a copy in place: `count` elements at `ptr` in the guest's
+// memory as `cx` sees it (its options: encoding, address width, realloc).
+// A step returns how many it read or wrote, at most `count`.
+using InPlaceStep = FunctionRef<uint64_t(abi::AbiContext& cx, uint64_t ptr, uint64_t count)>;
+using OwnedInPlaceStep = std::function<uint64_t(abi::AbiContext& cx, uint64_t ptr, uint64_t count)>;
+
+// What every host end does, whatever its element type.
+class ChannelEnd {
+ public:
+  ChannelEnd(ChannelEnd&&) noexcept;
+  ChannelEnd& operator=(ChannelEnd&&) noexcept;
+  // Drops the end unless closed: the guest's pending copy sees DROPPED.
+  ~ChannelEnd();
+
+  // The element type (null for a stream or future without one).
+  const abi::TypeRef& element_type() const;
+  // The other end is gone, a future's value has moved, or the end is closed.
+  bool ended() const;
+  // A copy is in flight (started and not yet finished).
+  bool busy() const;
+  // Elements moved through this end so far.
+  uint64_t transferred() const;
+
+  // Runs one copy in place, running the store's event loop until it ends:
+  // for a reader, once the guest's write is pending, `step` sees up to
+  // `max` of its elements; for a writer, `step` fills the guest's pending
+  // reads until `max` elements are written. Error (Usage) while another
+  // copy is in flight, on an ended end, or inside a guest's call (start
+  // one instead); a trap in the loop is an Error (Trap) saying how many
+  // elements this end had moved.
+  CopyOutcome copy_in_place(Store& store, uint64_t max, InPlaceStep step);
+  // The same, returning at once; `done` runs from the event loop.
+  void start_in_place(Store& store, uint64_t max, OwnedInPlaceStep step, std::function<void(CopyOutcome)> done);
+  // Cancels the copy in flight: what it moved before. Error (Usage) when none is.
+  CopyOutcome cancel();
+  // Drops the end now. Error (Usage) while a copy is in flight, or for a
+  // future's writable end before its value is written.
+  void close();
+
+  class Impl;
+
+ protected:
+  explicit ChannelEnd(std::unique_ptr<Impl> impl);  // defined where Impl is
+  // Error (InvalidValue) unless the element type is one `matches` accepts.
+  void check_element(bool (*matches)(const abi::Type&), const std::type_info& cpp) const;
+  // The compiled lift and lower of the element type for `width` (dynamic
+  // forms), by the Impl, which stays put when the end moves.
+  static const abi::ValueAbi& value_abi(const Impl* impl, abi::AddrWidth width);
+  const Impl* impl() const { return impl_.get(); }
+  static ChannelEnd take_readable(Store& store, const Val& end, bool stream);
+  // A new stream or future: the host keeps the writable end, the readable
+  // one is readable_end() in the store's handle table.
+  static ChannelEnd make_writable(Store& store, abi::TypeRef element, bool stream);
+  const Val& readable_end() const;
+
+  std::unique_ptr<Impl> impl_;
+};
+
+namespace streams_detail {
+
+template <class T>
+bool matches_both(const abi::Type& t) {
+  if constexpr (std::is_same_v<T, Val>)
+    return true;
+  else
+    return abi::typed::matches<T, abi::AddrWidth::I32>(t);
+}
+
+template <class T>
+inline constexpr bool is_byte_v = std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t>;
+
+template <class V>
+inline constexpr bool is_variant_v = false;
+template <class... C>
+inline constexpr bool is_variant_v<std::variant<C...>> = true;
+
+// Calls f with the address width of `cx` as a constant.
+template <class F>
+decltype(auto) with_width(const abi::AbiContext& cx, F&& f) {
+  if (cx.options().addr == abi::AddrWidth::I64) return f(std::integral_constant<abi::AddrWidth, abi::AddrWidth::I64>{});
+  return f(std::integral_constant<abi::AddrWidth, abi::AddrWidth::I32>{});
+}
+
+}  // namespace streams_detail
+
+// The readable end of a stream<T> the host holds.
+template <class T>
+class StreamReader : public ChannelEnd {
+ public:
+  // Takes the readable end `stream` (Val::stream of a handle the host
+  // holds: a guest's result, or an argument of a host function) out of the
+  // store's handle table. Error (InvalidValue) when it is no readable
+  // stream end, or when its elements are not Ts.
+  StreamReader(Store& store, const Val& stream) : ChannelEnd(take_readable(store, stream, true)) {
+    check_element(&streams_detail::matches_both<T>, typeid(T));
+  }
+
+  // Up to `max` elements, lifted; empty once the writer is gone (ended()).
+  std::vector<T> read(Store& store, size_t max) {
+    std::vector<T> out;
+    copy_in_place(store, max, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+      out.reserve(n);
+      load_into(impl(), cx, ptr, n, out);
+      return n;
+    });
+    return out;
+  }
+
+  // Hands each of up to `max` elements to `visit` where the guest wrote it:
+  // `visit(std::in_place_index<I>, payload)` per case when View is a
+  // variant, `visit(element)` otherwise, with View's views (string_view,
+  // ListView) pointing into the guest's memory for the call. No value is
+  // built, nothing is allocated per element. View defaults to T; it must
+  // have T's shape. Returns how many it visited, 0 once the writer is gone.
+  template <class View = T, class Visit>
+  uint64_t read_visit(Store& store, Visit&& visit, uint64_t max = std::numeric_limits<uint64_t>::max()) {
+    check_view<View>();
+    return copy_in_place(store, max, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+             return streams_detail::with_width(cx, [&](auto width) {
+               constexpr abi::AddrWidth W = decltype(width)::value;
+               const abi::typed::Reader reader(cx);
+               constexpr uint64_t size = abi::typed::Canon<View, W>::size;
+               reader.check(ptr, n * size, abi::typed::Canon<View, W>::align, "stream elements");
+               for (uint64_t i = 0; i < n; ++i) {
+                 if constexpr (streams_detail::is_variant_v<View>)
+                   abi::typed::visit_variant<View, W>(reader, ptr + i * size, visit);
+                 else
+                   visit(static_cast<const View&>(abi::typed::Canon<View, W>::load(reader, ptr + i * size)));
+               }
+               return n;
+             });
+           })
+        .count;
+  }
+
+  // stream<u8> (and s8): `consume` sees the writer's bytes in place and
+  // returns how many it took (the rest stay for the next read). Returns
+  // that count, 0 once the writer is gone.
+  uint64_t read_direct(Store& store, FunctionRef<size_t(std::span<const uint8_t>)> consume,
+                       uint64_t max = std::numeric_limits<uint64_t>::max())
+    requires streams_detail::is_byte_v<T>
+  {
+    return copy_in_place(store, max, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> uint64_t {
+             return consume(std::span<const uint8_t>(cx.base() + ptr, n));
+           })
+        .count;
+  }
+
+  // Starts a read of up to `max` elements; `done` gets them (empty at the
+  // end of the stream, or when cancelled) from the event loop.
+  void start_read(Store& store, size_t max, std::function<void(std::vector<T> values, CopyOutcome)> done) {
+    auto values = std::make_shared<std::vector<T>>();
+    start_in_place(
+        store, max,
+        [impl = impl(), values](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+          load_into(impl, cx, ptr, n, *values);
+          return n;
+        },
+        [values, done = std::move(done)](CopyOutcome outcome) { done(std::move(*values), outcome); });
+  }
+
+ private:
+  static void load_into(const Impl* impl, abi::AbiContext& cx, uint64_t ptr, uint64_t n, std::vector<T>& out) {
+    if constexpr (std::is_same_v<T, Val>) {
+      const abi::ValueAbi& abi = value_abi(impl, cx.options().addr);
+      const uint64_t size = abi.layout().size;
+      for (uint64_t i = 0; i < n; ++i) out.push_back(abi.load(cx, ptr + i * size));
+    } else {
+      streams_detail::with_width(cx, [&](auto width) {
+        constexpr abi::AddrWidth W = decltype(width)::value;
+        const abi::typed::Reader reader(cx);
+        constexpr uint64_t size = abi::typed::Canon<T, W>::size;
+        reader.check(ptr, n * size, abi::typed::Canon<T, W>::align, "stream elements");
+        for (uint64_t i = 0; i < n; ++i) out.push_back(abi::typed::Canon<T, W>::load(reader, ptr + i * size));
+      });
+    }
+  }
+  template <class View>
+  void check_view() {
+    if (checked_view_ == &typeid(View)) return;
+    check_element(&streams_detail::matches_both<View>, typeid(View));
+    checked_view_ = &typeid(View);
+  }
+  const std::type_info* checked_view_ = nullptr;
+};
+
+// The writable end of a stream<T> the host made.
+template <class T>
+class StreamWriter : public ChannelEnd {
+ public:
+  // A new stream of `element` (T must match it): readable() is the end to
+  // pass to a guest (as an argument or a result), the writer stays here.
+  StreamWriter(Store& store, abi::TypeRef element) : ChannelEnd(make_writable(store, std::move(element), true)) {
+    check_element(&streams_detail::matches_both<T>, typeid(T));
+  }
+  const Val& readable() const { return readable_end(); }
+
+  // Writes every value, lowering them straight into the guest's reads and
+  // running the event loop until the guest took them all (Completed) or
+  // dropped its end (Dropped); `count` says how many it took.
+  CopyOutcome write(Store& store, std::span<const T> values) {
+    uint64_t offset = 0;
+    return copy_in_place(store, values.size(), [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+      const uint64_t wrote = store_values(impl(), cx, ptr, n, values.subspan(offset));
+      offset += wrote;
+      return wrote;
+    });
+  }
+  // stream<u8>: the bytes copied into the guest's reads with memcpy.
+  CopyOutcome write_direct(Store& store, std::span<const uint8_t> bytes)
+    requires streams_detail::is_byte_v<T>
+  {
+    uint64_t offset = 0;
+    return copy_in_place(store, bytes.size(), [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+      if (ptr > cx.size() || n > cx.size() - ptr) throw_trap("stream buffer out of bounds");
+      std::memcpy(cx.base() + ptr, bytes.data() + offset, n);
+      offset += n;
+      return n;
+    });
+  }
+  // Starts writing `values` (kept until done); `done` runs from the loop.
+  void start_write(Store& store, std::vector<T> values, std::function<void(CopyOutcome)> done) {
+    auto kept = std::make_shared<std::vector<T>>(std::move(values));
+    auto offset = std::make_shared<uint64_t>(0);
+    start_in_place(
+        store, kept->size(),
+        [impl = impl(), kept, offset](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+          const uint64_t wrote = store_values(impl, cx, ptr, n, std::span<const T>(*kept).subspan(*offset));
+          *offset += wrote;
+          return wrote;
+        },
+        [kept, done = std::move(done)](CopyOutcome outcome) { done(outcome); });
+  }
+
+ private:
+  static uint64_t store_values(const Impl* impl, abi::AbiContext& cx, uint64_t ptr, uint64_t n,
+                               std::span<const T> values) {
+    if constexpr (std::is_same_v<T, Val>) {
+      const abi::ValueAbi& abi = value_abi(impl, cx.options().addr);
+      const uint64_t size = abi.layout().size;
+      for (uint64_t i = 0; i < n; ++i) abi.store(cx, values[i], ptr + i * size);
+    } else {
+      cx.set_typed_handles(nullptr);
+      streams_detail::with_width(cx, [&](auto width) {
+        constexpr abi::AddrWidth W = decltype(width)::value;
+        constexpr uint64_t size = abi::typed::Canon<T, W>::size;
+        for (uint64_t i = 0; i < n; ++i) abi::typed::Lower<T, W>::store(cx, ptr + i * size, values[i]);
+      });
+    }
+    return n;
+  }
+};
+
+// The readable end of a future<T> the host holds.
+template <class T>
+class FutureReader : public ChannelEnd {
+ public:
+  FutureReader(Store& store, const Val& future) : ChannelEnd(take_readable(store, future, false)) {
+    check_element(&streams_detail::matches_both<T>, typeid(T));
+  }
+  // The value, once the guest wrote it (running the event loop until then);
+  // none when the writer is gone without writing.
+  std::optional<T> read(Store& store) {
+    std::optional<T> out;
+    copy_in_place(store, 1, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t) -> uint64_t {
+      if constexpr (std::is_same_v<T, Val>) {
+        out.emplace(value_abi(impl(), cx.options().addr).load(cx, ptr));
+      } else {
+        streams_detail::with_width(cx, [&](auto width) {
+          constexpr abi::AddrWidth W = decltype(width)::value;
+          out.emplace(abi::typed::load<T, W>(abi::typed::Reader(cx), ptr));
+        });
+      }
+      return 1;
+    });
+    return out;
+  }
+};
+
+// The writable end of a future<T> the host made.
+template <class T>
+class FutureWriter : public ChannelEnd {
+ public:
+  FutureWriter(Store& store, abi::TypeRef element) : ChannelEnd(make_writable(store, std::move(element), false)) {
+    check_element(&streams_detail::matches_both<T>, typeid(T));
+  }
+  const Val& readable() const { return readable_end(); }
+  // Writes the value into the guest's read, running the event loop until
+  // the guest reads it: false when the reader is gone instead.
+  bool write(Store& store, const T& value) {
+    return copy_in_place(store, 1, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t) -> uint64_t {
+             if constexpr (std::is_same_v<T, Val>) {
+               value_abi(impl(), cx.options().addr).store(cx, value, ptr);
+             } else {
+               cx.set_typed_handles(nullptr);
+               streams_detail::with_width(cx, [&](auto width) {
+                 abi::typed::Lower<T, decltype(width)::value>::store(cx, ptr, value);
+               });
+             }
+             return 1;
+           })
+               .status == CopyStatus::Completed;
+  }
+};
+
+}  // namespace cmhost

@@ -1,0 +1,96 @@
+// The host's ends of streams and futures (cmhost/streams.hpp) on the host
+// room's HostEnd.
+#include "cmhost/streams.hpp"
+
+#include <fmt/core.h>
+
+#include "embed/impl.hpp"
+#include "host/stream_ends.hpp"
+#include "host/type_name.hpp"
+
+namespace cmhost {
+
+class ChannelEnd::Impl {
+ public:
+  explicit Impl(std::unique_ptr<host::HostEnd> end) : end(std::move(end)) {}
+  std::unique_ptr<host::HostEnd> end;
+  Val readable;                                   // a new stream's or future's readable end, for a guest
+  mutable std::unique_ptr<abi::ValueAbi> abi32, abi64;  // compiled on first use
+  OwnedInPlaceStep started_step;                  // kept while a started copy is in flight
+};
+
+namespace {
+
+CopyOutcome to_public(host::CopyOutcome o) {
+  const CopyStatus status = o.status == host::CopyStatus::Completed ? CopyStatus::Completed
+                            : o.status == host::CopyStatus::Dropped ? CopyStatus::Dropped
+                                                                    : CopyStatus::Cancelled;
+  return {status, o.count};
+}
+
+}  // namespace
+
+ChannelEnd::ChannelEnd(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ChannelEnd::ChannelEnd(ChannelEnd&&) noexcept = default;
+ChannelEnd& ChannelEnd::operator=(ChannelEnd&&) noexcept = default;
+ChannelEnd::~ChannelEnd() = default;
+
+ChannelEnd ChannelEnd::take_readable(Store& store, const Val& end, bool stream) {
+  const abi::ValKind want = stream ? abi::ValKind::Stream : abi::ValKind::Future;
+  if (end.kind() != want)
+    throw_invalid_value(fmt::format("a {} reader takes a {} value, not a {}", stream ? "stream" : "future",
+                                    stream ? "stream" : "future", abi::to_string(end.kind())));
+  Store::Impl& s = *store.impl_;
+  return ChannelEnd(std::make_unique<Impl>(host::HostEnd::take_readable(s.runtime, s.loop, end.as_handle(), stream)));
+}
+
+ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool stream) {
+  Store::Impl& s = *store.impl_;
+  uint32_t handle = 0;
+  auto impl = std::make_unique<Impl>(host::HostEnd::make_writable(s.runtime, s.loop, std::move(element), stream, handle));
+  impl->readable = stream ? Val::stream(handle) : Val::future(handle);
+  return ChannelEnd(std::move(impl));
+}
+
+const Val& ChannelEnd::readable_end() const { return impl_->readable; }
+
+void ChannelEnd::check_element(bool (*matches)(const abi::Type&), const std::type_info& cpp) const {
+  const abi::TypeRef& elem = impl_->end->element();
+  if (!elem) throw_invalid_value("the " + std::string(impl_->end->is_stream() ? "stream" : "future") +
+                                 " has no element type: no " + host::type_name(cpp) + " can be read from it");
+  if (!matches(*elem))
+    throw_invalid_value(fmt::format("the {}'s elements are {}, which a {} cannot hold",
+                                    impl_->end->is_stream() ? "stream" : "future", elem->to_wit(),
+                                    host::type_name(cpp)));
+}
+
+const abi::ValueAbi& ChannelEnd::value_abi(const Impl* impl, abi::AddrWidth width) {
+  std::unique_ptr<abi::ValueAbi>& slot = width == abi::AddrWidth::I64 ? impl->abi64 : impl->abi32;
+  if (!slot) slot = std::make_unique<abi::ValueAbi>(impl->end->element(), width);
+  return *slot;
+}
+
+const abi::TypeRef& ChannelEnd::element_type() const { return impl_->end->element(); }
+bool ChannelEnd::ended() const { return impl_->end->ended(); }
+bool ChannelEnd::busy() const { return impl_->end->busy(); }
+uint64_t ChannelEnd::transferred() const { return impl_->end->transferred(); }
+
+CopyOutcome ChannelEnd::copy_in_place(Store&, uint64_t max, InPlaceStep step) {
+  return to_public(impl_->end->run(max, step));
+}
+
+void ChannelEnd::start_in_place(Store&, uint64_t max, OwnedInPlaceStep step, std::function<void(CopyOutcome)> done) {
+  Impl* impl = impl_.get();
+  if (impl->end->busy()) impl->end->start(max, step, nullptr);  // refused: one copy at a time
+  impl->started_step = std::move(step);
+  impl->end->start(max, impl->started_step, [impl, done = std::move(done)](host::CopyOutcome outcome) {
+    impl->started_step = nullptr;
+    if (done) done(to_public(outcome));
+  });
+}
+
+CopyOutcome ChannelEnd::cancel() { return to_public(impl_->end->cancel()); }
+
+void ChannelEnd::close() { impl_->end->close(); }
+
+}  // namespace cmhost

@@ -1,0 +1,69 @@
+#include "event_loop.hpp"
+
+#include <algorithm>
+
+#include "stream_ends.hpp"
+
+namespace cmhost::host {
+
+HostLoop::~HostLoop() {
+  *alive_ = false;
+  box_->close();  // completions arriving later have nowhere to go
+}
+
+void HostLoop::remove(HostEnd& end) {
+  auto it = std::find(ends_.begin(), ends_.end(), &end);
+  if (it != ends_.end()) ends_.erase(it);
+}
+
+bool HostLoop::run_ready() {
+  bool ran = false;
+  box_->take(running_);
+  if (!running_.empty()) {
+    ran = true;
+    size_t i = 0;
+    try {
+      for (; i < running_.size(); ++i) {
+        if (running_[i].ends_call) --outstanding_calls_;
+        const std::function<void()> work = std::move(running_[i].work);
+        work();
+      }
+    } catch (...) {
+      // What did not run yet runs on the next step.
+      running_.erase(running_.begin(), running_.begin() + static_cast<ptrdiff_t>(i) + 1);
+      box_->put_back(running_);
+      throw;
+    }
+    running_.clear();
+  }
+  // Copies may finish (and leave the list) or start others as they run.
+  for (size_t i = 0; i < ends_.size();) {
+    HostEnd* end = ends_[i];
+    try {
+      if (end->try_progress()) ran = true;
+    } catch (...) {
+      end->abandon();  // a trap lifting or lowering: the copy is over
+      throw;
+    }
+    if (i < ends_.size() && ends_[i] == end) ++i;
+  }
+  return ran;
+}
+
+bool HostLoop::wait_for_outside() {
+  if (outstanding_calls_ == 0 && box_->empty()) return false;
+  box_->wait();
+  return true;
+}
+
+std::string HostLoop::pending() const {
+  std::string out;
+  for (const HostEnd* end : ends_) {
+    if (!out.empty()) out += ", ";
+    out += end->reads() ? (end->is_stream() ? "a stream read" : "a future read")
+                        : (end->is_stream() ? "a stream write" : "a future write");
+  }
+  return out;
+}
+
+}  // namespace cmhost::host

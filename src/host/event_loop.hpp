@@ -1,0 +1,47 @@
+// The host's side of a store's event loop: host copies on streams and
+// futures waiting for a guest's, and async host calls completing, from the
+// loop or from other OS threads. The scheduler drives it (runtime::
+// HostDriver); cmhost::Store owns one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/host_calls.hpp"
+#include "runtime/scheduler.hpp"
+
+namespace cmhost::host {
+
+class HostEnd;
+
+class HostLoop final : public runtime::HostDriver {
+ public:
+  HostLoop() = default;
+  ~HostLoop() override;
+  HostLoop(const HostLoop&) = delete;
+  HostLoop& operator=(const HostLoop&) = delete;
+  // False once the loop (and its store) is gone: host ends outliving the
+  // store check it before touching either.
+  std::shared_ptr<const bool> alive() const { return alive_; }
+
+  // Host ends with a copy in flight, tried on every step of the loop.
+  void add(HostEnd& end) { ends_.push_back(&end); }
+  void remove(HostEnd& end);
+
+  bool run_ready() override;
+  bool wait_for_outside() override;
+  std::string pending() const override;
+  const std::shared_ptr<runtime::PostBox>& post_box() const override { return box_; }
+  void call_started() override { ++outstanding_calls_; }
+
+ private:
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::shared_ptr<runtime::PostBox> box_ = std::make_shared<runtime::PostBox>();
+  std::vector<HostEnd*> ends_;
+  uint64_t outstanding_calls_ = 0;
+  std::vector<runtime::PostBox::Posted> running_;
+};
+
+}  // namespace cmhost::host

@@ -1,0 +1,200 @@
+#include "stream_ends.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "cmhost/error.hpp"
+#include "runtime/call_context.hpp"
+#include "runtime/handles.hpp"
+#include "runtime/scheduler.hpp"
+
+namespace cmhost::host {
+
+HostEnd::HostEnd(runtime::Store& store, HostLoop& loop, Kind kind, std::shared_ptr<runtime::SharedChannel> channel)
+    : store_(store), loop_(loop), alive_(loop.alive()), kind_(kind), channel_(std::move(channel)) {}
+
+HostEnd::~HostEnd() {
+  if (!*alive_) return;  // the store went first and took the guest ends with it
+  if (copy_ && copy_->in_loop) loop_.remove(*this);
+  if (!closed_) channel_->drop();
+}
+
+std::unique_ptr<HostEnd> HostEnd::take_readable(runtime::Store& store, HostLoop& loop, uint32_t host_handle,
+                                                bool stream) {
+  runtime::HandleTable& table = store.host_handles();
+  const runtime::HandleKind want = stream ? runtime::HandleKind::SharedStream : runtime::HandleKind::SharedFuture;
+  const runtime::HandleTable::Entry* entry = table.entry(host_handle);
+  if (!entry || entry->kind != want)
+    throw_invalid_value(fmt::format("host handle {} is {}, not the readable end of a {}", host_handle,
+                                    entry ? std::string("a ") + runtime::to_string(entry->kind) : "unknown",
+                                    stream ? "stream" : "future"));
+  auto channel = std::static_pointer_cast<runtime::SharedChannel>(table.remove_entry(host_handle).object);
+  return std::make_unique<HostEnd>(store, loop, stream ? Kind::StreamReader : Kind::FutureReader, std::move(channel));
+}
+
+std::unique_ptr<HostEnd> HostEnd::make_writable(runtime::Store& store, HostLoop& loop, abi::TypeRef element,
+                                                bool stream, uint32_t& readable_handle) {
+  std::shared_ptr<runtime::SharedChannel> channel;
+  if (stream)
+    channel = std::make_shared<runtime::SharedStream>(std::move(element));
+  else
+    channel = std::make_shared<runtime::SharedFuture>(std::move(element));
+  readable_handle = store.host_handles().add(
+      stream ? runtime::HandleKind::SharedStream : runtime::HandleKind::SharedFuture, channel);
+  return std::make_unique<HostEnd>(store, loop, stream ? Kind::StreamWriter : Kind::FutureWriter, std::move(channel));
+}
+
+std::string HostEnd::what() const {
+  switch (kind_) {
+    case Kind::StreamReader: return "the host's read of a stream";
+    case Kind::StreamWriter: return "the host's write to a stream";
+    case Kind::FutureReader: return "the host's read of a future";
+    case Kind::FutureWriter: return "the host's write to a future";
+  }
+  return "";
+}
+
+void HostEnd::check_startable() const {
+  if (!*alive_) throw Error(ErrorKind::Usage, what() + ": its store is gone");
+  if (copy_) throw Error(ErrorKind::Usage, what() + ": another copy is in flight on this end (one at a time)");
+  if (closed_) throw Error(ErrorKind::Usage, what() + ": the end is closed");
+  if (ended_)
+    throw Error(ErrorKind::Usage, what() + (is_stream() ? ": the other end is gone" : ": the future's value has moved"));
+}
+
+CopyOutcome HostEnd::run(uint64_t count, CopyStep step) {
+  check_startable();
+  if (store_.scheduler().current())
+    throw Error(ErrorKind::Usage, what() + " cannot wait inside a guest's call: start it and let the event loop end it");
+  copy_.emplace(Copy{count, step, 0, nullptr, false});
+  try_progress();
+  if (copy_) {
+    copy_->in_loop = true;
+    loop_.add(*this);
+    try {
+      store_.scheduler().run_until([this] { return !copy_; }, what());
+    } catch (const Error& e) {
+      abandon();
+      if (e.kind() != ErrorKind::Trap) throw;
+      throw Error(ErrorKind::Trap, fmt::format("{}; {} had moved {} element(s) through this end", e.what(), what(),
+                                               transferred_));
+    }
+  }
+  return last_;
+}
+
+void HostEnd::start(uint64_t count, CopyStep step, std::function<void(CopyOutcome)> done) {
+  check_startable();
+  copy_.emplace(Copy{count, step, 0, nullptr, false});
+  copy_->done = std::move(done);
+  copy_->in_loop = true;
+  loop_.add(*this);
+}
+
+CopyOutcome HostEnd::cancel() {
+  if (!copy_) throw Error(ErrorKind::Usage, what() + ": no copy in flight to cancel");
+  finish(CopyStatus::Cancelled);
+  return last_;
+}
+
+void HostEnd::close() {
+  if (closed_) return;
+  if (copy_) throw Error(ErrorKind::Usage, what() + ": a copy is in flight; cancel it before closing the end");
+  if (kind_ == Kind::FutureWriter && !ended_)
+    throw Error(ErrorKind::Usage, "a future's writable end closes once its value is written (or its reader is gone)");
+  closed_ = true;
+  ended_ = true;
+  if (*alive_) channel_->drop();
+}
+
+void HostEnd::abandon() {
+  if (!copy_) return;
+  if (copy_->in_loop) loop_.remove(*this);
+  copy_.reset();
+}
+
+void HostEnd::finish(CopyStatus status) {
+  const Copy copy = std::move(*copy_);
+  copy_.reset();
+  if (copy.in_loop) loop_.remove(*this);
+  if (status == CopyStatus::Dropped) ended_ = true;
+  last_ = {status, copy.progress};
+  if (copy.done) copy.done(last_);
+}
+
+uint64_t HostEnd::step_in_place(Copy& copy, runtime::GuestBuffer& buffer, uint64_t n) {
+  const runtime::CopyOptions& options = buffer.options();
+  runtime::GuestContext guest(buffer.store(), buffer.inst(), options.memory, options.realloc, options.abi,
+                              uint64_t{0});
+  const uint64_t moved = copy.step(guest.cx(), buffer.address(), n);
+  if (moved > n)
+    throw Error(ErrorKind::Usage, fmt::format("{}: a step moved {} elements, given room for {}", what(), moved, n));
+  buffer.advance(moved);
+  copy.progress += moved;
+  transferred_ += moved;
+  return moved;
+}
+
+bool HostEnd::try_progress() {
+  Copy& copy = *copy_;
+  runtime::PendingCopy& pending = channel_->pending;
+  if (pending) {
+    if (is_stream()) return reads() ? try_stream_read(copy, pending) : try_stream_write(copy, pending);
+    // A future's one value, straight between the guest's buffer and the host.
+    step_in_place(copy, *pending.buffer, 1);
+    channel_->reset_and_notify_pending(runtime::CopyResult::Completed);
+    ended_ = true;
+    finish(CopyStatus::Completed);
+    return true;
+  }
+  if (channel_->dropped) {
+    finish(CopyStatus::Dropped);
+    return true;
+  }
+  return false;
+}
+
+// The guest's write is parked: take up to `count` of its elements. What
+// is left stays parked for the next read until the guest takes its event.
+bool HostEnd::try_stream_read(Copy& copy, runtime::PendingCopy& pending) {
+  runtime::GuestBuffer& buffer = *pending.buffer;
+  if (buffer.remain() > 0) {
+    if (copy.count > 0 && step_in_place(copy, buffer, std::min(copy.count, buffer.remain())) > 0)
+      pending.end->on_copy();
+    finish(CopyStatus::Completed);
+    return true;
+  }
+  if (buffer.zero_length()) {  // the writer asked whether a reader is there: it is
+    channel_->reset_and_notify_pending(runtime::CopyResult::Completed);
+    return true;
+  }
+  return false;  // read to its end: the writer has yet to take its event
+}
+
+// The guest's read is parked: fill it; what does not fit goes into the
+// guest's next read.
+bool HostEnd::try_stream_write(Copy& copy, runtime::PendingCopy& pending) {
+  runtime::GuestBuffer& buffer = *pending.buffer;
+  const uint64_t left = copy.count - copy.progress;
+  if (buffer.remain() > 0) {
+    if (left > 0) {
+      const uint64_t wrote = step_in_place(copy, buffer, std::min(left, buffer.remain()));
+      if (wrote > 0) pending.end->on_copy();
+      if (wrote > 0 && copy.progress < copy.count) return true;
+    }
+    finish(CopyStatus::Completed);
+    return true;
+  }
+  if (buffer.zero_length()) {
+    if (left == 0) {  // both zero-length: the writer is done, the reader stays
+      finish(CopyStatus::Completed);
+      return true;
+    }
+    channel_->reset_and_notify_pending(runtime::CopyResult::Completed);
+    return true;
+  }
+  return false;  // filled: the reader has yet to take its event
+}
+
+}  // namespace cmhost::host

@@ -1,0 +1,133 @@
+#include "host_calls.hpp"
+
+#include <fmt/core.h>
+
+#include <iterator>
+
+#include "call_context.hpp"
+#include "cmhost/error.hpp"
+#include "lower.hpp"
+#include "scheduler.hpp"
+#include "waitables.hpp"
+
+namespace cmhost::runtime {
+
+// ---- the post box ----
+
+bool PostBox::post(std::function<void()> work, bool ends_call) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_) return false;
+    posted_.push_back({std::move(work), ends_call});
+  }
+  cv_.notify_one();
+  return true;
+}
+
+void PostBox::take(std::vector<Posted>& out) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  out.swap(posted_);
+}
+
+void PostBox::put_back(std::vector<Posted>& rest) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  posted_.insert(posted_.begin(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  rest.clear();
+}
+
+void PostBox::wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  cv_.wait(lock, [this] { return !posted_.empty(); });
+}
+
+bool PostBox::empty() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return posted_.empty();
+}
+
+void PostBox::close() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  closed_ = true;
+  posted_.clear();
+}
+
+// ---- completions ----
+
+HostCompletion::HostCompletion(const LowerSite& site, std::shared_ptr<const validate::FuncType> type,
+                               std::span<const uint64_t> params, std::shared_ptr<Subtask> subtask,
+                               std::shared_ptr<PostBox> box, std::string name)
+    : site_(std::make_unique<LowerSite>(site)),
+      type_(std::move(type)),
+      params_(params.begin(), params.end()),
+      subtask_(std::move(subtask)),
+      box_(std::move(box)),
+      name_(std::move(name)) {}
+
+HostCompletion::~HostCompletion() {
+  bool never = false;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    never = !results_ && !failure_;
+  }
+  if (!never) return;
+  // The loop must stop waiting for it: the guest's call traps there.
+  std::string name = name_;
+  box_->post([name] { throw_trap("the host function `" + name + "` dropped its completion without completing"); },
+             true);
+}
+
+void HostCompletion::complete(std::vector<abi::Val> results) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (results_ || failure_) throw Error(ErrorKind::Usage, "the call of `" + name_ + "` was completed before");
+    results_ = std::move(results);
+    if (in_call_) return;  // delivered when the callable returns
+  }
+  post_delivery();
+}
+
+void HostCompletion::fail(std::string message) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (results_ || failure_) throw Error(ErrorKind::Usage, "the call of `" + name_ + "` was completed before");
+    failure_ = std::move(message);
+    if (in_call_) return;
+  }
+  post_delivery();
+}
+
+void HostCompletion::post_delivery() {
+  box_->post([self = shared_from_this()] { self->deliver(); }, true);
+}
+
+bool HostCompletion::deliver_if_completed() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    in_call_ = false;
+    if (!results_ && !failure_) return false;
+  }
+  // Completed during the call: its outstanding count ends with this post,
+  // delivered now rather than through the loop.
+  deliver();
+  box_->post([] {}, true);
+  return true;
+}
+
+void HostCompletion::deliver() {
+  if (delivered_) return;
+  delivered_ = true;
+  std::shared_ptr<Subtask> subtask = subtask_.lock();
+  if (!subtask) return;  // the caller is gone
+  if (failure_) throw_trap("the host function `" + name_ + "` failed: " + *failure_);
+  const size_t want = type_->result ? 1 : 0;
+  if (results_->size() != want)
+    throw_invalid_value(fmt::format("the host function `{}` completed with {} results, its type has {}", name_,
+                                    results_->size(), want));
+  const LowerSite& site = *site_;
+  GuestContext caller(*site.store, *site.inst, site.memory, site.realloc, site.abi->options(), subtask->lenders.get());
+  std::vector<uint64_t> out;
+  site.abi->lower_results(caller.cx(), *results_, params_, out);
+  subtask->resolve(Subtask::State::Returned, std::move(out));
+}
+
+}  // namespace cmhost::runtime
