@@ -143,18 +143,20 @@
         (then unreachable))
       (call $drop-w-u32 (local.get $w)))
 
-    ;; Reads `max` at a time until the writer drops; returns the sum.
+    ;; Reads `max` (at most 256) at a time until the writer drops; returns
+    ;; the sum. Each stream has a buffer of its own, so that several run at once.
     (func (export "consume") (param $s i32) (param $max i32)
-      (local $ret i32) (local $sum i32) (local $k i32) (local $count i32)
+      (local $ret i32) (local $sum i32) (local $k i32) (local $count i32) (local $buf i32)
+      (local.set $buf (i32.add (i32.const 8192) (i32.shl (i32.and (local.get $s) (i32.const 7)) (i32.const 10))))
       (block $done (loop $next
-        (local.set $ret (call $settle (local.get $s) (call $read-u32 (local.get $s) (i32.const 8192) (local.get $max))
+        (local.set $ret (call $settle (local.get $s) (call $read-u32 (local.get $s) (local.get $buf) (local.get $max))
                                       (i32.const 2 (; STREAM_READ ;))))
         (local.set $count (i32.shr_u (local.get $ret) (i32.const 4)))
         (local.set $k (i32.const 0))
         (block $summed (loop $add
           (br_if $summed (i32.ge_u (local.get $k) (local.get $count)))
           (local.set $sum (i32.add (local.get $sum)
-                                   (i32.load (i32.add (i32.const 8192) (i32.shl (local.get $k) (i32.const 2))))))
+                                   (i32.load (i32.add (local.get $buf) (i32.shl (local.get $k) (i32.const 2))))))
           (local.set $k (i32.add (local.get $k) (i32.const 1)))
           (br $add)))
         (br_if $done (i32.eq (i32.and (local.get $ret) (i32.const 0xf)) (i32.const 1 (; DROPPED ;))))

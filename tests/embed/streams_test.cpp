@@ -191,6 +191,26 @@ TEST_F(HostStreams, HostWritesIntoTheGuestsReads) {
   EXPECT_EQ(consume.wait(store).at(0), Val::u32(55));
 }
 
+TEST_F(HostStreams, SeveralAsyncCallsInFlightInOneStore) {
+  StreamWriter<uint32_t> first(store, Type::u32());
+  StreamWriter<uint32_t> second(store, Type::u32());
+  PendingCall one = start("consume", {first.readable(), Val::u32(2)});
+  PendingCall two = start("consume", {second.readable(), Val::u32(5)});
+  // Writes alternate between the two readers, each blocked in its own task.
+  CopyOutcome a, b;
+  first.start_write(store, {1, 2, 3, 4, 5}, [&](CopyOutcome o) { a = o; });
+  second.start_write(store, {10, 20, 30}, [&](CopyOutcome o) { b = o; });
+  store.run_until([&] { return !first.busy() && !second.busy(); });
+  EXPECT_EQ(a.count, 5u);
+  EXPECT_EQ(b.count, 3u);
+  first.close();
+  EXPECT_FALSE(two.done());
+  second.close();
+  store.run_until([&] { return one.done() && two.done(); });
+  EXPECT_EQ(one.results().at(0), Val::u32(15));
+  EXPECT_EQ(two.results().at(0), Val::u32(60));
+}
+
 TEST_F(HostStreams, ZeroLengthWritesOnEitherSide) {
   StreamWriter<uint32_t> writer(store, Type::u32());
   PendingCall some = start("consume-some", {writer.readable(), Val::u32(2)});

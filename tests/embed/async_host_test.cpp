@@ -1,0 +1,156 @@
+// Async host functions (Linker::define_async_func) and the event loop the
+// embedder drives, against tests/components/host-async.wat: a stackful and
+// a callback guest see the subtask protocol of an async lower, completions
+// in another order than the calls, during the call, from other threads; a
+// synchronous lower waits while the loop waits for the completion.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost {
+namespace {
+
+using abi::Type;
+
+FuncType slow_double_type() {
+  FuncType t;
+  t.async = true;
+  t.param_names = {"x"};
+  t.params = {Type::u32()};
+  t.result = Type::u32();
+  return t;
+}
+
+class AsyncHost : public ::testing::Test {
+ protected:
+  struct Call {
+    uint32_t x;
+    Completion completion;
+  };
+
+  AsyncHost() : component(Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-async.wasm")) {
+    linker.define_async_func("slow-double", slow_double_type(), [this](Caller&, std::span<const Val> args, Completion c) {
+      const uint32_t x = args[0].as_u32();
+      if (mode == Mode::AtOnce) return c.complete({Val::u32(2 * x)});
+      if (mode == Mode::OnAThread) {
+        threads.emplace_back([c, x]() mutable {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          c.complete({Val::u32(2 * x)});
+        });
+        return;
+      }
+      if (mode == Mode::Dropped) return;
+      calls.push_back({x, std::move(c)});
+    });
+  }
+  ~AsyncHost() override {
+    for (auto& t : threads) t.join();
+  }
+  Instance& instance() {
+    if (!instance_) instance_ = linker.instantiate(store, component);
+    return *instance_;
+  }
+  PendingCall start(const char* name, uint32_t a, uint32_t b) {
+    const std::vector<Val> args{Val::u32(a), Val::u32(b)};
+    return instance().func(name).call_async(store, args);
+  }
+
+  enum class Mode { Later, AtOnce, OnAThread, Dropped };
+  Mode mode = Mode::Later;
+  std::vector<Call> calls;
+  std::vector<std::thread> threads;
+  Engine engine{testing_support::test_engine_config()};
+  Store store{engine};
+  Component component;
+  Linker linker;
+  std::optional<Instance> instance_;
+};
+
+TEST_F(AsyncHost, AStackfulGuestSeesCompletionsInAnotherOrderThanItsCalls) {
+  PendingCall pair = start("stackful-pair", 3, 5);
+  store.run_until_idle();
+  ASSERT_EQ(calls.size(), 2u) << "both calls started before either completed";
+  EXPECT_FALSE(pair.done());
+  EXPECT_EQ(calls[1].x, 5u);
+  calls[1].completion.complete({Val::u32(10)});
+  store.run_until_idle();
+  EXPECT_FALSE(pair.done()) << "one of two returned";
+  calls[0].completion.complete({Val::u32(6)});
+  EXPECT_EQ(pair.wait(store).at(0), Val::u32(2'006'010)) << "b returned first";
+}
+
+TEST_F(AsyncHost, ACallbackGuestToo) {
+  PendingCall pair = start("callback-pair", 3, 5);
+  store.run_until_idle();
+  ASSERT_EQ(calls.size(), 2u);
+  calls[1].completion.complete({Val::u32(10)});
+  store.run_until_idle();  // the guest's callback sees b's return before a's completes
+  calls[0].completion.complete({Val::u32(6)});
+  EXPECT_EQ(pair.wait(store).at(0), Val::u32(2'006'010));
+
+  calls.clear();
+  PendingCall in_order = start("callback-pair", 1, 2);
+  store.run_until_idle();
+  ASSERT_EQ(calls.size(), 2u);
+  calls[0].completion.complete({Val::u32(2)});
+  store.run_until_idle();
+  calls[1].completion.complete({Val::u32(4)});
+  EXPECT_EQ(in_order.wait(store).at(0), Val::u32(1'002'004));
+}
+
+TEST_F(AsyncHost, CompletedDuringTheCallReturnsAtOnce) {
+  mode = Mode::AtOnce;
+  EXPECT_EQ(start("stackful-pair", 4, 7).wait(store).at(0), Val::u32(1'008'014));
+  EXPECT_EQ(start("callback-pair", 4, 7).wait(store).at(0), Val::u32(1'008'014));
+}
+
+TEST_F(AsyncHost, CompletionsFromOtherThreadsWakeTheLoop) {
+  mode = Mode::OnAThread;
+  EXPECT_EQ(start("stackful-pair", 10, 20).wait(store).at(0).as_u32() % 1'000'000, 20'040u);
+  // A synchronous lower: the synchronous task waits, the loop waits for the thread.
+  const std::vector<Val> args{Val::u32(21)};
+  EXPECT_EQ(instance().func("sync-double").call(store, args).at(0), Val::u32(42));
+}
+
+TEST_F(AsyncHost, ACompletionDroppedUncompletedTrapsTheCall) {
+  mode = Mode::Dropped;
+  PendingCall pair = start("stackful-pair", 1, 1);
+  EXPECT_ERROR_SAYING(pair.wait(store), ErrorKind::Trap, "dropped its completion without completing");
+}
+
+TEST_F(AsyncHost, FailingACallTrapsIt) {
+  PendingCall pair = start("stackful-pair", 1, 2);
+  store.run_until_idle();
+  ASSERT_EQ(calls.size(), 2u);
+  calls[0].completion.fail("the disk is on fire");
+  EXPECT_ERROR_SAYING(pair.wait(store), ErrorKind::Trap, "the disk is on fire");
+  EXPECT_ERROR_SAYING(calls[0].completion.complete({Val::u32(1)}), ErrorKind::Usage, "completed before");
+}
+
+TEST_F(AsyncHost, ResultsAreCheckedWhenDelivered) {
+  PendingCall pair = start("stackful-pair", 1, 2);
+  store.run_until_idle();
+  ASSERT_EQ(calls.size(), 2u);
+  calls[0].completion.complete({});
+  EXPECT_ERROR_SAYING(pair.wait(store), ErrorKind::InvalidValue, "completed with 0 results, its type has 1");
+}
+
+TEST_F(AsyncHost, APendingCallsResultsOnceDone) {
+  PendingCall pair = start("stackful-pair", 1, 2);
+  EXPECT_ERROR_SAYING(pair.results(), ErrorKind::Usage, "not returned yet");
+  store.run_until_idle();
+  for (auto& c : calls) c.completion.complete({Val::u32(c.x * 2)});
+  EXPECT_EQ(pair.wait(store).at(0), Val::u32(1'002'004));
+  EXPECT_ERROR_SAYING(pair.results(), ErrorKind::Usage, "taken already");
+}
+
+}  // namespace
+}  // namespace cmhost
