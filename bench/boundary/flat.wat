@@ -1,6 +1,102 @@
 ;; The flat lanes of the boundary benchmark: bytes out of and into a guest,
-;; and the smallest round trip. The guest does no per-byte work.
+;; as lists and as streams, and the smallest round trip. The guest does no
+;; per-byte work. The stream functions are async (callback form): they
+;; copy 64 KiB at a time, waiting whenever the host has not caught up.
 (component
+  (type $SB (stream u8))
+  (core module $Mem (memory (export "mem") 40))
+  (core instance $mem (instantiate $Mem))
+  (core module $s
+    (import "" "mem" (memory 40))
+    (import "" "stream.new" (func $stream.new (result i64)))
+    (import "" "stream.write" (func $stream.write (param i32 i32 i32) (result i32)))
+    (import "" "stream.read" (func $stream.read (param i32 i32 i32) (result i32)))
+    (import "" "stream.drop-writable" (func $stream.drop-writable (param i32)))
+    (import "" "stream.drop-readable" (func $stream.drop-readable (param i32)))
+    (import "" "task.return-stream" (func $return-stream (param i32)))
+    (import "" "task.return-u32" (func $return-u32 (param i32)))
+    (import "" "waitable-set.new" (func $waitable-set.new (result i32)))
+    (import "" "waitable-set.drop" (func $waitable-set.drop (param i32)))
+    (import "" "waitable.join" (func $waitable.join (param i32 i32)))
+    (global $end (mut i32) (i32.const 0))
+    (global $set (mut i32) (i32.const 0))
+    (global $left (mut i32) (i32.const 0))   ;; stream-out: bytes still to write
+    (global $total (mut i32) (i32.const 0))  ;; stream-in: bytes read
+    ;; stream-out: writes from 0x200000, 64 KiB at a time.
+    (func $out (param $ret i32) (result i32)
+      (local $len i32)
+      (loop $more
+        (if (i32.ne (local.get $ret) (i32.const -1)) (then
+          (global.set $left (i32.sub (global.get $left) (i32.shr_u (local.get $ret) (i32.const 4))))
+          (if (i32.or (i32.eqz (global.get $left)) (i32.eq (i32.and (local.get $ret) (i32.const 0xf)) (i32.const 1)))
+            (then
+              (call $stream.drop-writable (global.get $end))
+              (call $waitable-set.drop (global.get $set))
+              (return (i32.const 0 (; EXIT ;)))))
+          (local.set $len (global.get $left))
+          (if (i32.gt_u (local.get $len) (i32.const 65536)) (then (local.set $len (i32.const 65536))))
+          (local.set $ret (call $stream.write (global.get $end) (i32.const 0x200000) (local.get $len)))
+          (br $more))))
+      (i32.or (i32.const 2 (; WAIT ;)) (i32.shl (global.get $set) (i32.const 4))))
+    (func (export "stream-out") (param $n i32) (result i32)
+      (local $ends i64)
+      (local.set $ends (call $stream.new))
+      (global.set $end (i32.wrap_i64 (i64.shr_u (local.get $ends) (i64.const 32))))
+      (call $return-stream (i32.wrap_i64 (local.get $ends)))
+      (global.set $left (local.get $n))
+      (global.set $set (call $waitable-set.new))
+      (call $waitable.join (global.get $end) (global.get $set))
+      (call $out (i32.const 0 (; nothing written yet ;))))
+    (func (export "stream-out-cb") (param $event i32) (param $index i32) (param $payload i32) (result i32)
+      (call $out (local.get $payload)))
+    ;; stream-in: reads into 0x200000, 64 KiB at a time, until the host drops
+    ;; its end; returns the bytes read.
+    (func $in (param $ret i32) (result i32)
+      (loop $more
+        (if (i32.ne (local.get $ret) (i32.const -1)) (then
+          (global.set $total (i32.add (global.get $total) (i32.shr_u (local.get $ret) (i32.const 4))))
+          (if (i32.eq (i32.and (local.get $ret) (i32.const 0xf)) (i32.const 1)) (then
+            (call $stream.drop-readable (global.get $end))
+            (call $waitable-set.drop (global.get $set))
+            (call $return-u32 (global.get $total))
+            (return (i32.const 0))))
+          (local.set $ret (call $stream.read (global.get $end) (i32.const 0x200000) (i32.const 65536)))
+          (br $more))))
+      (i32.or (i32.const 2) (i32.shl (global.get $set) (i32.const 4))))
+    (func (export "stream-in") (param $s i32) (result i32)
+      (global.set $end (local.get $s))
+      (global.set $total (i32.const 0))
+      (global.set $set (call $waitable-set.new))
+      (call $waitable.join (global.get $end) (global.get $set))
+      (call $in (i32.const 0)))
+    (func (export "stream-in-cb") (param $event i32) (param $index i32) (param $payload i32) (result i32)
+      (call $in (local.get $payload))))
+  (canon stream.new $SB (core func $stream.new))
+  (canon stream.write $SB async (memory (core memory $mem "mem")) (core func $stream.write))
+  (canon stream.read $SB async (memory (core memory $mem "mem")) (core func $stream.read))
+  (canon stream.drop-writable $SB (core func $stream.drop-writable))
+  (canon stream.drop-readable $SB (core func $stream.drop-readable))
+  (canon task.return (result $SB) (core func $return-stream))
+  (canon task.return (result u32) (core func $return-u32))
+  (canon waitable-set.new (core func $waitable-set.new))
+  (canon waitable-set.drop (core func $waitable-set.drop))
+  (canon waitable.join (core func $waitable.join))
+  (core instance $streams (instantiate $s (with "" (instance
+    (export "mem" (memory $mem "mem"))
+    (export "stream.new" (func $stream.new))
+    (export "stream.write" (func $stream.write))
+    (export "stream.read" (func $stream.read))
+    (export "stream.drop-writable" (func $stream.drop-writable))
+    (export "stream.drop-readable" (func $stream.drop-readable))
+    (export "task.return-stream" (func $return-stream))
+    (export "task.return-u32" (func $return-u32))
+    (export "waitable-set.new" (func $waitable-set.new))
+    (export "waitable-set.drop" (func $waitable-set.drop))
+    (export "waitable.join" (func $waitable.join))))))
+  (func (export "stream-out") async (param "n" u32) (result $SB)
+    (canon lift (core func $streams "stream-out") async (callback (core func $streams "stream-out-cb"))))
+  (func (export "stream-in") async (param "s" $SB) (result u32)
+    (canon lift (core func $streams "stream-in") async (callback (core func $streams "stream-in-cb"))))
   (core module $m
     (memory (export "mem") 40)
     (global $heap_base i32 (i32.const 0x100000))

@@ -52,7 +52,11 @@ AttrValue attr_value(const Val& v) {
 }  // namespace
 
 void deliver_vals(const Val& operations, Sink& sink) {
-  for (const Val& op : operations.items()) {
+  for (const Val& op : operations.items()) deliver_val(op, sink);
+}
+
+void deliver_val(const Val& op, Sink& sink) {
+  {
     const Val& p = *op.payload();
     switch (op.case_index()) {
       case 0: sink.cache_string(p.items()[0].as_u16(), p.items()[1].as_string()); break;

@@ -12,7 +12,7 @@
 // one the host makes. Blocking calls run the loop; the start_* forms return
 // at once and finish from the loop (Store::run_until). One copy may be in
 // flight per end. Element types are abi::typed's C++ types, or Val for the
-// dynamic forms; a 64-bit guest memory is read with its own layout.
+// dynamic forms (which also read 64-bit guest memories).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -92,6 +93,8 @@ class ChannelEnd {
   // The compiled lift and lower of the element type for `width` (dynamic
   // forms), by the Impl, which stays put when the end moves.
   static const abi::ValueAbi& value_abi(const Impl* impl, abi::AddrWidth width);
+  // The same for list<element>, to lift a run of elements as one list.
+  static const abi::ValueAbi& list_abi(const Impl* impl, abi::AddrWidth width);
   const Impl* impl() const { return impl_.get(); }
   static ChannelEnd take_readable(Store& store, const Val& end, bool stream);
   // A new stream or future: the host keeps the writable end, the readable
@@ -120,10 +123,13 @@ inline constexpr bool is_variant_v = false;
 template <class... C>
 inline constexpr bool is_variant_v<std::variant<C...>> = true;
 
-// Calls f with the address width of `cx` as a constant.
+// Calls f with the address width of `cx` as a constant: typed elements are
+// laid out for a 32-bit memory (their views, ListView, are), so a 64-bit
+// one is read through Val.
 template <class F>
 decltype(auto) with_width(const abi::AbiContext& cx, F&& f) {
-  if (cx.options().addr == abi::AddrWidth::I64) return f(std::integral_constant<abi::AddrWidth, abi::AddrWidth::I64>{});
+  if (cx.options().addr == abi::AddrWidth::I64)
+    throw Error(ErrorKind::Usage, "typed stream and future ends read 32-bit guest memories: use Val for a 64-bit one");
   return f(std::integral_constant<abi::AddrWidth, abi::AddrWidth::I32>{});
 }
 
@@ -150,6 +156,31 @@ class StreamReader : public ChannelEnd {
       return n;
     });
     return out;
+  }
+
+  // Appends up to `max` elements to `out` (a vector of T: std, pmr or
+  // frame), built in place; pmr containers inside them allocate from
+  // `resource`. Returns how many, 0 once the writer is gone.
+  template <class Container>
+  uint64_t read_into(Store& store, Container& out, uint64_t max = std::numeric_limits<uint64_t>::max(),
+                     std::pmr::memory_resource* resource = std::pmr::get_default_resource()) {
+    return copy_in_place(store, max, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+             append(cx, ptr, n, out, resource);
+             return n;
+           })
+        .count;
+  }
+  // The same for frame containers (abi/frame_arena.hpp): `arena` is their
+  // frame arena while elements are loaded (not while the loop runs guests).
+  template <class Container>
+  uint64_t read_into(Store& store, Container& out, std::pmr::monotonic_buffer_resource& arena,
+                     uint64_t max = std::numeric_limits<uint64_t>::max()) {
+    return copy_in_place(store, max, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+             const abi::typed::FrameScope frame(arena);
+             append(cx, ptr, n, out, &arena);
+             return n;
+           })
+        .count;
   }
 
   // Hands each of up to `max` elements to `visit` where the guest wrote it:
@@ -208,9 +239,15 @@ class StreamReader : public ChannelEnd {
  private:
   static void load_into(const Impl* impl, abi::AbiContext& cx, uint64_t ptr, uint64_t n, std::vector<T>& out) {
     if constexpr (std::is_same_v<T, Val>) {
-      const abi::ValueAbi& abi = value_abi(impl, cx.options().addr);
-      const uint64_t size = abi.layout().size;
-      for (uint64_t i = 0; i < n; ++i) out.push_back(abi.load(cx, ptr + i * size));
+      // Lifted as one list, so the values share one arena, then moved out.
+      const uint64_t where[2] = {ptr, n};
+      Val list = list_abi(impl, cx.options().addr).lift_flat(cx, where);
+      out.reserve(out.size() + n);
+      if (list.is_packed()) {
+        for (uint64_t i = 0; i < n; ++i) out.push_back(list.list_element(i));
+      } else {
+        for (Val& v : list.items_mut()) out.push_back(std::move(v));
+      }
     } else {
       streams_detail::with_width(cx, [&](auto width) {
         constexpr abi::AddrWidth W = decltype(width)::value;
@@ -220,6 +257,18 @@ class StreamReader : public ChannelEnd {
         for (uint64_t i = 0; i < n; ++i) out.push_back(abi::typed::Canon<T, W>::load(reader, ptr + i * size));
       });
     }
+  }
+  template <class Container>
+  static void append(abi::AbiContext& cx, uint64_t ptr, uint64_t n, Container& out,
+                     std::pmr::memory_resource* resource) {
+    streams_detail::with_width(cx, [&](auto width) {
+      constexpr abi::AddrWidth W = decltype(width)::value;
+      const abi::typed::Reader reader(cx, resource);
+      constexpr uint64_t size = abi::typed::Canon<T, W>::size;
+      reader.check(ptr, n * size, abi::typed::Canon<T, W>::align, "stream elements");
+      out.reserve(out.size() + n);
+      for (uint64_t i = 0; i < n; ++i) abi::typed::detail::load_into<T, W>(reader, ptr + i * size, out.emplace_back());
+    });
   }
   template <class View>
   void check_view() {

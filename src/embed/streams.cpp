@@ -16,6 +16,7 @@ class ChannelEnd::Impl {
   std::unique_ptr<host::HostEnd> end;
   Val readable;                                   // a new stream's or future's readable end, for a guest
   mutable std::unique_ptr<abi::ValueAbi> abi32, abi64;  // compiled on first use
+  mutable std::unique_ptr<abi::ValueAbi> list32, list64;
   OwnedInPlaceStep started_step;                  // kept while a started copy is in flight
 };
 
@@ -67,6 +68,12 @@ void ChannelEnd::check_element(bool (*matches)(const abi::Type&), const std::typ
 const abi::ValueAbi& ChannelEnd::value_abi(const Impl* impl, abi::AddrWidth width) {
   std::unique_ptr<abi::ValueAbi>& slot = width == abi::AddrWidth::I64 ? impl->abi64 : impl->abi32;
   if (!slot) slot = std::make_unique<abi::ValueAbi>(impl->end->element(), width);
+  return *slot;
+}
+
+const abi::ValueAbi& ChannelEnd::list_abi(const Impl* impl, abi::AddrWidth width) {
+  std::unique_ptr<abi::ValueAbi>& slot = width == abi::AddrWidth::I64 ? impl->list64 : impl->list32;
+  if (!slot) slot = std::make_unique<abi::ValueAbi>(abi::Type::list(impl->end->element()), width);
   return *slot;
 }
 

@@ -126,6 +126,10 @@ static void *allocate(size_t size) {
 
 void boundary_batch_free(const void *batch) { free((void *)batch); }
 
+// Without the stream exports (streams.c, which defines the real one), there
+// is nothing to forget.
+__attribute__((weak)) void boundary_streams_forget(void) {}
+
 // ---- Typed ----
 
 // One block: the operations, then the texts written per row.
@@ -484,21 +488,61 @@ static void put_op(writer_t *w, const boundary_operation_t *op) {
   }
 }
 
-// The batch as one frame of the byte protocol, in one new block.
-static void encode_batch(boundary_list_operation_t batch, boundary_list_u8_t *ret) {
-  size_t ops_len = 0, text_len = 0;
-  for (size_t i = 0; i < batch.len; i++) measure_op(&batch.ptr[i], &ops_len, &text_len);
-  const uint64_t frame_len = 8 + (uint64_t)text_len + ops_len;
-  if (frame_len > UINT32_MAX) abort();
-  uint8_t *frame = allocate(block_size(frame_len));
+// Bytes of the frame of `n` operations from `ops`: header, texts, ops.
+static uint64_t frame_size(const boundary_operation_t *ops, size_t n, size_t *text_len) {
+  size_t ops_len = 0;
+  *text_len = 0;
+  for (size_t i = 0; i < n; i++) measure_op(&ops[i], &ops_len, text_len);
+  return 8 + (uint64_t)*text_len + ops_len;
+}
+
+// Writes the frame of `n` operations at `frame` (frame_size bytes).
+static void put_frame(uint8_t *frame, const boundary_operation_t *ops, size_t n, uint64_t frame_len, size_t text_len) {
   writer_t w = {frame, frame + 8};
   put_u32(&w, (uint32_t)frame_len);
   put_u32(&w, (uint32_t)text_len);
   w.ops = frame + 8 + text_len;
-  for (size_t i = 0; i < batch.len; i++) put_op(&w, &batch.ptr[i]);
+  for (size_t i = 0; i < n; i++) put_op(&w, &ops[i]);
   if (w.text != frame + 8 + text_len || w.ops != frame + frame_len) abort();
+}
+
+// The batch as one frame of the byte protocol, in one new block.
+static void encode_batch(boundary_list_operation_t batch, boundary_list_u8_t *ret) {
+  size_t text_len = 0;
+  const uint64_t frame_len = frame_size(batch.ptr, batch.len, &text_len);
+  if (frame_len > UINT32_MAX) abort();
+  uint8_t *frame = allocate(block_size(frame_len));
+  put_frame(frame, batch.ptr, batch.len, frame_len, text_len);
   ret->ptr = frame;
   ret->len = (size_t)frame_len;
+}
+
+void boundary_encode_frames(boundary_list_operation_t batch, size_t k, boundary_frames_t *ret) {
+  if (k == 0 || k > batch.len) k = batch.len ? batch.len : 1;
+  const size_t count = (batch.len + k - 1) / k;
+  // One block: the frames, then where each ends.
+  uint64_t total = 0;
+  for (size_t f = 0; f < count; f++) {
+    size_t text_len = 0;
+    const size_t n = batch.len - f * k < k ? batch.len - f * k : k;
+    total += frame_size(batch.ptr + f * k, n, &text_len);
+  }
+  const uint64_t ends_at = (total + 3) / 4 * 4;
+  uint8_t *block = allocate(block_size(ends_at + (uint64_t)count * sizeof(size_t)));
+  size_t *ends = (size_t *)(block + ends_at);
+  size_t at = 0;
+  for (size_t f = 0; f < count; f++) {
+    size_t text_len = 0;
+    const size_t n = batch.len - f * k < k ? batch.len - f * k : k;
+    const uint64_t frame_len = frame_size(batch.ptr + f * k, n, &text_len);
+    if (frame_len > UINT32_MAX) abort();
+    put_frame(block + at, batch.ptr + f * k, n, frame_len, text_len);
+    at += (size_t)frame_len;
+    ends[f] = at;
+  }
+  ret->bytes = (boundary_list_u8_t){block, at};
+  ret->ends = ends;
+  ret->count = count;
 }
 
 // ---- The coverage batch ----
@@ -590,6 +634,7 @@ static boundary_list_operation_t prepared_typed;
 static boundary_list_u8_t prepared_bytes;
 
 void boundary_prepare(uint32_t rows) {
+  boundary_streams_forget();
   boundary_batch_free(prepared_typed.ptr);
   boundary_batch_free(prepared_bytes.ptr);
   boundary_build_typed(rows, &prepared_typed);
@@ -597,6 +642,7 @@ void boundary_prepare(uint32_t rows) {
 }
 
 void boundary_prepare_coverage(void) {
+  boundary_streams_forget();
   boundary_batch_free(prepared_typed.ptr);
   boundary_batch_free(prepared_bytes.ptr);
   build_coverage(&prepared_typed);

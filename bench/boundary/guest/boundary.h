@@ -197,4 +197,17 @@ void boundary_build_typed(uint32_t rows, boundary_list_operation_t *ret);
 void boundary_build_bytes(uint32_t rows, boundary_list_u8_t *ret);
 void boundary_batch_free(const void *batch);
 
+// A batch in frames of the byte protocol, back to back in one block (freed
+// with boundary_batch_free(bytes.ptr)); frame i ends at byte ends[i].
+typedef struct boundary_frames_t {
+  boundary_list_u8_t bytes;
+  const size_t *ends;
+  size_t count;
+} boundary_frames_t;
+// Frames of `k` operations each (0: the whole batch in one).
+void boundary_encode_frames(boundary_list_operation_t batch, size_t k, boundary_frames_t *ret);
+// Called by prepare: the stream exports' chunked frames of the previous
+// batch are stale (streams.c).
+void boundary_streams_forget(void);
+
 #endif
