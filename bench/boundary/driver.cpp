@@ -214,13 +214,13 @@ class Boundary {
          }},
         {"typed-stream" + suffix,
          [this](Sink& sink) {
-           // Each chunk loaded into frame containers, delivered, and left
-           // in the arena (as the typed lane leaves its list).
+           // Each chunk loaded into frame containers of its own, delivered,
+           // and left in the arena (as the typed lane leaves its list):
+           // nothing is destroyed one by one.
            arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
              StreamReader<generated::Operation> reader(store_, take_stream_->call(store_, {}).at(0));
-             FrameOps ops;
              for (;;) {
-               ops.clear();
+               FrameOps& ops = *std::construct_at(static_cast<FrameOps*>(arena.allocate(sizeof(FrameOps), alignof(FrameOps))));
                if (reader.read_into(store_, ops, arena) == 0 && reader.ended()) break;
                for (const auto& op : ops) deliver(op, sink);
              }
@@ -230,9 +230,9 @@ class Boundary {
          [this](Sink& sink) {
            StreamReader<Val> reader(store_, take_stream_->call(store_, {}).at(0));
            for (;;) {
-             const std::vector<Val> ops = reader.read(store_, std::numeric_limits<size_t>::max());
-             if (ops.empty() && reader.ended()) break;
-             for (const Val& op : ops) deliver_val(op, sink);
+             const Val ops = reader.read_list(store_, std::numeric_limits<size_t>::max());
+             if (ops.list_size() == 0 && reader.ended()) break;
+             for (const Val& op : ops.items()) deliver_val(op, sink);
            }
          }},
     };
@@ -341,6 +341,8 @@ class NodeLane {
     return d;
   }
   double time_ns(uint64_t reps) { return request(fmt::format("time {}", reps)).at("ns").get<double>(); }
+  // jco's lift alone: the same calls without the walk.
+  double lift_ns(uint64_t reps) { return request(fmt::format("lift {}", reps)).at("ns").get<double>(); }
 
  private:
   static constexpr int kAnswerTimeoutMs = 120'000;  // a turn takes well under a second
@@ -548,7 +550,11 @@ std::map<uint32_t, LaneTimes> run_sweep(NodeLane* node, const Options& options) 
       if (node) {
         node->prepare(s.rows);  // the JS instance holds one batch at a time; prepared outside the timing
         const double ns = node->time_ns(s.reps);
-        if (round >= 0) s.samples["jco"].push_back(ns / double(s.reps * s.elements));
+        const double lift = node->lift_ns(s.reps);
+        if (round >= 0) {
+          s.samples["jco"].push_back(ns / double(s.reps * s.elements));
+          s.samples["jco-lift"].push_back(lift / double(s.reps * s.elements));
+        }
       }
     }
   std::map<uint32_t, LaneTimes> out;
@@ -653,7 +659,7 @@ int run(const Options& options) {
   const nlohmann::json flat = with_flat ? run_flat(options.rounds) : nlohmann::json::object();
 
   const std::vector<std::string> order = {"bytes",       "dynamic",  "typed",
-                                          "visitor",     "floor",    "jco",
+                                          "visitor",     "floor",    "jco", "jco-lift",
                                           "typed-pmr",   "typed-heap", "build-typed-interp",
                                           "build-bytes-interp", "build-typed-aot", "build-bytes-aot"};
   // Per size and lane: ns per element and ratio to bytes, median and range over the runs.

@@ -11,6 +11,8 @@
 //                         text byte or float bit (the driver's own tests)
 //   time REPS          -> {"ns": x}           REPS calls and walks into the
 //                         tally sink, timed here with hrtime
+//   lift REPS          -> {"ns": x}           REPS calls alone (jco's lift,
+//                         no walk), timed the same way
 // Usage: node jco_lane.mjs TRANSPILED_DIR
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -27,9 +29,10 @@ const ATTR_KINDS = new Map([['text', 0], ['float', 1], ['int', 2], ['boolean', 3
 const NODE_KINDS = new Map([['element', 0], ['text', 1], ['dynamic', 2]]);
 
 // What the timed rounds deliver to, as sink.hpp's TallySink: calls per case,
-// a sum of ids and numbers, text sizes (JS string lengths). The same walk
-// as in the first recorded runs, so the numbers stay comparable (it is not
-// compared with the C++ tally: floats are summed differently).
+// a sum of ids and numbers, text sizes (JS string lengths). It is not
+// compared with the C++ tally (floats are summed differently). The walk
+// switches on the tag strings, as a JavaScript developer would write it
+// (V8 compares the interned tags by identity).
 class TallySink {
   constructor() { this.calls = new Array(17).fill(0); this.numbers = 0; this.textBytes = 0; }
   one(c, id) { this.calls[c]++; this.numbers += id; }
@@ -42,26 +45,30 @@ class TallySink {
     this.numbers += t.id + t.nodes.length;
     for (const r of t.roots) this.numbers += r;
     for (const n of t.nodes) {
-      const kind = NODE_KINDS.get(n.tag);
-      this.numbers += kind;
-      if (kind === 0) {
-        const e = n.val;
-        this.numbers += e.tag + (e.ns ?? 0) + e.attrs.length;
-        for (const c of e.children) this.numbers += c;
-        for (const a of e.attrs) { this.numbers += a.name + (a.ns ?? 0); this.textBytes += a.value.length; }
-      } else if (kind === 1) {
-        this.textBytes += n.val.length;
+      switch (n.tag) {
+        case 'element': {
+          const e = n.val;
+          this.numbers += e.tag + (e.ns ?? 0) + e.attrs.length;
+          for (const c of e.children) this.numbers += c;
+          for (const a of e.attrs) { this.numbers += a.name + (a.ns ?? 0); this.textBytes += a.value.length; }
+          break;
+        }
+        case 'text': this.numbers += 1; this.textBytes += n.val.length; break;
+        default: this.numbers += 2; break;
       }
     }
   }
   attribute(p) {
     this.calls[11]++;
-    const kind = ATTR_KINDS.get(p.value.tag);
-    this.numbers += p.id + p.name + (p.ns ?? 0) + kind;
-    if (kind === 0) this.textBytes += p.value.val.length;
-    else if (kind === 1) this.numbers += Math.trunc(p.value.val);
-    else if (kind === 2) this.numbers += Number(p.value.val);
-    else if (kind === 3) this.numbers += p.value.val ? 1 : 0;
+    this.numbers += p.id + p.name + (p.ns ?? 0);
+    const v = p.value;
+    switch (v.tag) {
+      case 'text': this.textBytes += v.val.length; break;
+      case 'float': this.numbers += 1 + Math.trunc(v.val); break;
+      case 'int': this.numbers += 2 + Number(v.val); break;
+      case 'boolean': this.numbers += 3 + (v.val ? 1 : 0); break;
+      default: this.numbers += 4; break;
+    }
   }
 }
 
@@ -153,18 +160,24 @@ class DigestSink {
 function deliverTally(ops, sink) {
   for (const op of ops) {
     const p = op.val;
-    switch (CASE_INDEX.get(op.tag)) {
-      case 0: sink.calls[0]++; sink.numbers += p.id; sink.textBytes += p.str.length; break;
-      case 1: sink.template(p); break;
-      case 2: case 7: case 9: case 10: sink.stack(CASE_INDEX.get(op.tag), p); break;
-      case 3: sink.path(3, p.path, p.id); break;
-      case 4: case 15: case 16: sink.one(CASE_INDEX.get(op.tag), p); break;
-      case 5: sink.text(5, p.id, p.text); break;
-      case 6: sink.calls[6]++; sink.numbers += p.id + p.tmpl + p.root; break;
-      case 8: sink.path(8, p.path, p.m); break;
-      case 11: sink.attribute(p); break;
-      case 12: sink.text(12, p.id, p.text); break;
-      case 13: case 14: sink.listener(CASE_INDEX.get(op.tag), p); break;
+    switch (op.tag) {
+      case 'cache-string': sink.calls[0]++; sink.numbers += p.id; sink.textBytes += p.str.length; break;
+      case 'register-template': sink.template(p); break;
+      case 'append-children': sink.stack(2, p); break;
+      case 'assign-id': sink.path(3, p.path, p.id); break;
+      case 'create-placeholder': sink.one(4, p); break;
+      case 'create-text-node': sink.text(5, p.id, p.text); break;
+      case 'load-template': sink.calls[6]++; sink.numbers += p.id + p.tmpl + p.root; break;
+      case 'replace-with': sink.stack(7, p); break;
+      case 'replace-placeholder': sink.path(8, p.path, p.m); break;
+      case 'insert-after': sink.stack(9, p); break;
+      case 'insert-before': sink.stack(10, p); break;
+      case 'set-attribute': sink.attribute(p); break;
+      case 'set-text': sink.text(12, p.id, p.text); break;
+      case 'new-event-listener': sink.listener(13, p); break;
+      case 'remove-event-listener': sink.listener(14, p); break;
+      case 'remove': sink.one(15, p); break;
+      case 'push-root': sink.one(16, p); break;
       default: throw new Error(`unknown case ${op.tag}`);
     }
   }
@@ -206,6 +219,15 @@ function answer(request) {
       const t0 = process.hrtime.bigint();
       for (let i = 0; i < reps; i++) deliverTally(component.takeTyped(), tally);
       return { ns: Number(process.hrtime.bigint() - t0) };
+    }
+    case 'lift': {  // the calls alone: what jco's lift costs without any walk
+      const reps = Number(arg);
+      let kept = 0;
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < reps; i++) kept += component.takeTyped().length;
+      const ns = Number(process.hrtime.bigint() - t0);
+      tally.numbers += kept;  // used, so the calls cannot be left out
+      return { ns };
     }
     default: throw new Error(`unknown request: ${request}`);
   }

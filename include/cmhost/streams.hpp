@@ -158,6 +158,22 @@ class StreamReader : public ChannelEnd {
     return out;
   }
 
+  // The dynamic form's fastest read: up to `max` elements as one list Val
+  // (its items share one arena; numbers come packed: read them with
+  // list_element); an empty list once the writer is gone.
+  Val read_list(Store& store, size_t max)
+    requires std::is_same_v<T, Val>
+  {
+    std::optional<Val> out;
+    copy_in_place(store, max, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+      const uint64_t where[2] = {ptr, n};
+      out.emplace(list_abi(impl(), cx.options().addr).lift_flat(cx, where));
+      return n;
+    });
+    if (!out) return Val::list({});
+    return std::move(*out);
+  }
+
   // Appends up to `max` elements to `out` (a vector of T: std, pmr or
   // frame), built in place; pmr containers inside them allocate from
   // `resource`. Returns how many, 0 once the writer is gone.
@@ -267,7 +283,15 @@ class StreamReader : public ChannelEnd {
       constexpr uint64_t size = abi::typed::Canon<T, W>::size;
       reader.check(ptr, n * size, abi::typed::Canon<T, W>::align, "stream elements");
       out.reserve(out.size() + n);
-      for (uint64_t i = 0; i < n; ++i) abi::typed::detail::load_into<T, W>(reader, ptr + i * size, out.emplace_back());
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t at = ptr + i * size;
+        if constexpr (requires { abi::typed::Canon<T, W>::emplace_back(reader, at, out); })
+          abi::typed::Canon<T, W>::emplace_back(reader, at, out);  // a variant's case built in its slot
+        else if constexpr (std::is_default_constructible_v<T>)
+          abi::typed::detail::load_into<T, W>(reader, at, out.emplace_back());
+        else
+          out.push_back(abi::typed::Canon<T, W>::load(reader, at));
+      }
     });
   }
   template <class View>
