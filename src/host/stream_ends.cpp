@@ -68,18 +68,21 @@ CopyOutcome HostEnd::run(uint64_t count, CopyStep step) {
   if (store_.scheduler().current())
     throw Error(ErrorKind::Usage, what() + " cannot wait inside a guest's call: start it and let the event loop end it");
   copy_.emplace(Copy{count, step, 0, nullptr, false});
-  try_progress();
-  if (copy_) {
-    copy_->in_loop = true;
-    loop_.add(*this);
-    try {
+  try {
+    try_progress();  // the guest's copy may be pending already
+    if (copy_) {
+      copy_->in_loop = true;
+      loop_.add(*this);
       store_.scheduler().run_until([this] { return !copy_; }, what());
-    } catch (const Error& e) {
-      abandon();
-      if (e.kind() != ErrorKind::Trap) throw;
-      throw Error(ErrorKind::Trap, fmt::format("{}; {} had moved {} element(s) through this end", e.what(), what(),
-                                               transferred_));
     }
+  } catch (const Error& e) {
+    abandon();
+    if (e.kind() != ErrorKind::Trap) throw;
+    throw Error(ErrorKind::Trap, fmt::format("{}; {} had moved {} element(s) through this end", e.what(), what(),
+                                             transferred_));
+  } catch (...) {
+    abandon();
+    throw;
   }
   return last_;
 }

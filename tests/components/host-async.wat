@@ -1,13 +1,17 @@
-;; Guests of an async host function, `slow-double: async func(x: u32) -> u32`
-;; (tests/embed/async_host_test.cpp): a stackful task and a callback task
-;; each start two calls through an async lower and report the order in
-;; which they returned; a synchronous function calls it through a
-;; synchronous lower and waits.
+;; Guests of async host functions (tests/embed/async_host_test.cpp):
+;; `slow-double: async func(x: u32) -> u32`, which a stackful task and a
+;; callback task each call twice through an async lower, reporting the
+;; order in which the calls returned, and a synchronous function through a
+;; synchronous lower; and `count-bytes: async func(s: stream<u8>) -> u32`,
+;; a host function reading a stream the guest writes while it runs (the
+;; shape of WASI 0.3's output streams).
 ;;
 ;; pair results: 1_000_000 * (which returned first: 1 for a, 2 for b)
 ;;               + 1000 * slow-double(a) + slow-double(b)
 (component
+  (type $SB (stream u8))
   (import "slow-double" (func $slow-double async (param "x" u32) (result u32)))
+  (import "count-bytes" (func $count-bytes async (param "s" $SB) (result u32)))
   (core module $Mem (memory (export "mem") 1))
   (core instance $mem (instantiate $Mem))
   (core module $M
@@ -20,6 +24,10 @@
     (import "" "waitable-set.drop" (func $waitable-set.drop (param i32)))
     (import "" "waitable.join" (func $waitable.join (param i32 i32)))
     (import "" "subtask.drop" (func $subtask.drop (param i32)))
+    (import "" "count-bytes" (func $count-bytes-async (param i32 i32) (result i32)))
+    (import "" "stream.new" (func $stream.new (result i64)))
+    (import "" "stream.write" (func $stream.write (param i32 i32 i32) (result i32)))
+    (import "" "stream.drop-writable" (func $stream.drop-writable (param i32)))
     (global $a (mut i32) (i32.const 0))      ;; subtask of the call with a (0: returned at once)
     (global $b (mut i32) (i32.const 0))
     (global $first (mut i32) (i32.const 0))  ;; 1 or 2
@@ -86,6 +94,43 @@
 
     (func (export "sync-double") (param $x i32) (result i32)
       (call $slow-double-sync (local.get $x)))
+
+    ;; Hands count-bytes a new stream, writes n bytes to it `chunk` at a
+    ;; time (waiting for each write), drops it, and returns what count-bytes
+    ;; returned (or traps when a write was not taken whole).
+    (func (export "send-bytes") (param $n i32) (param $chunk i32)
+      (local $ends i64) (local $w i32) (local $sub i32) (local $ws i32) (local $sent i32) (local $len i32)
+      (local $ret i32)
+      (local.set $ends (call $stream.new))
+      (local.set $w (i32.wrap_i64 (i64.shr_u (local.get $ends) (i64.const 32))))
+      (local.set $sub (call $count-bytes-async (i32.wrap_i64 (local.get $ends)) (i32.const 200)))
+      (if (i32.ne (i32.and (local.get $sub) (i32.const 0xf)) (i32.const 1 (; STARTED ;))) (then unreachable))
+      (local.set $sub (i32.shr_u (local.get $sub) (i32.const 4)))
+      (local.set $ws (call $waitable-set.new))
+      (call $waitable.join (local.get $w) (local.get $ws))
+      (block $done (loop $next
+        (br_if $done (i32.ge_u (local.get $sent) (local.get $n)))
+        (local.set $len (i32.sub (local.get $n) (local.get $sent)))
+        (if (i32.gt_u (local.get $len) (local.get $chunk)) (then (local.set $len (local.get $chunk))))
+        (local.set $ret (call $stream.write (local.get $w) (i32.const 1024) (local.get $len)))
+        (if (i32.eq (local.get $ret) (i32.const -1)) (then
+          (if (i32.ne (call $waitable-set.wait (local.get $ws) (i32.const 32)) (i32.const 3 (; STREAM_WRITE ;)))
+            (then unreachable))
+          (local.set $ret (i32.load (i32.const 36)))))
+        (if (i32.ne (local.get $ret) (i32.shl (local.get $len) (i32.const 4))) (then unreachable))
+        (local.set $sent (i32.add (local.get $sent) (local.get $len)))
+        (br $next)))
+      (call $waitable.join (local.get $w) (i32.const 0))
+      (call $stream.drop-writable (local.get $w))
+      ;; Then the subtask's return.
+      (call $waitable.join (local.get $sub) (local.get $ws))
+      (if (i32.ne (call $waitable-set.wait (local.get $ws) (i32.const 32)) (i32.const 1 (; SUBTASK ;)))
+        (then unreachable))
+      (if (i32.ne (i32.load (i32.const 36)) (i32.const 2 (; RETURNED ;))) (then unreachable))
+      (call $waitable.join (local.get $sub) (i32.const 0))
+      (call $subtask.drop (local.get $sub))
+      (call $waitable-set.drop (local.get $ws))
+      (call $task.return (i32.load (i32.const 200))))
   )
   (canon lower (func $slow-double) async (memory (core memory $mem "mem")) (core func $slow-double-async))
   (canon lower (func $slow-double) (core func $slow-double-sync))
@@ -95,6 +140,10 @@
   (canon waitable-set.drop (core func $waitable-set.drop))
   (canon waitable.join (core func $waitable.join))
   (canon subtask.drop (core func $subtask.drop))
+  (canon lower (func $count-bytes) async (memory (core memory $mem "mem")) (core func $count-bytes-async))
+  (canon stream.new $SB (core func $stream.new))
+  (canon stream.write $SB async (memory (core memory $mem "mem")) (core func $stream.write))
+  (canon stream.drop-writable $SB (core func $stream.drop-writable))
   (core instance $m (instantiate $M (with "" (instance
     (export "mem" (memory $mem "mem"))
     (export "slow-double-async" (func $slow-double-async))
@@ -104,11 +153,17 @@
     (export "waitable-set.wait" (func $waitable-set.wait))
     (export "waitable-set.drop" (func $waitable-set.drop))
     (export "waitable.join" (func $waitable.join))
-    (export "subtask.drop" (func $subtask.drop))))))
+    (export "subtask.drop" (func $subtask.drop))
+    (export "count-bytes" (func $count-bytes-async))
+    (export "stream.new" (func $stream.new))
+    (export "stream.write" (func $stream.write))
+    (export "stream.drop-writable" (func $stream.drop-writable))))))
   (func (export "stackful-pair") async (param "a" u32) (param "b" u32) (result u32)
     (canon lift (core func $m "stackful-pair") async))
   (func (export "callback-pair") async (param "a" u32) (param "b" u32) (result u32)
     (canon lift (core func $m "callback-pair") async (callback (core func $m "callback-pair-cb"))))
   (func (export "sync-double") (param "x" u32) (result u32)
     (canon lift (core func $m "sync-double")))
+  (func (export "send-bytes") async (param "n" u32) (param "chunk" u32) (result u32)
+    (canon lift (core func $m "send-bytes") async))
 )

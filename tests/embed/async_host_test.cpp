@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "../support/expect_error.hpp"
 #include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
+#include "cmhost/streams.hpp"
 
 namespace cmhost {
 namespace {
@@ -28,6 +31,45 @@ FuncType slow_double_type() {
   t.result = Type::u32();
   return t;
 }
+
+FuncType count_bytes_type() {
+  FuncType t;
+  t.async = true;
+  t.param_names = {"s"};
+  t.params = {Type::stream(Type::u8())};
+  t.result = Type::u32();
+  return t;
+}
+
+// count-bytes: reads the stream it is given, one read after another from
+// the event loop (the host function has returned by then), and completes
+// with the byte count when the guest drops its end.
+class ByteCounter : public std::enable_shared_from_this<ByteCounter> {
+ public:
+  ByteCounter(Store& store, const Val& stream, Completion done)
+      : store_(store), reader_(store, stream), done_(std::move(done)) {}
+  void next() {
+    auto self = shared_from_this();
+    reader_.start_in_place(
+        store_, std::numeric_limits<uint64_t>::max(),
+        [self](abi::AbiContext&, uint64_t, uint64_t n) {
+          self->total_ += n;
+          return n;
+        },
+        [self](CopyOutcome outcome) {
+          if (outcome.status == CopyStatus::Dropped)
+            self->done_.complete({Val::u32(static_cast<uint32_t>(self->total_))});
+          else
+            self->next();
+        });
+  }
+
+ private:
+  Store& store_;
+  StreamReader<uint8_t> reader_;
+  Completion done_;
+  uint64_t total_ = 0;
+};
 
 class AsyncHost : public ::testing::Test {
  protected:
@@ -49,6 +91,9 @@ class AsyncHost : public ::testing::Test {
       }
       if (mode == Mode::Dropped) return;
       calls.push_back({x, std::move(c)});
+    });
+    linker.define_async_func("count-bytes", count_bytes_type(), [](Caller& caller, std::span<const Val> args, Completion c) {
+      std::make_shared<ByteCounter>(caller.store(), args[0], std::move(c))->next();
     });
   }
   ~AsyncHost() override {
@@ -118,6 +163,11 @@ TEST_F(AsyncHost, CompletionsFromOtherThreadsWakeTheLoop) {
   // A synchronous lower: the synchronous task waits, the loop waits for the thread.
   const std::vector<Val> args{Val::u32(21)};
   EXPECT_EQ(instance().func("sync-double").call(store, args).at(0), Val::u32(42));
+}
+
+TEST_F(AsyncHost, AHostFunctionReadsAStreamItsGuestWritesMeanwhile) {
+  EXPECT_EQ(start("send-bytes", 1000, 64).wait(store).at(0), Val::u32(1000));
+  EXPECT_EQ(start("send-bytes", 0, 64).wait(store).at(0), Val::u32(0));
 }
 
 TEST_F(AsyncHost, ACompletionDroppedUncompletedTrapsTheCall) {

@@ -327,6 +327,38 @@ TEST_F(HostStreams, TheGuestDroppingItsEndMidCopy) {
   EXPECT_TRUE(reader.ended());
 }
 
+// The dynamic ends share the typed ends' host end: the same rules, seen
+// through Vals.
+TEST_F(HostStreams, DynamicEndsFollowTheSameRules) {
+  // Partial reads of one parked write, a zero-length read, the end.
+  StreamReader<Val> reader(store, call1("produce", {Val::u32(5), Val::u32(5)}));
+  EXPECT_TRUE(reader.read(store, 0).empty());
+  EXPECT_EQ(reader.read(store, 2), (std::vector<Val>{Val::u32(0), Val::u32(1)}));
+  const Val rest = reader.read_list(store, 10);
+  EXPECT_EQ(rest.list_size(), 3u);
+  EXPECT_EQ(rest.list_element(2), Val::u32(4));
+  EXPECT_EQ(reader.read_list(store, 10).list_size(), 0u);
+  EXPECT_TRUE(reader.ended());
+
+  // A write cancelled with progress, then the reader gone mid-copy.
+  StreamWriter<Val> writer(store, Type::u32());
+  PendingCall some = start("consume-some", {writer.readable(), Val::u32(2)});
+  CopyOutcome outcome;
+  writer.start_write(store, {Val::u32(7), Val::u32(8), Val::u32(9)}, [&](CopyOutcome o) { outcome = o; });
+  EXPECT_EQ(some.wait(store).at(0), Val::u32(0x20));
+  EXPECT_EQ(writer.cancel().count, 2u);
+  call0("drop-held-reader");
+  EXPECT_EQ(writer.write(store, std::vector<Val>{Val::u32(1)}).status, CopyStatus::Dropped);
+  EXPECT_TRUE(writer.ended());
+
+  // A value of the wrong type is refused before anything is written.
+  StreamWriter<Val> strings(store, Type::u32());
+  PendingCall consume = start("consume", {strings.readable(), Val::u32(4)});
+  EXPECT_ERROR(strings.write(store, std::vector<Val>{Val::string("no")}), ErrorKind::InvalidValue);
+  strings.close();
+  EXPECT_EQ(consume.wait(store).at(0), Val::u32(0));
+}
+
 // ---- futures ----
 
 TEST_F(HostStreams, FuturesReadAndWrittenOnce) {
