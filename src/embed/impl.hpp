@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,14 @@ class Store::Impl {
   // host ends outliving the store see it gone.
   host::HostLoop loop;
   runtime::Store runtime;
+  // Compiled lifts and lowers of stream and future element types (and of
+  // lists of them) for the dynamic ends, by type and width: every stream a
+  // guest makes at one `stream.new` shares its element type.
+  struct CompiledElement {
+    abi::TypeRef type;  // keeps the key alive
+    std::unique_ptr<abi::ValueAbi> abi;
+  };
+  std::map<std::tuple<const abi::Type*, abi::AddrWidth, bool>, CompiledElement> element_abis;
 };
 
 class Caller::Context {

@@ -12,12 +12,27 @@ namespace cmhost {
 
 class ChannelEnd::Impl {
  public:
-  explicit Impl(std::unique_ptr<host::HostEnd> end) : end(std::move(end)) {}
+  Impl(Store::Impl& store, std::unique_ptr<host::HostEnd> end) : store(&store), end(std::move(end)) {}
+  Store::Impl* store;  // its compiled element programs
   std::unique_ptr<host::HostEnd> end;
-  Val readable;                                   // a new stream's or future's readable end, for a guest
-  mutable std::unique_ptr<abi::ValueAbi> abi32, abi64;  // compiled on first use
-  mutable std::unique_ptr<abi::ValueAbi> list32, list64;
-  OwnedInPlaceStep started_step;                  // kept while a started copy is in flight
+  Val readable;  // a new stream's or future's readable end, for a guest
+  // The store's compiled programs, looked up on first use.
+  mutable const abi::ValueAbi* abi32 = nullptr;
+  mutable const abi::ValueAbi* abi64 = nullptr;
+  mutable const abi::ValueAbi* list32 = nullptr;
+  mutable const abi::ValueAbi* list64 = nullptr;
+  OwnedInPlaceStep started_step;  // kept while a started copy is in flight
+
+  const abi::ValueAbi& compiled(abi::AddrWidth width, bool list) const {
+    if (!end->alive()) throw Error(ErrorKind::Usage, "the stream's store is gone");
+    const abi::TypeRef& elem = end->element();
+    auto [it, made] = store->element_abis.try_emplace({elem.get(), width, list});
+    if (made) {
+      it->second.type = elem;
+      it->second.abi = std::make_unique<abi::ValueAbi>(list ? abi::Type::list(elem) : elem, width);
+    }
+    return *it->second.abi;
+  }
 };
 
 namespace {
@@ -42,13 +57,13 @@ ChannelEnd ChannelEnd::take_readable(Store& store, const Val& end, bool stream) 
     throw_invalid_value(fmt::format("a {} reader takes a {} value, not a {}", stream ? "stream" : "future",
                                     stream ? "stream" : "future", abi::to_string(end.kind())));
   Store::Impl& s = *store.impl_;
-  return ChannelEnd(std::make_unique<Impl>(host::HostEnd::take_readable(s.runtime, s.loop, end.as_handle(), stream)));
+  return ChannelEnd(std::make_unique<Impl>(s, host::HostEnd::take_readable(s.runtime, s.loop, end.as_handle(), stream)));
 }
 
 ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool stream) {
   Store::Impl& s = *store.impl_;
   uint32_t handle = 0;
-  auto impl = std::make_unique<Impl>(host::HostEnd::make_writable(s.runtime, s.loop, std::move(element), stream, handle));
+  auto impl = std::make_unique<Impl>(s, host::HostEnd::make_writable(s.runtime, s.loop, std::move(element), stream, handle));
   impl->readable = stream ? Val::stream(handle) : Val::future(handle);
   return ChannelEnd(std::move(impl));
 }
@@ -66,14 +81,14 @@ void ChannelEnd::check_element(bool (*matches)(const abi::Type&), const std::typ
 }
 
 const abi::ValueAbi& ChannelEnd::value_abi(const Impl* impl, abi::AddrWidth width) {
-  std::unique_ptr<abi::ValueAbi>& slot = width == abi::AddrWidth::I64 ? impl->abi64 : impl->abi32;
-  if (!slot) slot = std::make_unique<abi::ValueAbi>(impl->end->element(), width);
+  const abi::ValueAbi*& slot = width == abi::AddrWidth::I64 ? impl->abi64 : impl->abi32;
+  if (!slot) slot = &impl->compiled(width, false);
   return *slot;
 }
 
 const abi::ValueAbi& ChannelEnd::list_abi(const Impl* impl, abi::AddrWidth width) {
-  std::unique_ptr<abi::ValueAbi>& slot = width == abi::AddrWidth::I64 ? impl->list64 : impl->list32;
-  if (!slot) slot = std::make_unique<abi::ValueAbi>(abi::Type::list(impl->end->element()), width);
+  const abi::ValueAbi*& slot = width == abi::AddrWidth::I64 ? impl->list64 : impl->list32;
+  if (!slot) slot = &impl->compiled(width, true);
   return *slot;
 }
 

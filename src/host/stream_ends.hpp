@@ -64,6 +64,8 @@ class HostEnd {
   bool ended() const { return ended_; }
   bool busy() const { return copy_.has_value(); }
   bool closed() const { return closed_; }
+  // Whether its store still exists.
+  bool alive() const { return *alive_; }
   // Elements moved through this end so far.
   uint64_t transferred() const { return transferred_; }
 
