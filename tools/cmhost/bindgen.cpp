@@ -222,7 +222,8 @@ class Generator {
   void check_function(const Function& f, const std::string& where) const {
     if (f.type->async)
       unsupported("function `" + f.name + "` of " + where +
-                  " is async: async functions need host streams and futures, which bindgen does not map yet");
+                  " is async: bindgen does not map async functions yet (call them with Func::call_async, "
+                  "docs/streams.md)");
     auto check = [&](const abi::TypeRef& t) {
       if (t) check_type(*t, "function `" + f.name + "` of " + where);
     };
@@ -234,7 +235,8 @@ class Generator {
     switch (t.kind()) {
       case TypeKind::Stream:
       case TypeKind::Future:
-        unsupported(where + " uses " + t.to_wit() + ": streams and futures are not mapped yet");
+        unsupported(where + " uses " + t.to_wit() +
+                    ": bindgen does not map streams and futures yet (read and write them with cmhost/streams.hpp)");
       default: break;
     }
     for (const auto& f : t.fields()) check_type(*f.type, where);
