@@ -88,18 +88,28 @@ class ChannelEnd {
 
  protected:
   explicit ChannelEnd(std::unique_ptr<Impl> impl);  // defined where Impl is
-  // Error (InvalidValue) unless the element type is one `matches` accepts.
+  // How an end checks its element type against the C++ type it reads or
+  // writes (Error InvalidValue naming both).
+  struct ElementCheck {
+    bool (*matches)(const abi::Type&);
+    const std::type_info& cpp;
+  };
   void check_element(bool (*matches)(const abi::Type&), const std::type_info& cpp) const;
   // The compiled lift and lower of the element type for `width` (dynamic
   // forms), by the Impl, which stays put when the end moves.
   static const abi::ValueAbi& value_abi(const Impl* impl, abi::AddrWidth width);
+  // Error (Usage) unless `store` is the end's (a store destroyed since
+  // counts as none).
+  void check_store(const Store& store) const;
   // The same for list<element>, to lift a run of elements as one list.
   static const abi::ValueAbi& list_abi(const Impl* impl, abi::AddrWidth width);
   const Impl* impl() const { return impl_.get(); }
-  static ChannelEnd take_readable(Store& store, const Val& end, bool stream);
+  // Takes the readable end out of the store's handle table once its
+  // element type passed `check` (a refused end stays where it was).
+  static ChannelEnd take_readable(Store& store, const Val& end, bool stream, ElementCheck check);
   // A new stream or future: the host keeps the writable end, the readable
   // one is readable_end() in the store's handle table.
-  static ChannelEnd make_writable(Store& store, abi::TypeRef element, bool stream);
+  static ChannelEnd make_writable(Store& store, abi::TypeRef element, bool stream, ElementCheck check);
   const Val& readable_end() const;
 
   std::unique_ptr<Impl> impl_;
@@ -143,9 +153,8 @@ class StreamReader : public ChannelEnd {
   // holds: a guest's result, or an argument of a host function) out of the
   // store's handle table. Error (InvalidValue) when it is no readable
   // stream end, or when its elements are not Ts.
-  StreamReader(Store& store, const Val& stream) : ChannelEnd(take_readable(store, stream, true)) {
-    check_element(&streams_detail::matches_both<T>, typeid(T));
-  }
+  StreamReader(Store& store, const Val& stream)
+      : ChannelEnd(take_readable(store, stream, true, {&streams_detail::matches_both<T>, typeid(T)})) {}
 
   // Up to `max` elements, lifted; empty once the writer is gone (ended()).
   std::vector<T> read(Store& store, size_t max) {
@@ -309,9 +318,8 @@ class StreamWriter : public ChannelEnd {
  public:
   // A new stream of `element` (T must match it): readable() is the end to
   // pass to a guest (as an argument or a result), the writer stays here.
-  StreamWriter(Store& store, abi::TypeRef element) : ChannelEnd(make_writable(store, std::move(element), true)) {
-    check_element(&streams_detail::matches_both<T>, typeid(T));
-  }
+  StreamWriter(Store& store, abi::TypeRef element)
+      : ChannelEnd(make_writable(store, std::move(element), true, {&streams_detail::matches_both<T>, typeid(T)})) {}
   const Val& readable() const { return readable_end(); }
 
   // Writes every value, lowering them straight into the guest's reads and
@@ -374,9 +382,8 @@ class StreamWriter : public ChannelEnd {
 template <class T>
 class FutureReader : public ChannelEnd {
  public:
-  FutureReader(Store& store, const Val& future) : ChannelEnd(take_readable(store, future, false)) {
-    check_element(&streams_detail::matches_both<T>, typeid(T));
-  }
+  FutureReader(Store& store, const Val& future)
+      : ChannelEnd(take_readable(store, future, false, {&streams_detail::matches_both<T>, typeid(T)})) {}
   // The value, once the guest wrote it (running the event loop until then);
   // none when the writer is gone without writing.
   std::optional<T> read(Store& store) {
@@ -400,9 +407,8 @@ class FutureReader : public ChannelEnd {
 template <class T>
 class FutureWriter : public ChannelEnd {
  public:
-  FutureWriter(Store& store, abi::TypeRef element) : ChannelEnd(make_writable(store, std::move(element), false)) {
-    check_element(&streams_detail::matches_both<T>, typeid(T));
-  }
+  FutureWriter(Store& store, abi::TypeRef element)
+      : ChannelEnd(make_writable(store, std::move(element), false, {&streams_detail::matches_both<T>, typeid(T)})) {}
   const Val& readable() const { return readable_end(); }
   // Writes the value into the guest's read, running the event loop until
   // the guest reads it: false when the reader is gone instead.

@@ -57,8 +57,10 @@ class Completion::Impl {
 
 class PendingCall::Impl {
  public:
-  explicit Impl(std::shared_ptr<const runtime::AsyncCallResult> result) : result(std::move(result)) {}
+  Impl(std::shared_ptr<const runtime::AsyncCallResult> result, const runtime::Store* store)
+      : result(std::move(result)), store(store) {}
   std::shared_ptr<const runtime::AsyncCallResult> result;
+  const runtime::Store* store;  // whose loop runs the call
   bool taken = false;
 };
 

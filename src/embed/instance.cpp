@@ -21,13 +21,17 @@ std::vector<Val> Func::call(Store& store, std::span<const Val> args) const {
 }
 
 PendingCall Func::call_async(Store& store, std::span<const Val> args) const {
-  return PendingCall(std::make_shared<PendingCall::Impl>(impl_->func->call_async(store.impl_->runtime, args)));
+  return PendingCall(
+      std::make_shared<PendingCall::Impl>(impl_->func->call_async(store.impl_->runtime, args), &store.impl_->runtime));
 }
 
 bool PendingCall::done() const { return impl_->result->resolved; }
 
 std::vector<Val> PendingCall::wait(Store& store) {
   const runtime::AsyncCallResult* result = impl_->result.get();
+  if (&store.impl_->runtime != impl_->store) throw Error(ErrorKind::Usage, "the call was started in another store");
+  if (!result->resolved && store.impl_->runtime.scheduler().current())
+    throw Error(ErrorKind::Usage, "PendingCall::wait cannot run inside a guest's call: the embedder's loop ends it");
   store.impl_->runtime.scheduler().run_until([result] { return result->resolved; }, "an async call's result");
   return results();
 }

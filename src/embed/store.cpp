@@ -33,11 +33,26 @@ void Store::drop(const Val& own) {
   impl_->runtime.drop_resource(own.as_handle());
 }
 
+namespace {
+
+// The loop runs on the embedder's stack, not inside a guest's call.
+void check_outside_guests(runtime::Scheduler& scheduler, const char* what) {
+  if (scheduler.current())
+    throw Error(ErrorKind::Usage, std::string(what) + " cannot run inside a guest's call (a host function is on the "
+                                                      "guest's stack): start work there, the embedder's loop ends it");
+}
+
+}  // namespace
+
 void Store::run_until(const std::function<bool()>& done) {
+  check_outside_guests(impl_->runtime.scheduler(), "Store::run_until");
   impl_->runtime.scheduler().run_until(done, "the embedder's condition");
 }
 
-void Store::run_until_idle() { impl_->runtime.scheduler().run_until_idle(); }
+void Store::run_until_idle() {
+  check_outside_guests(impl_->runtime.scheduler(), "Store::run_until_idle");
+  impl_->runtime.scheduler().run_until_idle();
+}
 
 void Store::check_data_type(const std::type_info& asked) const {
   if (data_type_ && *data_type_ == asked) return;

@@ -51,16 +51,34 @@ ChannelEnd::ChannelEnd(ChannelEnd&&) noexcept = default;
 ChannelEnd& ChannelEnd::operator=(ChannelEnd&&) noexcept = default;
 ChannelEnd::~ChannelEnd() = default;
 
-ChannelEnd ChannelEnd::take_readable(Store& store, const Val& end, bool stream) {
+namespace {
+
+void check_element_type(const abi::TypeRef& elem, bool stream, bool (*matches)(const abi::Type&),
+                        const std::type_info& cpp) {
+  const char* what = stream ? "stream" : "future";
+  if (!elem)
+    throw_invalid_value(std::string("the ") + what + " has no element type: no " + host::type_name(cpp) +
+                        " can be read from it");
+  if (!matches(*elem))
+    throw_invalid_value(fmt::format("the {}'s elements are {}, which a {} cannot hold", what, elem->to_wit(),
+                                    host::type_name(cpp)));
+}
+
+}  // namespace
+
+ChannelEnd ChannelEnd::take_readable(Store& store, const Val& end, bool stream, ElementCheck check) {
   const abi::ValKind want = stream ? abi::ValKind::Stream : abi::ValKind::Future;
   if (end.kind() != want)
     throw_invalid_value(fmt::format("a {} reader takes a {} value, not a {}", stream ? "stream" : "future",
                                     stream ? "stream" : "future", abi::to_string(end.kind())));
   Store::Impl& s = *store.impl_;
-  return ChannelEnd(std::make_unique<Impl>(s, host::HostEnd::take_readable(s.runtime, s.loop, end.as_handle(), stream)));
+  auto accepts = [&](const abi::TypeRef& elem) { check_element_type(elem, stream, check.matches, check.cpp); };
+  return ChannelEnd(
+      std::make_unique<Impl>(s, host::HostEnd::take_readable(s.runtime, s.loop, end.as_handle(), stream, accepts)));
 }
 
-ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool stream) {
+ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool stream, ElementCheck check) {
+  check_element_type(element, stream, check.matches, check.cpp);
   Store::Impl& s = *store.impl_;
   uint32_t handle = 0;
   auto impl = std::make_unique<Impl>(s, host::HostEnd::make_writable(s.runtime, s.loop, std::move(element), stream, handle));
@@ -71,13 +89,7 @@ ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool st
 const Val& ChannelEnd::readable_end() const { return impl_->readable; }
 
 void ChannelEnd::check_element(bool (*matches)(const abi::Type&), const std::type_info& cpp) const {
-  const abi::TypeRef& elem = impl_->end->element();
-  if (!elem) throw_invalid_value("the " + std::string(impl_->end->is_stream() ? "stream" : "future") +
-                                 " has no element type: no " + host::type_name(cpp) + " can be read from it");
-  if (!matches(*elem))
-    throw_invalid_value(fmt::format("the {}'s elements are {}, which a {} cannot hold",
-                                    impl_->end->is_stream() ? "stream" : "future", elem->to_wit(),
-                                    host::type_name(cpp)));
+  check_element_type(impl_->end->element(), impl_->end->is_stream(), matches, cpp);
 }
 
 const abi::ValueAbi& ChannelEnd::value_abi(const Impl* impl, abi::AddrWidth width) {
@@ -97,11 +109,19 @@ bool ChannelEnd::ended() const { return impl_->end->ended(); }
 bool ChannelEnd::busy() const { return impl_->end->busy(); }
 uint64_t ChannelEnd::transferred() const { return impl_->end->transferred(); }
 
-CopyOutcome ChannelEnd::copy_in_place(Store&, uint64_t max, InPlaceStep step) {
+void ChannelEnd::check_store(const Store& store) const {
+  if (!impl_->end->alive()) throw Error(ErrorKind::Usage, "the stream or future end's store is gone");
+  if (store.impl_.get() != impl_->store)
+    throw Error(ErrorKind::Usage, "the stream or future end belongs to another store");
+}
+
+CopyOutcome ChannelEnd::copy_in_place(Store& store, uint64_t max, InPlaceStep step) {
+  check_store(store);
   return to_public(impl_->end->run(max, step));
 }
 
-void ChannelEnd::start_in_place(Store&, uint64_t max, OwnedInPlaceStep step, std::function<void(CopyOutcome)> done) {
+void ChannelEnd::start_in_place(Store& store, uint64_t max, OwnedInPlaceStep step, std::function<void(CopyOutcome)> done) {
+  check_store(store);
   Impl* impl = impl_.get();
   if (impl->end->busy()) impl->end->start(max, step, nullptr);  // refused: one copy at a time
   impl->started_step = std::move(step);

@@ -7,8 +7,15 @@
 namespace cmhost::host {
 
 HostLoop::~HostLoop() {
-  *alive_ = false;
   box_->close();  // completions arriving later have nowhere to go
+  // Copies in flight let go of their callbacks, which may hold ends and so
+  // destroy them (an end destroyed meanwhile leaves the list itself).
+  while (!ends_.empty()) {
+    HostEnd* end = ends_.back();
+    ends_.pop_back();
+    end->store_gone();
+  }
+  *alive_ = false;
 }
 
 void HostLoop::remove(HostEnd& end) {
@@ -39,12 +46,15 @@ bool HostLoop::run_ready() {
   // Copies may finish (and leave the list) or start others as they run.
   for (size_t i = 0; i < ends_.size();) {
     HostEnd* end = ends_[i];
+    trying_ = end;
     try {
       if (end->try_progress()) ran = true;
     } catch (...) {
-      end->abandon();  // a trap lifting or lowering: the copy is over
+      if (trying_) trying_->abandon();  // a trap lifting or lowering: the copy is over
+      trying_ = nullptr;
       throw;
     }
+    trying_ = nullptr;
     if (i < ends_.size() && ends_[i] == end) ++i;
   }
   return ran;

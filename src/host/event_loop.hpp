@@ -29,6 +29,11 @@ class HostLoop final : public runtime::HostDriver {
   // Host ends with a copy in flight, tried on every step of the loop.
   void add(HostEnd& end) { ends_.push_back(&end); }
   void remove(HostEnd& end);
+  // An end going away: out of the list, and no longer the one being tried.
+  void forget(HostEnd& end) {
+    remove(end);
+    if (trying_ == &end) trying_ = nullptr;
+  }
 
   bool run_ready() override;
   bool wait_for_outside() override;
@@ -40,6 +45,7 @@ class HostLoop final : public runtime::HostDriver {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::shared_ptr<runtime::PostBox> box_ = std::make_shared<runtime::PostBox>();
   std::vector<HostEnd*> ends_;
+  HostEnd* trying_ = nullptr;  // the end run_ready is advancing (null once it is destroyed)
   uint64_t outstanding_calls_ = 0;
   std::vector<runtime::PostBox::Posted> running_;
 };

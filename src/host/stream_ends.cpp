@@ -16,12 +16,12 @@ HostEnd::HostEnd(runtime::Store& store, HostLoop& loop, Kind kind, std::shared_p
 
 HostEnd::~HostEnd() {
   if (!*alive_) return;  // the store went first and took the guest ends with it
-  if (copy_ && copy_->in_loop) loop_.remove(*this);
+  loop_.forget(*this);
   if (!closed_) channel_->drop();
 }
 
 std::unique_ptr<HostEnd> HostEnd::take_readable(runtime::Store& store, HostLoop& loop, uint32_t host_handle,
-                                                bool stream) {
+                                                bool stream, ElementCheck accepts) {
   runtime::HandleTable& table = store.host_handles();
   const runtime::HandleKind want = stream ? runtime::HandleKind::SharedStream : runtime::HandleKind::SharedFuture;
   const runtime::HandleTable::Entry* entry = table.entry(host_handle);
@@ -29,6 +29,7 @@ std::unique_ptr<HostEnd> HostEnd::take_readable(runtime::Store& store, HostLoop&
     throw_invalid_value(fmt::format("host handle {} is {}, not the readable end of a {}", host_handle,
                                     entry ? std::string("a ") + runtime::to_string(entry->kind) : "unknown",
                                     stream ? "stream" : "future"));
+  accepts(static_cast<const runtime::SharedChannel&>(*entry->object).elem);
   auto channel = std::static_pointer_cast<runtime::SharedChannel>(table.remove_entry(host_handle).object);
   return std::make_unique<HostEnd>(store, loop, stream ? Kind::StreamReader : Kind::FutureReader, std::move(channel));
 }
@@ -55,8 +56,14 @@ std::string HostEnd::what() const {
   return "";
 }
 
+void HostEnd::check_not_stepping(const char* what_op) const {
+  if (stepping_)
+    throw Error(ErrorKind::Usage, what() + ": " + what_op + " from inside its own step (the guest's buffer is in use)");
+}
+
 void HostEnd::check_startable() const {
   if (!*alive_) throw Error(ErrorKind::Usage, what() + ": its store is gone");
+  check_not_stepping("another copy");
   if (copy_) throw Error(ErrorKind::Usage, what() + ": another copy is in flight on this end (one at a time)");
   if (closed_) throw Error(ErrorKind::Usage, what() + ": the end is closed");
   if (ended_)
@@ -96,6 +103,7 @@ void HostEnd::start(uint64_t count, CopyStep step, std::function<void(CopyOutcom
 }
 
 CopyOutcome HostEnd::cancel() {
+  check_not_stepping("cancel");
   if (!copy_) throw Error(ErrorKind::Usage, what() + ": no copy in flight to cancel");
   finish(CopyStatus::Cancelled);
   return last_;
@@ -103,8 +111,9 @@ CopyOutcome HostEnd::cancel() {
 
 void HostEnd::close() {
   if (closed_) return;
+  check_not_stepping("close");
   if (copy_) throw Error(ErrorKind::Usage, what() + ": a copy is in flight; cancel it before closing the end");
-  if (kind_ == Kind::FutureWriter && !ended_)
+  if (kind_ == Kind::FutureWriter && !ended_ && *alive_ && !channel_->dropped)
     throw Error(ErrorKind::Usage, "a future's writable end closes once its value is written (or its reader is gone)");
   closed_ = true;
   ended_ = true;
@@ -113,14 +122,14 @@ void HostEnd::close() {
 
 void HostEnd::abandon() {
   if (!copy_) return;
-  if (copy_->in_loop) loop_.remove(*this);
+  if (copy_->in_loop && *alive_) loop_.remove(*this);
   copy_.reset();
 }
 
 void HostEnd::finish(CopyStatus status) {
   const Copy copy = std::move(*copy_);
   copy_.reset();
-  if (copy.in_loop) loop_.remove(*this);
+  if (copy.in_loop && *alive_) loop_.remove(*this);
   if (status == CopyStatus::Dropped) ended_ = true;
   last_ = {status, copy.progress};
   if (copy.done) copy.done(last_);
@@ -130,7 +139,19 @@ uint64_t HostEnd::step_in_place(Copy& copy, runtime::GuestBuffer& buffer, uint64
   const runtime::CopyOptions& options = buffer.options();
   runtime::GuestContext guest(buffer.store(), buffer.inst(), options.memory, options.realloc, options.abi,
                               uint64_t{0});
-  const uint64_t moved = copy.step(guest.cx(), buffer.address(), n);
+  stepping_ = true;
+  uint64_t moved = 0;
+  try {
+    moved = copy.step(guest.cx(), buffer.address(), n);
+  } catch (...) {
+    stepping_ = false;
+    throw;
+  }
+  stepping_ = false;
+  // A step that called into the store may have let the guest take its
+  // buffer back: nothing of it may be touched then.
+  if (channel_->pending.buffer != &buffer)
+    throw Error(ErrorKind::Usage, what() + ": the step called into the store, and the guest's copy ended meanwhile");
   if (moved > n)
     throw Error(ErrorKind::Usage, fmt::format("{}: a step moved {} elements, given room for {}", what(), moved, n));
   buffer.advance(moved);
@@ -145,7 +166,8 @@ bool HostEnd::try_progress() {
   if (pending) {
     if (is_stream()) return reads() ? try_stream_read(copy, pending) : try_stream_write(copy, pending);
     // A future's one value, straight between the guest's buffer and the host.
-    step_in_place(copy, *pending.buffer, 1);
+    if (step_in_place(copy, *pending.buffer, 1) != 1)
+      throw Error(ErrorKind::Usage, what() + ": the step did not move the future's value");
     channel_->reset_and_notify_pending(runtime::CopyResult::Completed);
     ended_ = true;
     finish(CopyStatus::Completed);

@@ -50,8 +50,11 @@ class HostEnd {
   // A readable end the host received (`host_handle` in the store's host
   // table, taken out of it), or a new stream or future whose readable end
   // goes into the host table for the host to pass to a guest.
+  // `accepts` checks the element type first (and throws), so a refused end
+  // stays where it was.
+  using ElementCheck = FunctionRef<void(const abi::TypeRef& element)>;
   static std::unique_ptr<HostEnd> take_readable(runtime::Store& store, HostLoop& loop, uint32_t host_handle,
-                                                bool stream);
+                                                bool stream, ElementCheck accepts);
   static std::unique_ptr<HostEnd> make_writable(runtime::Store& store, HostLoop& loop, abi::TypeRef element,
                                                 bool stream, uint32_t& readable_handle);
 
@@ -90,6 +93,12 @@ class HostEnd {
   bool try_progress();
   // Forgets the copy in flight without an outcome (it failed).
   void abandon();
+  // The store is going: the copy in flight lets go of its callbacks, which
+  // may hold this very end (so nothing is touched after).
+  void store_gone() {
+    const std::optional<Copy> gone = std::move(copy_);
+    copy_.reset();
+  }
 
  private:
   struct Copy {
@@ -104,7 +113,10 @@ class HostEnd {
   void check_startable() const;
   bool try_stream_read(Copy& copy, runtime::PendingCopy& pending);
   bool try_stream_write(Copy& copy, runtime::PendingCopy& pending);
+  // Runs the step on the pending guest buffer; Error (Usage) when the step
+  // touched this end or the stream (its copy is over then).
   uint64_t step_in_place(Copy& copy, runtime::GuestBuffer& buffer, uint64_t n);
+  void check_not_stepping(const char* what) const;
   std::string what() const;
 
   runtime::Store& store_;
@@ -117,6 +129,7 @@ class HostEnd {
   uint64_t transferred_ = 0;
   bool ended_ = false;
   bool closed_ = false;
+  bool stepping_ = false;  // a step runs: the end refuses operations on itself
 };
 
 }  // namespace cmhost::host

@@ -56,7 +56,7 @@ void PostBox::close() {
 HostCompletion::HostCompletion(const LowerSite& site, std::shared_ptr<const validate::FuncType> type,
                                std::span<const uint64_t> params, std::shared_ptr<Subtask> subtask,
                                std::shared_ptr<PostBox> box, std::string name)
-    : site_(std::make_unique<LowerSite>(site)),
+    : site_(std::make_shared<const LowerSite>(site)),
       type_(std::move(type)),
       params_(params.begin(), params.end()),
       subtask_(std::move(subtask)),
@@ -70,10 +70,18 @@ HostCompletion::~HostCompletion() {
     never = !results_ && !failure_;
   }
   if (!never) return;
-  // The loop must stop waiting for it: the guest's call traps there.
-  std::string name = name_;
-  box_->post([name] { throw_trap("the host function `" + name + "` dropped its completion without completing"); },
-             true);
+  if (abandoned_) {  // the call failed as the callable threw: only the count ends
+    box_->post([] {}, true);
+    return;
+  }
+  // Dropped uncompleted: the guest's call fails when the loop sees it.
+  box_->post(
+      [site = site_, weak = subtask_, name = name_] {
+        if (std::shared_ptr<Subtask> subtask = weak.lock())
+          fail_call(*site, *subtask,
+                    Error(ErrorKind::Trap, "the host function `" + name + "` dropped its completion without completing"));
+      },
+      true);
 }
 
 void HostCompletion::complete(std::vector<abi::Val> results) {
@@ -96,6 +104,12 @@ void HostCompletion::fail(std::string message) {
   post_delivery();
 }
 
+void HostCompletion::abandon() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  abandoned_ = true;
+  in_call_ = false;
+}
+
 void HostCompletion::post_delivery() {
   box_->post([self = shared_from_this()] { self->deliver(); }, true);
 }
@@ -108,9 +122,18 @@ bool HostCompletion::deliver_if_completed() {
   }
   // Completed during the call: its outstanding count ends with this post,
   // delivered now rather than through the loop.
-  deliver();
   box_->post([] {}, true);
+  deliver();
   return true;
+}
+
+void HostCompletion::fail_call(const LowerSite& site, Subtask& subtask, Error error) {
+  if (!site.async) {
+    subtask.host_failure = std::move(error);
+    return;
+  }
+  site.inst->poisoned_ = true;
+  throw error;
 }
 
 void HostCompletion::deliver() {
@@ -118,11 +141,12 @@ void HostCompletion::deliver() {
   delivered_ = true;
   std::shared_ptr<Subtask> subtask = subtask_.lock();
   if (!subtask) return;  // the caller is gone
-  if (failure_) throw_trap("the host function `" + name_ + "` failed: " + *failure_);
+  if (failure_) return fail_call(*site_, *subtask, Error(ErrorKind::Trap, "the host function `" + name_ + "` failed: " + *failure_));
   const size_t want = type_->result ? 1 : 0;
   if (results_->size() != want)
-    throw_invalid_value(fmt::format("the host function `{}` completed with {} results, its type has {}", name_,
-                                    results_->size(), want));
+    return fail_call(*site_, *subtask,
+                     Error(ErrorKind::InvalidValue, fmt::format("the host function `{}` completed with {} results, its type has {}",
+                                                                name_, results_->size(), want)));
   const LowerSite& site = *site_;
   GuestContext caller(*site.store, *site.inst, site.memory, site.realloc, site.abi->options(), subtask->lenders.get());
   std::vector<uint64_t> out;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cmhost/abi.hpp"
+#include "cmhost/error.hpp"
 #include "runtime/runtime.hpp"
 
 namespace cmhost::runtime {
@@ -69,12 +70,17 @@ class HostCompletion : public std::enable_shared_from_this<HostCompletion> {
   // Called by the lowered call once the host callable returned: delivers a
   // completion made during the call now; true when it did.
   bool deliver_if_completed();
+  // The callable threw: the call failed with it, nothing is delivered.
+  void abandon();
 
  private:
   void deliver();
   void post_delivery();
+  // Fails the guest's call: a synchronous caller traps as it wakes; an
+  // async caller's instance is poisoned and the embedder's loop reports it.
+  static void fail_call(const LowerSite& site, Subtask& subtask, Error error);
 
-  std::unique_ptr<LowerSite> site_;
+  std::shared_ptr<const LowerSite> site_;
   std::shared_ptr<const validate::FuncType> type_;
   std::vector<uint64_t> params_;
   std::weak_ptr<Subtask> subtask_;
@@ -85,6 +91,7 @@ class HostCompletion : public std::enable_shared_from_this<HostCompletion> {
   std::optional<std::string> failure_;
   bool in_call_ = true;
   bool delivered_ = false;
+  bool abandoned_ = false;
 };
 
 }  // namespace cmhost::runtime

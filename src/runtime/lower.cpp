@@ -191,18 +191,30 @@ void Lowering::call_async_host(const LowerSite& site, const Func& target, std::s
   auto completion = std::make_shared<HostCompletion>(site, target.type_ref(), params, subtask, driver->post_box(),
                                                      target.host_name_);
   driver->call_started();
-  {
+  try {
     GuestContext context(store, caller, site.memory, site.realloc, site.abi->options(), uint64_t{0});
     HostCall call{store, site.inst, &context.cx()};
     target.async_host_(call, args, completion);
+  } catch (...) {
+    completion->abandon();  // the call fails here, with what the callable threw
+    throw;
   }
   const bool done = completion->deliver_if_completed();
   completion.reset();  // the callable keeps its own reference while it runs on
   if (!site.async) {
-    if (!done && !subtask->resolved()) {
+    if (!done && !subtask->resolved() && !subtask->host_failure) {
       Subtask* s = subtask.get();
-      scheduler.wait_until(scheduler.current_or_root(), [s] { return s->resolved(); }, false);
+      Thread& thread = scheduler.current_or_root();
+      thread.waits_on_host = true;
+      try {
+        scheduler.wait_until(thread, [s] { return s->resolved() || s->host_failure.has_value(); }, false);
+      } catch (...) {
+        thread.waits_on_host = false;
+        throw;
+      }
+      thread.waits_on_host = false;
     }
+    if (subtask->host_failure) throw *subtask->host_failure;  // a trap in this caller
     subtask->deliver_resolve();
     std::copy(subtask->flat_results.begin(), subtask->flat_results.end(), results.begin());
     return;

@@ -205,6 +205,7 @@ class ComponentInstance {
   friend class Lowering;
   friend class Builtins;
   friend class Streams;
+  friend class HostCompletion;
 
   struct CoreInstance {
     std::shared_ptr<engine::Instance> engine_instance;        // instantiated module

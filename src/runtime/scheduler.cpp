@@ -1,6 +1,7 @@
 #include "scheduler.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <utility>
 
 #include "cmhost/error.hpp"
@@ -163,8 +164,19 @@ bool Scheduler::block_inline(Thread& self, Thread* switch_to) {
       if (next == &self || self.resumed_inline_) break;
       Thread* candidate = self.task ? next_ready(self.inst) : nullptr;
       if (!candidate) {
-        // A host call completing (maybe from another thread) may wake it.
-        if (driver_ && (driver_->run_ready() || driver_->wait_for_outside())) continue;
+        // Host work may wake it: a copy, or the async host call it waits
+        // for completing (maybe on another thread). Host work failing here
+        // is not this task's failure: the embedder's loop reports it.
+        bool progressed = false;
+        if (driver_) {
+          try {
+            progressed = driver_->run_ready();
+          } catch (...) {
+            defer_host_failure(std::current_exception());
+            progressed = true;
+          }
+        }
+        if (progressed || (driver_ && self.waits_on_host && driver_->wait_for_outside())) continue;
         throw_trap("cannot block a synchronous task before returning");
       }
       stop_waiting(*candidate);
@@ -253,9 +265,12 @@ bool Scheduler::yield_then_promote(Thread& thread, bool cancellable, Thread& oth
 void Scheduler::resume_later(Thread& thread) { start_waiting(thread, [] { return true; }); }
 
 bool Scheduler::step() {
-  if (driver_ && driver_->run_ready()) return true;
+  if (deferred_failure_) std::rethrow_exception(std::exchange(deferred_failure_, nullptr));
+  // Host work first, then one guest thread: host work that keeps making
+  // progress (a copy restarted by its own callback) cannot starve guests.
+  const bool host = driver_ && driver_->run_ready();
   Thread* thread = next_ready(nullptr);
-  if (!thread) return false;
+  if (!thread) return host;
   Entering entering(*thread->inst, nullptr);
   resume(*thread);
   return true;

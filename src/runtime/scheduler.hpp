@@ -60,6 +60,9 @@ class Thread {
   ComponentInstance* inst = nullptr;  // the instance it runs in
   uint32_t index = 0;                  // in inst's thread table, 0 when not registered
   uint64_t storage[2] = {0, 0};        // context.get / context.set
+  // Blocked on an async host function through a synchronous lower: only
+  // then may its inline loop sleep until another thread completes a call.
+  bool waits_on_host = false;
 
   bool is_fiber() const { return fiber_ != nullptr; }
   bool running() const { return running_; }
@@ -72,7 +75,7 @@ class Thread {
     index = 0;
     storage[0] = storage[1] = 0;
     if (ready_func_) ready_func_ = nullptr;
-    running_ = cancellable_ = finished_ = in_own_loop_ = resumed_inline_ = block_result_ = false;
+    running_ = cancellable_ = finished_ = in_own_loop_ = resumed_inline_ = block_result_ = waits_on_host = false;
     switch_to_ = nullptr;
   }
 
@@ -157,6 +160,11 @@ class Scheduler {
   // Blocked threads, for a deadlock's message.
   std::string describe_blocked() const;
   void set_host_driver(HostDriver* driver) { driver_ = driver; }
+  // Host work that failed while a synchronous task's own loop ran it: kept
+  // for the embedder's loop, so it does not unwind an unrelated guest.
+  void defer_host_failure(std::exception_ptr failure) {
+    if (!deferred_failure_) deferred_failure_ = std::move(failure);
+  }
   HostDriver* host_driver() const { return driver_; }
 
   // Task objects, reused so a synchronous call allocates none. The last one
@@ -194,6 +202,7 @@ class Scheduler {
   std::shared_ptr<Task> last_task_;
   Thread* current_ = nullptr;
   HostDriver* driver_ = nullptr;
+  std::exception_ptr deferred_failure_;
   Thread root_;
   std::vector<Thread*> waiting_;                   // in the order they started waiting
   std::vector<std::unique_ptr<Thread>> fibers_;    // live fiber threads

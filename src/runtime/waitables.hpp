@@ -4,9 +4,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "call_handles.hpp"
+#include "cmhost/error.hpp"
 #include "handles.hpp"
 #include "scheduler.hpp"
 
@@ -81,6 +84,9 @@ class Subtask final : public Waitable {
   bool cancellation_requested = false;
   std::vector<uint64_t> flat_results;  // a synchronous lower's core results
   uint32_t index = 0;                  // in the caller's table, once it has one
+  // An async host function that failed (or dropped its completion): the
+  // trap its synchronous caller raises when it wakes.
+  std::optional<Error> host_failure;
   // The caller's side of the handles passed: borrows lent until delivery.
   std::unique_ptr<CallHandles> lenders;
 

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,6 +91,8 @@ class AsyncHost : public ::testing::Test {
         return;
       }
       if (mode == Mode::Dropped) return;
+      if (mode == Mode::Failing) return c.fail("no doubling today");
+      if (mode == Mode::Throwing) throw std::runtime_error("the host function broke");
       calls.push_back({x, std::move(c)});
     });
     linker.define_async_func("count-bytes", count_bytes_type(), [](Caller& caller, std::span<const Val> args, Completion c) {
@@ -108,7 +111,7 @@ class AsyncHost : public ::testing::Test {
     return instance().func(name).call_async(store, args);
   }
 
-  enum class Mode { Later, AtOnce, OnAThread, Dropped };
+  enum class Mode { Later, AtOnce, OnAThread, Dropped, Failing, Throwing };
   Mode mode = Mode::Later;
   std::vector<Call> calls;
   std::vector<std::thread> threads;
@@ -174,6 +177,23 @@ TEST_F(AsyncHost, ACompletionDroppedUncompletedTrapsTheCall) {
   mode = Mode::Dropped;
   PendingCall pair = start("stackful-pair", 1, 1);
   EXPECT_ERROR_SAYING(pair.wait(store), ErrorKind::Trap, "dropped its completion without completing");
+}
+
+TEST_F(AsyncHost, ASynchronousCallerTrapsWhenItsHostCallFails) {
+  mode = Mode::Failing;
+  const std::vector<Val> args{Val::u32(2)};
+  EXPECT_ERROR_SAYING(instance().func("sync-double").call(store, args), ErrorKind::Trap,
+                      "the host function `slow-double` failed: no doubling today");
+  EXPECT_ERROR_SAYING(instance().func("sync-double").call(store, args), ErrorKind::Trap, "cannot enter")
+      << "the caller's instance is poisoned";
+  EXPECT_NO_THROW(store.run_until_idle()) << "nothing is left for the loop to report";
+}
+
+TEST_F(AsyncHost, ACallableThatThrowsFailsItsCallOnce) {
+  mode = Mode::Throwing;
+  const std::vector<Val> args{Val::u32(2)};
+  EXPECT_THROW(instance().func("sync-double").call(store, args), std::runtime_error);
+  EXPECT_NO_THROW(store.run_until_idle()) << "its dropped completion raises nothing later";
 }
 
 TEST_F(AsyncHost, FailingACallTrapsIt) {
