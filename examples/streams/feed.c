@@ -50,6 +50,16 @@ static struct {
   char line[64];
 } logger;
 
+// A new stream: its readable end returned to the host, its writable end
+// (returned) in a new waitable set (*set) to wait on.
+static uint32_t open_stream(int64_t ends, void (*return_readable)(uint32_t), uint32_t *set) {
+  const uint32_t writer = (uint32_t)((uint64_t)ends >> 32);
+  return_readable((uint32_t)ends);
+  *set = waitable_set_new();
+  waitable_join(writer, *set);
+  return writer;
+}
+
 static void fill_chunk(void) {
   for (uint32_t i = 0; i < CHUNK && readings.done + i < readings.count; i++) {
     const uint32_t n = readings.done + i;
@@ -79,13 +89,9 @@ static int32_t pump_readings(uint32_t result) {
 }
 
 __attribute__((__export_name__("[async-lift]readings"))) int32_t export_readings(int32_t count) {
-  const int64_t ends = readings_new();
-  readings.writer = (uint32_t)((uint64_t)ends >> 32);
   readings.count = (uint32_t)count;
   readings.done = 0;
-  readings_return((uint32_t)ends);
-  readings.set = waitable_set_new();
-  waitable_join(readings.writer, readings.set);
+  readings.writer = open_stream(readings_new(), readings_return, &readings.set);
   return pump_readings(0);
 }
 
@@ -133,14 +139,10 @@ static int32_t pump_log(uint32_t result) {
 }
 
 __attribute__((__export_name__("[async-lift]log"))) int32_t export_log(int32_t lines) {
-  const int64_t ends = log_new();
-  logger.writer = (uint32_t)((uint64_t)ends >> 32);
   logger.lines = (uint32_t)lines;
   logger.done = 0;
   logger.line_len = logger.line_done = 0;
-  log_return((uint32_t)ends);
-  logger.set = waitable_set_new();
-  waitable_join(logger.writer, logger.set);
+  logger.writer = open_stream(log_new(), log_return, &logger.set);
   return pump_log(0);
 }
 

@@ -219,15 +219,21 @@ void Lowering::call_async_host(const LowerSite& site, const Func& target, std::s
     std::copy(subtask->flat_results.begin(), subtask->flat_results.end(), results.begin());
     return;
   }
+  results[0] = hand_to_async_caller(caller, subtask);
+}
+
+// An async lower's core result: RETURNED when the subtask resolved at once,
+// else its state and its index in the caller's table, where it reports its
+// progress from now on.
+uint32_t Lowering::hand_to_async_caller(ComponentInstance& caller, const std::shared_ptr<Subtask>& subtask) {
   if (subtask->resolved()) {
     subtask->deliver_resolve();
-    results[0] = pack_subtask(Subtask::State::Returned, 0);
-    return;
+    return pack_subtask(Subtask::State::Returned, 0);
   }
   const uint32_t index = caller.handles_->add(HandleKind::Subtask, subtask);
   subtask->index = index;
   subtask->reports_progress();
-  results[0] = pack_subtask(subtask->state, index);
+  return pack_subtask(subtask->state, index);
 }
 
 void Lowering::call_sync(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
@@ -264,15 +270,7 @@ void Lowering::call_async(const LowerSite& site, const Func& target, std::span<c
     std::copy(subtask->flat_results.begin(), subtask->flat_results.end(), results.begin());
     return;
   }
-  if (subtask->resolved()) {
-    subtask->deliver_resolve();
-    results[0] = pack_subtask(Subtask::State::Returned, 0);
-    return;
-  }
-  const uint32_t index = caller.handles_->add(HandleKind::Subtask, subtask);
-  subtask->index = index;
-  subtask->reports_progress();
-  results[0] = pack_subtask(subtask->state, index);
+  results[0] = hand_to_async_caller(caller, subtask);
 }
 
 }  // namespace cmhost::runtime

@@ -12,6 +12,8 @@
 
 namespace cmhost::runtime {
 
+class Subtask;
+
 // The caller's side of a lowered function.
 struct LowerSite {
   Store* store = nullptr;
@@ -34,6 +36,7 @@ class Lowering {
   static engine::HostFunc fused(const LowerSite& site, FuncRef target);
   static void call_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                         std::span<uint64_t> results);
+  static uint32_t hand_to_async_caller(ComponentInstance& caller, const std::shared_ptr<Subtask>& subtask);
   static void call_async_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                               std::span<uint64_t> results);
   static void call_sync(const LowerSite& site, const Func& target, std::span<const uint64_t> params,

@@ -15,17 +15,18 @@
 #define EXPORT_INTRINSIC(name) __attribute__((__import_module__("[export]$root"), __import_name__(name)))
 #define ROOT_INTRINSIC(name) __attribute__((__import_module__("$root"), __import_name__(name)))
 
-EXPORT_INTRINSIC("[stream-new-0]take-stream") extern int64_t ops_stream_new(void);
-EXPORT_INTRINSIC("[async-lower][stream-write-0]take-stream")
-extern uint32_t ops_stream_write(uint32_t end, const void *ptr, size_t len);
-EXPORT_INTRINSIC("[stream-drop-writable-0]take-stream") extern void ops_stream_drop_writable(uint32_t end);
+// The stream built-ins of export `func` (its signature's first stream
+// type), declared as prefix_stream_new, _write and _drop_writable.
+#define STREAM_INTRINSICS(prefix, func)                                                                   \
+  EXPORT_INTRINSIC("[stream-new-0]" func) extern int64_t prefix##_stream_new(void);                       \
+  EXPORT_INTRINSIC("[async-lower][stream-write-0]" func)                                                  \
+  extern uint32_t prefix##_stream_write(uint32_t end, const void *ptr, size_t len);                       \
+  EXPORT_INTRINSIC("[stream-drop-writable-0]" func) extern void prefix##_stream_drop_writable(uint32_t end);
+
+STREAM_INTRINSICS(ops, "take-stream")
+STREAM_INTRINSICS(bytes, "take-byte-stream")
 EXPORT_INTRINSIC("[task-return]take-stream") extern void take_stream_return(uint32_t readable);
 EXPORT_INTRINSIC("[task-return]build-stream") extern void build_stream_return(uint32_t readable);
-
-EXPORT_INTRINSIC("[stream-new-0]take-byte-stream") extern int64_t bytes_stream_new(void);
-EXPORT_INTRINSIC("[async-lower][stream-write-0]take-byte-stream")
-extern uint32_t bytes_stream_write(uint32_t end, const void *ptr, size_t len);
-EXPORT_INTRINSIC("[stream-drop-writable-0]take-byte-stream") extern void bytes_stream_drop_writable(uint32_t end);
 EXPORT_INTRINSIC("[task-return]take-byte-stream") extern void take_byte_stream_return(uint32_t readable);
 EXPORT_INTRINSIC("[task-return]build-byte-stream") extern void build_byte_stream_return(uint32_t readable);
 
@@ -157,15 +158,19 @@ static int32_t on_event(int32_t event, int32_t index, int32_t payload) {
 
 // ---- The exports ----
 
+// An export's callback: the write it waited for, then on.
+#define CALLBACK(func, name)                                                              \
+  __attribute__((__export_name__("[callback][async-lift]" func))) int32_t name(int32_t event, int32_t index, \
+                                                                              int32_t payload) {          \
+    return on_event(event, index, payload);                                               \
+  }
+
 __attribute__((__export_name__("[async-lift]take-stream"))) int32_t __wasm_export_take_stream(void) {
   boundary_list_operation_t batch;
   boundary_take_typed(&batch);
   return start_ops(batch, NULL, take_stream_return);
 }
-__attribute__((__export_name__("[callback][async-lift]take-stream"))) int32_t
-__wasm_export_take_stream_cb(int32_t event, int32_t index, int32_t payload) {
-  return on_event(event, index, payload);
-}
+CALLBACK("take-stream", __wasm_export_take_stream_cb)
 
 __attribute__((__export_name__("[async-lift]take-byte-stream"))) int32_t __wasm_export_take_byte_stream(void) {
   if (!chunked_ready) {
@@ -176,20 +181,14 @@ __attribute__((__export_name__("[async-lift]take-byte-stream"))) int32_t __wasm_
   }
   return start_bytes(chunked, NULL, take_byte_stream_return);
 }
-__attribute__((__export_name__("[callback][async-lift]take-byte-stream"))) int32_t
-__wasm_export_take_byte_stream_cb(int32_t event, int32_t index, int32_t payload) {
-  return on_event(event, index, payload);
-}
+CALLBACK("take-byte-stream", __wasm_export_take_byte_stream_cb)
 
 __attribute__((__export_name__("[async-lift]build-stream"))) int32_t __wasm_export_build_stream(int32_t rows) {
   boundary_list_operation_t batch;
   boundary_build_typed((uint32_t)rows, &batch);
   return start_ops(batch, batch.ptr, build_stream_return);
 }
-__attribute__((__export_name__("[callback][async-lift]build-stream"))) int32_t
-__wasm_export_build_stream_cb(int32_t event, int32_t index, int32_t payload) {
-  return on_event(event, index, payload);
-}
+CALLBACK("build-stream", __wasm_export_build_stream_cb)
 
 __attribute__((__export_name__("[async-lift]build-byte-stream"))) int32_t __wasm_export_build_byte_stream(int32_t rows) {
   boundary_list_operation_t batch;
@@ -199,7 +198,4 @@ __attribute__((__export_name__("[async-lift]build-byte-stream"))) int32_t __wasm
   boundary_batch_free(batch.ptr);
   return start_bytes(frames, frames.bytes.ptr, build_byte_stream_return);
 }
-__attribute__((__export_name__("[callback][async-lift]build-byte-stream"))) int32_t
-__wasm_export_build_byte_stream_cb(int32_t event, int32_t index, int32_t payload) {
-  return on_event(event, index, payload);
-}
+CALLBACK("build-byte-stream", __wasm_export_build_byte_stream_cb)
