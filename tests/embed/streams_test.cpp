@@ -88,6 +88,13 @@ TEST_F(HostStreams, WriterFirstPartialReadsComeFromOneParkedWrite) {
   EXPECT_ERROR_SAYING(reader.read(store, 1), ErrorKind::Usage, "the other end is gone");
 }
 
+TEST_F(HostStreams, AStreamInsideAValue) {
+  const Val some = call1("produce-in-option", {Val::u32(3)});
+  ASSERT_NE(some.payload(), nullptr);
+  StreamReader<uint32_t> reader(store, *some.payload());
+  EXPECT_EQ(read_all(reader, 10), (std::vector<uint32_t>{0, 1, 2}));
+}
+
 TEST_F(HostStreams, ChunkedWritesReachTheHostInOrder) {
   StreamReader<uint32_t> reader(store, call1("produce", {Val::u32(1000), Val::u32(64)}));
   EXPECT_EQ(read_all(reader, 100), iota(1000));
@@ -375,6 +382,26 @@ TEST_F(HostStreams, FuturesReadAndWrittenOnce) {
   EXPECT_TRUE(writer.write(store, 9));
   EXPECT_EQ(awaiting.wait(store).at(0), Val::u32(10));
   writer.close();
+}
+
+TEST_F(HostStreams, FutureCopiesCancel) {
+  // Both ends held by the host: neither copy can meet a guest's.
+  FutureWriter<uint32_t> writer(store, Type::u32());
+  FutureReader<uint32_t> reader(store, writer.readable());
+  CopyOutcome read{CopyStatus::Completed, 9}, wrote{CopyStatus::Completed, 9};
+  reader.start_in_place(store, 1, [](abi::AbiContext&, uint64_t, uint64_t) -> uint64_t { return 1; },
+                        [&](CopyOutcome o) { read = o; });
+  writer.start_in_place(store, 1, [](abi::AbiContext&, uint64_t, uint64_t) -> uint64_t { return 1; },
+                        [&](CopyOutcome o) { wrote = o; });
+  store.run_until_idle();
+  EXPECT_TRUE(reader.busy());
+  EXPECT_TRUE(writer.busy());
+  EXPECT_EQ(reader.cancel().status, CopyStatus::Cancelled);
+  EXPECT_EQ(writer.cancel().status, CopyStatus::Cancelled);
+  EXPECT_EQ(read.status, CopyStatus::Cancelled);
+  EXPECT_EQ(read.count, 0u);
+  EXPECT_EQ(wrote.status, CopyStatus::Cancelled);
+  EXPECT_FALSE(reader.ended()) << "a cancelled future copy may be tried again";
 }
 
 TEST_F(HostStreams, AFutureWriterClosesOnlyOnceWritten) {
