@@ -4,6 +4,7 @@
 
 #include "binary/binary.hpp"
 #include "embed/impl.hpp"
+#include "support/files.hpp"
 #include "validate/validate.hpp"
 
 namespace cmhost {
@@ -41,10 +42,7 @@ void Component::write_artifact(Engine& engine, const std::vector<uint8_t>& bytes
 }
 
 Component Component::from_file(Engine& engine, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Usage, "cannot read " + path);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return from_bytes(engine, std::move(bytes));
+  return from_bytes(engine, support::read_file(path));
 }
 
 const ComponentType& Component::type() const { return impl_->compiled.plan.root->type; }

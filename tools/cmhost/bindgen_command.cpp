@@ -15,6 +15,7 @@
 
 #include "bindgen.hpp"
 #include "cmhost/error.hpp"
+#include "support/files.hpp"
 
 extern char** environ;
 
@@ -24,11 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<uint8_t> read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Usage, "cannot read " + path.string());
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::vector<uint8_t> read_bytes(const fs::path& path) { return support::read_file(path.string()); }
 
 // The world's encoding from WIT, by the Node script; its stderr is the
 // message when it fails.

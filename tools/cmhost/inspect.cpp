@@ -8,16 +8,14 @@
 
 #include "cmhost/error.hpp"
 #include "cmhost/types.hpp"
+#include "support/files.hpp"
 #include "wit_printer.hpp"
 
 namespace cmhost::tools {
 
 int run_inspect(const std::string& file) {
   try {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(ErrorKind::Usage, "cannot read " + file);
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                     std::istreambuf_iterator<char>());
+    const std::vector<uint8_t> bytes = support::read_file(file);
     // Decoding and validation give the component's type; its core modules
     // need not be compiled (as Component::from_file would) to print it.
     fmt::print("{}", component_wit(ComponentInfo::from_bytes(bytes)));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cmhost/cmhost.hpp"
+#include "support/files.hpp"
 
 namespace cmhost::tools {
 
@@ -51,9 +52,7 @@ int run_invoke(const std::string& file, const std::string& call, bool stub_impor
 
 int run_compile(const std::string& file, const std::string& output, const engine::EngineConfig& config) {
   try {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(ErrorKind::Usage, "cannot read " + file);
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<uint8_t> bytes = support::read_file(file);
     Engine engine(config);
     Component::write_artifact(engine, bytes, output);
     return 0;

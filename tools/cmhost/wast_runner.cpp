@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cmhost/error.hpp"
+#include "support/files.hpp"
 #include "wast_report.hpp"
 #include "wast_sandbox.hpp"
 #include "wast_script.hpp"
@@ -87,11 +88,7 @@ std::vector<ScriptFile> collect(const std::vector<std::string>& paths) {
   return files;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Usage, "cannot read " + path.string());
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string read_text(const fs::path& path) { return support::read_text_file(path.string()); }
 
 // The component a command carries: its own, or that of the component it
 // wraps (assert_trap of a component).
