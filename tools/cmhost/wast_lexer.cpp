@@ -113,6 +113,10 @@ class Reader {
     } else {
       e.kind = SExpr::Kind::Atom;
       while (pos_ < src_.size() && is_atom_char(src_[pos_])) ++pos_;
+      // Only a `;` that starts no comment stops an atom before its first
+      // character: nothing else can follow, so it is an error, not an
+      // empty atom read forever.
+      if (pos_ == e.begin) fail(line_, "unexpected `;` (comments start with `;;` or `(;`)");
       e.text = std::string(src_.substr(e.begin, pos_ - e.begin));
     }
     e.end = pos_;
