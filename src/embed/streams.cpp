@@ -123,7 +123,7 @@ CopyOutcome ChannelEnd::copy_in_place(Store& store, uint64_t max, InPlaceStep st
 void ChannelEnd::start_in_place(Store& store, uint64_t max, OwnedInPlaceStep step, std::function<void(CopyOutcome)> done) {
   check_store(store);
   Impl* impl = impl_.get();
-  if (impl->end->busy()) impl->end->start(max, step, nullptr);  // refused: one copy at a time
+  impl->end->check_startable();  // before the step of a copy in flight is replaced
   impl->started_step = std::move(step);
   impl->end->start(max, impl->started_step, [impl, done = std::move(done)](host::CopyOutcome outcome) {
     impl->started_step = nullptr;

@@ -78,6 +78,9 @@ class HostEnd {
   // a closed or ended end, or inside a guest's call; a trap in the loop is
   // rethrown saying how many elements this end moved.
   CopyOutcome run(uint64_t count, CopyStep step);
+  // Error (Usage) unless a copy may start now (store alive, none in
+  // flight, not inside its own step, not closed or ended).
+  void check_startable() const;
   // Starts the copy and returns; `done` runs from the event loop (or at
   // once) when it ends. `step` must live until then.
   void start(uint64_t count, CopyStep step, std::function<void(CopyOutcome)> done);
@@ -110,7 +113,6 @@ class HostEnd {
   };
   // The end of the copy in flight: leaves the loop, runs `done`.
   void finish(CopyStatus status);
-  void check_startable() const;
   bool try_stream_read(Copy& copy, runtime::PendingCopy& pending);
   bool try_stream_write(Copy& copy, runtime::PendingCopy& pending);
   // Runs the step on the pending guest buffer; Error (Usage) when the step
