@@ -10,6 +10,7 @@
 // f64 in all 64. Reference and v128 values never cross this interface.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,6 +51,14 @@ struct ExternType {
   Limits limits;        // Table, Memory
   CoreType value = CoreType::I32;  // Global's value type, Table's element type
   bool mutable_global = false;
+};
+
+// Per-store caps on linear memories and tables (Store::set_memory_limits).
+// Unset: only the modules' own limits apply.
+struct MemoryLimits {
+  std::optional<uint64_t> memory_bytes = std::nullopt;        // each memory
+  std::optional<uint64_t> total_memory_bytes = std::nullopt;  // the store's memories together
+  std::optional<uint64_t> table_elements = std::nullopt;      // each table
 };
 
 struct ImportDesc {
@@ -126,8 +135,8 @@ class Store {
   virtual ExternType extern_type(Extern e) const = 0;
 
   // Calls a function; args and results follow its type. Throws cmhost::Error
-  // (Trap) with the engine's message when the wasm code traps, or the
-  // instruction budget runs out.
+  // (Trap) with the engine's message when the wasm code traps, runs out of
+  // fuel or passes its epoch deadline.
   virtual void call(Extern func, std::span<const uint64_t> args, std::span<uint64_t> results) = 0;
   // `func` ready for many calls; Usage when it is not a function of this store.
   virtual std::unique_ptr<PreparedCall> prepare_call(Extern func) = 0;
@@ -163,6 +172,24 @@ class Store {
   // Makes `stack` current (null: the store's own, the embedder's stack) and
   // returns the one that was. `stack` must stay alive while it is current.
   virtual ExecutionStack* switch_execution_stack(ExecutionStack* stack) = 0;
+
+  // Caps on the memories and tables of the instances made from now on: a
+  // module whose memory or table starts above them cannot be instantiated
+  // (Error, Trap, naming the limit), and growing past them fails as growing
+  // past a declared maximum does (memory.grow and table.grow return -1).
+  virtual void set_memory_limits(const MemoryLimits& limits) = 0;
+
+  // Metered engines (EngineConfig::metering) only; Error (Usage) otherwise.
+  // Fuel: how many units guest code may still run (nullopt: unlimited, the
+  // default); running out traps with "out of fuel". The fuel is the store's,
+  // across calls.
+  virtual void set_fuel(std::optional<uint64_t> units) = 0;
+  virtual std::optional<uint64_t> fuel() const = 0;
+  // Guest code traps with "interrupted" once the engine's epoch
+  // (Engine::increment_epoch) reaches `epoch` (absolute; none by default).
+  virtual void set_epoch_deadline(uint64_t epoch) = 0;
+  // Whether the deadline has passed: host work that waits checks it.
+  virtual bool deadline_passed() const = 0;
 };
 
 // The core engines cmhost can run guests on. Each is a folder of
@@ -175,17 +202,12 @@ const char* to_string(Backend backend) noexcept;
 
 struct EngineConfig {
   Backend backend = Backend::Interpreter;
-  // When set, every call from the host may execute at most about this many
-  // budget units (loop iterations, and entries of functions that make calls)
-  // before it traps with "instruction budget exhausted". Modules run
-  // unmodified when unset.
-  std::optional<uint64_t> call_budget = std::nullopt;
-  // Caps on what a module may define: a memory of more bytes, or a table of
-  // more elements, than these cannot be instantiated, and growing beyond
-  // them fails as growing beyond the declared maximum does (memory.grow
-  // returns -1). Unset: only the modules' own limits apply.
-  std::optional<uint64_t> max_memory_bytes = std::nullopt;
-  std::optional<uint64_t> max_table_elements = std::nullopt;
+  // Guest code counts what it runs, one unit per loop iteration and per
+  // entry of a function that makes calls, so that stores can bound it with
+  // fuel and interrupt it from another thread (Store::set_fuel,
+  // Store::set_epoch_deadline, Engine::increment_epoch). Modules run
+  // unmodified when off.
+  bool metering = false;
 
   // Ahead of time only. Where compiled components are kept (empty:
   // $XDG_CACHE_HOME/cmhost, else ~/.cache/cmhost; created 0700 and refused
@@ -211,6 +233,12 @@ class Artifact {
 class Engine {
  public:
   virtual ~Engine() = default;
+  // The epoch stores set their deadlines on. Any thread may bump it; guest
+  // code of a store whose deadline it reaches traps within one metering
+  // slice (well under a millisecond compiled, about one interpreted).
+  void increment_epoch() noexcept { epoch_->fetch_add(1, std::memory_order_relaxed); }
+  uint64_t epoch() const noexcept { return epoch_->load(std::memory_order_relaxed); }
+
   // Validates and compiles a core module; Error(Decode/Validate) if invalid.
   // The bytes need to live only for the duration of the call.
   virtual std::shared_ptr<Module> compile(std::span<const uint8_t> bytes) = 0;
@@ -231,6 +259,10 @@ class Engine {
                               const std::vector<std::span<const uint8_t>>& modules, const std::string& path);
   virtual std::unique_ptr<Store> new_store() = 0;
   virtual const EngineConfig& config() const = 0;
+
+ protected:
+  // Shared with the stores, which may outlive the engine object.
+  std::shared_ptr<std::atomic<uint64_t>> epoch_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 // The engine of `config.backend`.

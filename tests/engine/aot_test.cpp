@@ -63,7 +63,7 @@ TEST_F(AotArtifacts, StampsThatDifferAreRefusedSayingWhat) {
   Component::write_artifact(engine, basics_, path);
   expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(engine, read_fixture("values"), path); },
                "was built from another component");
-  Engine metered(aot({.call_budget = 1000}));
+  Engine metered(aot({.metering = true}));
   expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(metered, basics_, path); },
                "was built with other flags");
   Engine clang(aot({.compiler = "clang"}));

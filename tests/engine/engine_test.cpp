@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -888,33 +889,88 @@ TEST_F(EngineTest, PostMvpFeatures) { check_post_mvp_features(*store_, *engine_)
 
 class BudgetTest : public EngineTest {
  protected:
-  BudgetTest() : EngineTest(EngineConfig{.call_budget = 1000}) {}
+  BudgetTest() : EngineTest(EngineConfig{.metering = true}) {}
 };
 
-TEST_F(BudgetTest, InfiniteLoopRunsOutOfBudget) {
+TEST_F(BudgetTest, InfiniteLoopRunsOutOfFuel) {
   auto spin = instantiate(wasm(kSpin));
-  expect_error(ErrorKind::Trap, [&] { call(*spin, "spin"); }, "instruction budget exhausted");
-  expect_error(ErrorKind::Trap, [&] { call(*spin, "deep"); }, "instruction budget exhausted");
-  // Each call from the host starts with the full budget.
+  EXPECT_EQ(store_->fuel(), std::nullopt);  // unlimited until set
+  EXPECT_EQ(call1(*spin, "count", {50000}), 50000u);
+  store_->set_fuel(1000);
+  expect_error(ErrorKind::Trap, [&] { call(*spin, "spin"); }, "out of fuel: the store's fuel of 1000 units is spent");
+  EXPECT_EQ(store_->fuel(), std::optional<uint64_t>(0));
+  store_->set_fuel(1000);
+  expect_error(ErrorKind::Trap, [&] { call(*spin, "deep"); }, "out of fuel");
+  // The fuel is the store's, across calls: a leaf function costs none.
+  store_->set_fuel(1000);
   EXPECT_EQ(call1(*spin, "add", {2, 3}), 5u);
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(call1(*spin, "count", {900}), 900u);
-  expect_error(ErrorKind::Trap, [&] { call(*spin, "count", {5000}); }, "instruction budget exhausted");
+  EXPECT_EQ(store_->fuel(), std::optional<uint64_t>(1000));
+  EXPECT_EQ(call1(*spin, "count", {900}), 900u);
+  const uint64_t left = store_->fuel().value();
+  EXPECT_LE(left, 100u);
+  EXPECT_GE(left, 90u);
+  expect_error(ErrorKind::Trap, [&] { call(*spin, "count", {900}); }, "out of fuel");
+  store_->set_fuel(std::nullopt);
+  EXPECT_EQ(call1(*spin, "count", {5000}), 5000u);
   auto recursion = instantiate(wasm(kIndirectRecursion));
-  expect_error(ErrorKind::Trap, [&] { call(*recursion, "f", {0}); }, "instruction budget exhausted");
+  store_->set_fuel(1000);
+  expect_error(ErrorKind::Trap, [&] { call(*recursion, "f", {0}); }, "out of fuel");
+}
+
+TEST_F(BudgetTest, FuelIsCountedAcrossSlices) {
+  auto spin = instantiate(wasm(kSpin));
+  store_->set_fuel(1'000'000);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(call1(*spin, "count", {25000}), 25000u);
+  const uint64_t used = 1'000'000 - store_->fuel().value();
+  EXPECT_GE(used, 250'000u);
+  EXPECT_LE(used, 250'100u);  // a unit per iteration, and a few per call
+}
+
+TEST_F(BudgetTest, AnEpochPastTheDeadlineInterrupts) {
+  auto spin = instantiate(wasm(kSpin));
+  store_->set_epoch_deadline(engine_->epoch() + 2);
+  EXPECT_EQ(call1(*spin, "count", {30000}), 30000u);
+  engine_->increment_epoch();
+  EXPECT_FALSE(store_->deadline_passed());
+  EXPECT_EQ(call1(*spin, "count", {30000}), 30000u);
+  engine_->increment_epoch();
+  EXPECT_TRUE(store_->deadline_passed());
+  expect_error(ErrorKind::Trap, [&] { call(*spin, "count", {30000}); }, "interrupted: the engine's epoch reached");
+  store_->set_epoch_deadline(engine_->epoch() + 1);
+  EXPECT_EQ(call1(*spin, "add", {1, 1}), 2u);
+}
+
+TEST_F(BudgetTest, AnotherThreadInterruptsARunawayLoop) {
+  auto spin = instantiate(wasm(kSpin));
+  store_->set_epoch_deadline(engine_->epoch() + 1);
+  const auto start = std::chrono::steady_clock::now();
+  std::thread timer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    engine_->increment_epoch();
+  });
+  expect_error(ErrorKind::Trap, [&] { call(*spin, "spin"); }, "interrupted");
+  timer.join();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(elapsed, std::chrono::milliseconds(150));  // the deadline plus under 100 ms
 }
 
 TEST_F(BudgetTest, MeteredModulesKeepTheirBehaviour) {
   check_post_mvp_features(*store_, *engine_);
   auto traps = instantiate(wasm(kTraps));
   expect_error(ErrorKind::Trap, [&] { call(*traps, "unreachable"); }, "unreachable executed");
-  // The fuel import stays hidden.
+  // The metering imports stay hidden.
   EXPECT_EQ(engine_->compile(wasm(kHost))->imports().size(), 4u);
   auto arith = instantiate(wasm(kArith));
   EXPECT_EQ(store_->global_get(exported(*arith, "counter")), 7u);  // global indices shifted consistently
   EXPECT_EQ(call1(*arith, "bump"), 8u);
+  // Function indices too: calls, a start function, host imports.
+  auto host = instantiate(wasm(kPingpong), {store_->host_func({{CoreType::I32}, {CoreType::I32}},
+                                                              [](Caller&, std::span<const uint64_t> a,
+                                                                 std::span<uint64_t> r) { r[0] = a[0] + 1; })});
+  EXPECT_EQ(call1(*host, "ping", {41}), 42u);
 }
 
-TEST_F(BudgetTest, BudgetCoversNestedCallsAndStartFunctions) {
+TEST_F(BudgetTest, FuelCoversNestedCallsAndStartFunctions) {
   auto spin = instantiate(wasm(kSpin));
   Extern bounce = store_->host_func({{CoreType::I32}, {CoreType::I32}},
                                     [&](Caller& caller, std::span<const uint64_t>, std::span<uint64_t> r) {
@@ -922,9 +978,19 @@ TEST_F(BudgetTest, BudgetCoversNestedCallsAndStartFunctions) {
                                       r[0] = 0;
                                     });
   auto pingpong = instantiate(wasm(kPingpong), {bounce});
-  expect_error(ErrorKind::Trap, [&] { call(*pingpong, "ping", {1}); }, "instruction budget exhausted");
-  expect_error(ErrorKind::Trap, [&] { instantiate(wasm(kStartSpin)); }, "instruction budget exhausted");
+  store_->set_fuel(5000);
+  expect_error(ErrorKind::Trap, [&] { call(*pingpong, "ping", {1}); }, "out of fuel");
+  store_->set_fuel(5000);
+  expect_error(ErrorKind::Trap, [&] { instantiate(wasm(kStartSpin)); }, "out of fuel");
   EXPECT_EQ(call1(*spin, "add", {1, 1}), 2u);
+}
+
+TEST(EngineBudget, UnmeteredStoresRefuseFuel) {
+  auto plain = make_engine(testing_support::test_engine_config());
+  auto store = plain->new_store();
+  expect_error(ErrorKind::Usage, [&] { store->set_fuel(10); }, "EngineConfig::metering");
+  expect_error(ErrorKind::Usage, [&] { store->set_epoch_deadline(1); }, "EngineConfig::metering");
+  EXPECT_FALSE(store->deadline_passed());
 }
 
 TEST_F(BudgetTest, InvalidModulesAreStillClassified) {
@@ -979,21 +1045,17 @@ TEST(EngineBudget, UnmeteredModulesLoadUnchanged) {
 }
 
 TEST(EngineBudget, StoresRefuseModulesMeteredDifferently) {
-  auto metered = make_engine(testing_support::test_engine_config({.call_budget = 10}));
+  auto metered = make_engine(testing_support::test_engine_config({.metering = true}));
   auto plain = make_engine(testing_support::test_engine_config());
   auto module = metered->compile(wasm(kArith));
   auto store = plain->new_store();
   expect_error(ErrorKind::Usage, [&] { store->instantiate(*module, {}); }, "metering");
 }
 
-// Caps on what modules define: growth stops at them as at a declared
-// maximum, from wasm and from the host.
-class CapsTest : public EngineTest {
- protected:
-  CapsTest() : EngineTest(EngineConfig{.max_memory_bytes = 3 * 65536, .max_table_elements = 2}) {}
-};
-
-TEST_F(CapsTest, MemoryGrowthStopsAtTheCap) {
+// A store's caps on what its modules define: growth stops at them as at a
+// declared maximum, from wasm and from the host.
+TEST_F(EngineTest, MemoryGrowthStopsAtTheStoresCap) {
+  store_->set_memory_limits({.memory_bytes = 3 * 65536, .table_elements = 2});
   auto grow = instantiate(wasm(kGrow));  // declares 1 to 8 pages
   EXPECT_EQ(call1(*grow, "grow", {2}), 1u);
   EXPECT_EQ(call1(*grow, "grow", {1}), 0xffffffffu);  // memory.grow fails as beyond its maximum
@@ -1003,15 +1065,36 @@ TEST_F(CapsTest, MemoryGrowthStopsAtTheCap) {
   // A table of 2 elements fits a cap of 2.
   auto provider = instantiate(wasm(kProvider));
   EXPECT_EQ(store_->extern_type(exported(*provider, "tab")).limits.max, std::optional<uint64_t>(2));
+  // Another store of the same engine has no caps.
+  auto other = engine_->new_store();
+  auto uncapped = other->instantiate(*engine_->compile(wasm(kGrow)), {});
+  std::vector<uint64_t> result(1);
+  other->call(*uncapped->get_export("grow"), {std::vector<uint64_t>{5}}, result);
+  EXPECT_EQ(result[0], 1u);
 }
 
-TEST(EngineCaps, ModulesStartingAboveTheCapsAreRefused) {
-  auto small_memory = make_engine(testing_support::test_engine_config({.max_memory_bytes = 65535}));  // less than a page
-  expect_error(ErrorKind::Link, [&] { small_memory->compile(wasm(kGrow)); },
-               "memory 0 starts at 1 pages of 64 KiB, above the engine's limit of 65535 bytes");
-  auto small_table = make_engine(testing_support::test_engine_config({.max_table_elements = 1}));
-  expect_error(ErrorKind::Link, [&] { small_table->compile(wasm(kProvider)); },
-               "table 0 starts with 2 elements, above the engine's limit of 1");
+TEST_F(EngineTest, TheStoresMemoriesShareTheTotal) {
+  store_->set_memory_limits({.total_memory_bytes = 4 * 65536});
+  auto first = instantiate(wasm(kGrow));  // 1 page, up to 8
+  EXPECT_EQ(call1(*first, "grow", {1}), 1u);  // 2 pages in use
+  auto second = instantiate(wasm(kGrow));     // 1 more: 3 in use, room for 1
+  EXPECT_EQ(call1(*second, "grow", {2}), 0xffffffffu);
+  EXPECT_EQ(call1(*second, "grow", {1}), 1u);
+  EXPECT_EQ(store_->grow_memory(exported(*first, "memory"), 1), std::nullopt);  // the host too
+  expect_error(ErrorKind::Trap, [&] { instantiate(wasm(kGrow)); },
+               "memory limit: memory 0 of 65536 bytes would take the store's memories past its limit of 262144 bytes "
+               "in total (262144 in use)");
+}
+
+TEST_F(EngineTest, ModulesStartingAboveTheStoresCapsAreRefused) {
+  store_->set_memory_limits({.memory_bytes = 65535});  // less than a page
+  expect_error(ErrorKind::Trap, [&] { instantiate(wasm(kGrow)); },
+               "memory limit: memory 0 starts at 65536 bytes, above the store's limit of 65535 bytes per memory");
+  store_->set_memory_limits({.table_elements = 1});
+  expect_error(ErrorKind::Trap, [&] { instantiate(wasm(kProvider)); },
+               "table limit: table 0 starts with 2 elements, above the store's limit of 1");
+  store_->set_memory_limits({});
+  EXPECT_NO_THROW(instantiate(wasm(kProvider)));
 }
 
 TEST_F(EngineTest, PreparedCallsCallTheFunction) {

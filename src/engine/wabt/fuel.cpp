@@ -9,6 +9,7 @@
 #include <wabt/binary-reader-nop.h>
 #include <wabt/binary-reader.h>
 #include <wabt/binary-writer.h>
+#include <wabt/cast.h>
 #include <wabt/expr-visitor.h>
 #include <wabt/ir.h>
 #include <wabt/stream.h>
@@ -60,9 +61,9 @@ class NestingDepth : public wabt::BinaryReaderNop {
 };
 
 // What metering has to rewrite, found with wabt's (non-recursive) visitor:
-// references to globals, whose indices shift when the fuel import is added,
-// loops, which get a fuel check at their header, and whether the code makes
-// calls.
+// references to globals and functions, whose indices shift when the imports
+// are added, loops, which get a fuel check at their header, and whether the
+// code makes calls.
 class MeteringSites : public wabt::ExprVisitor::DelegateNop {
  public:
   wabt::Result OnGlobalGetExpr(wabt::GlobalGetExpr* expr) override { return global_ref(expr->var); }
@@ -71,11 +72,15 @@ class MeteringSites : public wabt::ExprVisitor::DelegateNop {
     loops.push_back(expr);
     return wabt::Result::Ok;
   }
-  wabt::Result OnCallExpr(wabt::CallExpr*) override { return call(); }
-  wabt::Result OnCallIndirectExpr(wabt::CallIndirectExpr*) override { return call(); }
-  wabt::Result OnCallRefExpr(wabt::CallRefExpr*) override { return call(); }
-  wabt::Result OnReturnCallExpr(wabt::ReturnCallExpr*) override { return call(); }
-  wabt::Result OnReturnCallIndirectExpr(wabt::ReturnCallIndirectExpr*) override { return call(); }
+  wabt::Result OnCallExpr(wabt::CallExpr* expr) override { return call(&expr->var); }
+  wabt::Result OnCallIndirectExpr(wabt::CallIndirectExpr*) override { return call(nullptr); }
+  wabt::Result OnCallRefExpr(wabt::CallRefExpr*) override { return call(nullptr); }
+  wabt::Result OnReturnCallExpr(wabt::ReturnCallExpr* expr) override { return call(&expr->var); }
+  wabt::Result OnReturnCallIndirectExpr(wabt::ReturnCallIndirectExpr*) override { return call(nullptr); }
+  wabt::Result OnRefFuncExpr(wabt::RefFuncExpr* expr) override {
+    func_refs.push_back(&expr->var);
+    return wabt::Result::Ok;
+  }
 
   // Returns whether `exprs` contains a call.
   bool visit(wabt::ExprList& exprs) {
@@ -86,6 +91,7 @@ class MeteringSites : public wabt::ExprVisitor::DelegateNop {
   }
 
   std::vector<wabt::Var*> global_refs;
+  std::vector<wabt::Var*> func_refs;
   std::vector<wabt::LoopExpr*> loops;
   // Functions whose entry is metered: those that make calls. Any unbounded
   // run passes a loop header or a call cycle infinitely often, and a call
@@ -98,7 +104,8 @@ class MeteringSites : public wabt::ExprVisitor::DelegateNop {
     global_refs.push_back(&var);
     return wabt::Result::Ok;
   }
-  wabt::Result call() {
+  wabt::Result call(wabt::Var* callee) {
+    if (callee) func_refs.push_back(callee);
     makes_calls_ = true;
     return wabt::Result::Ok;
   }
@@ -148,8 +155,47 @@ wabt::Index add_fuel_import(wabt::Module& module, const MeteringSites& sites) {
   return fuel;
 }
 
-// fuel -= 1; if (fuel < 0) unreachable
-wabt::ExprList fuel_check(wabt::Index fuel) {
+// Appends the refill import `() -> ()` after the module's other function
+// imports and returns its function index; the module's own functions move
+// up by one.
+wabt::Index add_refill_import(wabt::Module& module, const MeteringSites& sites) {
+  const wabt::Index refill = module.num_func_imports;
+  auto shift = [refill](wabt::Var& var) {
+    if (var.is_index() && var.index() >= refill) var.set_index(var.index() + 1);
+  };
+  for (wabt::Var* var : sites.func_refs) shift(*var);
+  for (wabt::Export* export_ : module.exports) {
+    if (export_->kind == wabt::ExternalKind::Func) shift(export_->var);
+  }
+  for (wabt::Var* start : module.starts) shift(*start);
+
+  wabt::Index type_index = static_cast<wabt::Index>(module.types.size());
+  for (wabt::Index i = 0; i < module.types.size(); ++i) {
+    const auto* type = wabt::dyn_cast<wabt::FuncType>(module.types[i]);
+    if (type && type->sig.param_types.empty() && type->sig.result_types.empty()) {
+      type_index = i;
+      break;
+    }
+  }
+  if (type_index == module.types.size()) {
+    auto field = std::make_unique<wabt::TypeModuleField>();
+    field->type = std::make_unique<wabt::FuncType>();
+    module.AppendField(std::move(field));
+  }
+
+  auto import = std::make_unique<wabt::FuncImport>();
+  import->module_name = kFuelImportModule;
+  import->field_name = kRefillImportName;
+  import->func.decl.has_func_type = true;
+  import->func.decl.type_var = wabt::Var(type_index, wabt::Location());
+  module.AppendField(std::make_unique<wabt::ImportModuleField>(std::move(import)));
+  // AppendField lists the new function last; imports come first.
+  std::rotate(module.funcs.begin() + refill, module.funcs.end() - 1, module.funcs.end());
+  return refill;
+}
+
+// fuel -= 1; if (fuel < 0) refill()
+wabt::ExprList fuel_check(wabt::Index fuel, wabt::Index refill) {
   const wabt::Location nowhere;
   wabt::ExprList check;
   check.push_back(std::make_unique<wabt::GlobalGetExpr>(wabt::Var(fuel, nowhere)));
@@ -159,14 +205,14 @@ wabt::ExprList fuel_check(wabt::Index fuel) {
   check.push_back(std::make_unique<wabt::GlobalGetExpr>(wabt::Var(fuel, nowhere)));
   check.push_back(std::make_unique<wabt::ConstExpr>(wabt::Const::I64(0)));
   check.push_back(std::make_unique<wabt::CompareExpr>(wabt::Opcode::I64LtS));
-  auto trap = std::make_unique<wabt::IfExpr>();
-  trap->true_.exprs.push_back(std::make_unique<wabt::UnreachableExpr>());
-  check.push_back(std::move(trap));
+  auto slice_spent = std::make_unique<wabt::IfExpr>();
+  slice_spent->true_.exprs.push_back(std::make_unique<wabt::CallExpr>(wabt::Var(refill, nowhere)));
+  check.push_back(std::move(slice_spent));
   return check;
 }
 
-void prepend_fuel_check(wabt::ExprList& exprs, wabt::Index fuel) {
-  wabt::ExprList check = fuel_check(fuel);
+void prepend_fuel_check(wabt::ExprList& exprs, wabt::Index fuel, wabt::Index refill) {
+  wabt::ExprList check = fuel_check(fuel, refill);
   exprs.splice(exprs.begin(), check);
 }
 
@@ -193,9 +239,10 @@ std::vector<uint8_t> add_fuel_metering(const uint8_t* bytes, size_t size, const 
   }
 
   MeteringSites sites = find_sites(module);
+  const wabt::Index refill = add_refill_import(module, sites);
   const wabt::Index fuel = add_fuel_import(module, sites);
-  for (wabt::Func* func : sites.calling_funcs) prepend_fuel_check(func->exprs, fuel);
-  for (wabt::LoopExpr* loop : sites.loops) prepend_fuel_check(loop->block.exprs, fuel);
+  for (wabt::Func* func : sites.calling_funcs) prepend_fuel_check(func->exprs, fuel, refill);
+  for (wabt::LoopExpr* loop : sites.loops) prepend_fuel_check(loop->block.exprs, fuel, refill);
 
   wabt::MemoryStream stream;
   const wabt::WriteBinaryOptions write_options(features, /*canonicalize_lebs=*/true,

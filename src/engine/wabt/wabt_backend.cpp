@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "cmhost/error.hpp"
+#include "../meter.hpp"
 #include "fuel.hpp"
 #include <wabt/binary-reader-nop.h>
 #include <wabt/binary-reader.h>
@@ -213,35 +214,49 @@ LoadableBytes prepare_for_loading(const uint8_t* bytes, size_t size, bool metere
 
 namespace {
 
-// Lowers the maximum of what the module defines to the caps; one that
-// starts above them cannot be instantiated under them.
-void apply_caps(wi::ModuleDesc& desc, const Caps& caps) {
-  constexpr uint64_t kPageBytes = 65536;
-  if (caps.max_memory_bytes) {
-    const uint64_t cap_pages = *caps.max_memory_bytes / kPageBytes;
-    for (size_t i = 0; i < desc.memories.size(); ++i) {
-      wabt::Limits& limits = desc.memories[i].type.limits;
-      if (limits.initial > cap_pages)
-        throw Error(ErrorKind::Link, "memory " + std::to_string(i) + " starts at " + std::to_string(limits.initial) +
-                                         " pages of 64 KiB, above the engine's limit of " +
-                                         std::to_string(*caps.max_memory_bytes) + " bytes");
-      const uint64_t declared = limits.has_max ? limits.max : limits.is_64 ? uint64_t{1} << 48 : 65536;
-      if (cap_pages < declared) {
-        limits.max = cap_pages;
-        limits.has_max = true;
-      }
+constexpr uint64_t kPageBytes = 65536;
+
+// The module's memories and tables with their maximum lowered to the caps,
+// given the bytes the store's memories hold already; Trap naming the limit
+// when one starts above them.
+void apply_caps(wi::ModuleDesc& desc, const Caps& caps, uint64_t store_memory_bytes) {
+  uint64_t total = store_memory_bytes;
+  for (size_t i = 0; i < desc.memories.size(); ++i) {
+    wabt::Limits& limits = desc.memories[i].type.limits;
+    const uint64_t initial_bytes = limits.initial * kPageBytes;
+    if (caps.memory_bytes && initial_bytes > *caps.memory_bytes)
+      throw Error(ErrorKind::Trap, "memory limit: memory " + std::to_string(i) + " starts at " +
+                                       std::to_string(initial_bytes) + " bytes, above the store's limit of " +
+                                       std::to_string(*caps.memory_bytes) + " bytes per memory");
+    if (caps.total_memory_bytes && initial_bytes > *caps.total_memory_bytes - std::min(total, *caps.total_memory_bytes))
+      throw Error(ErrorKind::Trap, "memory limit: memory " + std::to_string(i) + " of " +
+                                       std::to_string(initial_bytes) + " bytes would take the store's memories past its limit of " +
+                                       std::to_string(*caps.total_memory_bytes) + " bytes in total (" +
+                                       std::to_string(total) + " in use)");
+    std::optional<uint64_t> cap = caps.memory_bytes;
+    if (caps.total_memory_bytes) {
+      const uint64_t room = *caps.total_memory_bytes - total;  // this memory may grow into all of it
+      cap = cap ? std::min(*cap, room) : room;
+    }
+    total += initial_bytes;
+    if (!cap) continue;
+    const uint64_t cap_pages = *cap / kPageBytes;
+    const uint64_t declared = limits.has_max ? limits.max : limits.is_64 ? uint64_t{1} << 48 : 65536;
+    if (cap_pages < declared) {
+      limits.max = cap_pages;
+      limits.has_max = true;
     }
   }
-  if (caps.max_table_elements) {
+  if (caps.table_elements) {
     for (size_t i = 0; i < desc.tables.size(); ++i) {
       wabt::Limits& limits = desc.tables[i].type.limits;
-      if (limits.initial > *caps.max_table_elements)
-        throw Error(ErrorKind::Link, "table " + std::to_string(i) + " starts with " + std::to_string(limits.initial) +
-                                         " elements, above the engine's limit of " +
-                                         std::to_string(*caps.max_table_elements));
+      if (limits.initial > *caps.table_elements)
+        throw Error(ErrorKind::Trap, "table limit: table " + std::to_string(i) + " starts with " +
+                                         std::to_string(limits.initial) + " elements, above the store's limit of " +
+                                         std::to_string(*caps.table_elements));
       const uint64_t declared = limits.has_max ? limits.max : UINT32_MAX;
-      if (*caps.max_table_elements < declared) {
-        limits.max = *caps.max_table_elements;
+      if (*caps.table_elements < declared) {
+        limits.max = *caps.table_elements;
         limits.has_max = true;
       }
     }
@@ -250,7 +265,7 @@ void apply_caps(wi::ModuleDesc& desc, const Caps& caps) {
 
 }  // namespace
 
-CompiledModule compile(const uint8_t* original, size_t original_size, bool metered, const Caps& caps) {
+CompiledModule compile(const uint8_t* original, size_t original_size, bool metered) {
   const LoadableBytes loadable = prepare_for_loading(original, original_size, metered);
   const uint8_t* bytes = loadable.data;
   const size_t size = loadable.size;
@@ -270,10 +285,9 @@ CompiledModule compile(const uint8_t* original, size_t original_size, bool meter
     throw Error(ErrorKind::Validate, "invalid core module: " + describe(errors));
   }
 
-  apply_caps(code->desc, caps);
   CompiledModule out;
   const auto& imports = code->desc.imports;
-  const size_t own_imports = imports.size() - (metered ? 1 : 0);
+  const size_t own_imports = imports.size() - (metered ? 2 : 0);  // refill and fuel
   for (size_t i = 0; i < own_imports; ++i) {
     const wi::ImportType& import = imports[i].type;
     out.imports.push_back({import.module, import.name, describe_extern(*import.type)});
@@ -309,11 +323,21 @@ class ThreadCaller final : public CallerView {
 
 class WabtStore final : public InterpStore {
  public:
-  explicit WabtStore(std::optional<uint64_t> fuel_budget)
-      : store_(enabled_features()), fuel_budget_(fuel_budget) {
-    if (fuel_budget_) {
+  WabtStore(bool metered, std::shared_ptr<const std::atomic<uint64_t>> epoch)
+      : store_(enabled_features()), meter_(std::move(epoch)) {
+    if (metered) {
       fuel_ = wi::Global::New(store_, wi::GlobalType(wabt::Type::I64, wi::Mutability::Var),
                               wi::Value::Make(uint64_t{0}));
+      refill_ = wi::HostFunc::New(store_, wi::FuncType({}, {}),
+                                  [this](wi::Thread&, const wi::Values&, wi::Values&, wi::Trap::Ptr* trap) {
+                                    try {
+                                      fuel_->UnsafeSet(wi::Value::Make(meter_.next_slice()));
+                                      return wabt::Result::Ok;
+                                    } catch (const Error& error) {
+                                      *trap = wi::Trap::New(store_, error.what());
+                                      return wabt::Result::Error;
+                                    }
+                                  });
     }
   }
 
@@ -341,6 +365,22 @@ class WabtStore final : public InterpStore {
   // Records an extern a handle may name and returns that handle.
   Handle remember(wi::Ref ref);
   wi::Store& wabt_store() { return store_; }
+
+  void set_caps(const Caps& caps) override { caps_ = caps; }
+  void set_fuel(std::optional<uint64_t> units) override {
+    require_metered("set_fuel");
+    meter_.set_fuel(units);
+    fuel_->UnsafeSet(wi::Value::Make(int64_t{0}));  // the next unit asks for a slice
+  }
+  std::optional<uint64_t> fuel() const override {
+    require_metered("fuel");
+    return meter_.fuel(fuel_->UnsafeGet<int64_t>());
+  }
+  void set_epoch_deadline(uint64_t epoch) override {
+    require_metered("set_epoch_deadline");
+    meter_.set_deadline(epoch);
+  }
+  bool deadline_passed() const override { return fuel_ && meter_.deadline_passed(); }
 
  private:
   // One level of host -> wasm nesting: its Thread and argument buffers.
@@ -380,19 +420,31 @@ class WabtStore final : public InterpStore {
   wi::Extern& resolve(Handle handle) const;
   template <typename T>
   T& resolve_as(Handle handle, KindCode kind) const;
-  wi::Module::Ptr module_for(const CompiledCode& code);
+  wi::Module::Ptr module_for(const CompiledCode& code, const Caps& caps);
   CallContext& context_at(StackState& stack, unsigned depth);
   wabt::Result run_host(const HostTarget& target, wi::Thread& thread, const wi::Values& params,
                         wi::Values& results, wi::Trap::Ptr* trap);
   [[noreturn]] void fail(const wi::Trap::Ptr& trap, bool outermost);
-  bool fuel_exhausted() const { return fuel_ && fuel_->UnsafeGet<int64_t>() < 0; }
+  void require_metered(const char* what) const {
+    if (!fuel_) usage_error(std::string(what) + ": the engine does not meter guest code (EngineConfig::metering)");
+  }
+  // The bytes the store's memories hold now.
+  uint64_t memory_bytes_in_use();
 
   // Declared first so it is destroyed last: the roots and Threads below
   // unregister themselves from it.
   wi::Store store_;
-  std::optional<uint64_t> fuel_budget_;
-  wi::Global::Ptr fuel_;                                   // the metered modules' shared fuel import
-  std::unordered_map<uint64_t, wi::Module::Ptr> modules_;  // by CompiledCode::id
+  Meter meter_;
+  wi::Global::Ptr fuel_;      // metered stores: the slice counter the modules import
+  wi::HostFunc::Ptr refill_;  // metered stores: what the modules call when a slice is spent
+  Caps caps_;
+  // The store's copy of each module (by CompiledCode::id), with the memory
+  // and table maxima it was made with.
+  struct CappedModule {
+    std::vector<uint64_t> maxima;
+    wi::Module::Ptr module;
+  };
+  std::unordered_map<uint64_t, CappedModule> modules_;
   // Roots for everything a handle can name (exports are reachable from their
   // instance), so a collection never frees it.
   std::vector<wi::Instance::Ptr> instances_;
@@ -420,10 +472,6 @@ WabtStore::Nesting::Nesting(WabtStore& store) : store_(store), stack_(*store.sta
   if (depth_ >= kMaxCallNesting) {
     throw Error(ErrorKind::Trap, "call stack exhausted: host and wasm calls nested more than " +
                                      std::to_string(kMaxCallNesting) + " deep");
-  }
-  if (depth_ == 0 && store.fuel_) {
-    const uint64_t budget = std::min<uint64_t>(*store.fuel_budget_, std::numeric_limits<int64_t>::max());
-    store.fuel_->UnsafeSet(wi::Value::Make(budget));
   }
   ++stack_.depth;
   ++store.total_depth_;
@@ -456,12 +504,46 @@ T& WabtStore::resolve_as(Handle handle, KindCode kind) const {
   return *wabt::cast<T>(&resolve(handle));
 }
 
-wi::Module::Ptr WabtStore::module_for(const CompiledCode& code) {
+wi::Module::Ptr WabtStore::module_for(const CompiledCode& code, const Caps& caps) {
+  const bool capped = caps.memory_bytes || caps.total_memory_bytes || caps.table_elements;
+  if (!capped) {
+    // The descriptors' own limits: nothing to copy.
+    auto found = modules_.find(code.id);
+    if (found != modules_.end() && found->second.maxima.empty()) return found->second.module;
+    wi::Module::Ptr module = wi::Module::New(store_, code.desc);
+    modules_[code.id] = {{}, module};
+    return module;
+  }
+  // Only the limits differ between copies: make one when they change.
+  wi::ModuleDesc probe;
+  probe.memories = code.desc.memories;
+  probe.tables = code.desc.tables;
+  apply_caps(probe, caps, memory_bytes_in_use());
+  std::vector<uint64_t> maxima{1};  // never empty: marks a capped copy
+  for (const auto& memory : probe.memories) maxima.push_back(memory.type.limits.has_max ? memory.type.limits.max : ~0ull);
+  for (const auto& table : probe.tables) maxima.push_back(table.type.limits.has_max ? table.type.limits.max : ~0ull);
   auto found = modules_.find(code.id);
-  if (found != modules_.end()) return found->second;
-  wi::Module::Ptr module = wi::Module::New(store_, code.desc);
-  modules_.emplace(code.id, module);
+  if (found != modules_.end() && found->second.maxima == maxima) return found->second.module;
+  wi::ModuleDesc desc = code.desc;
+  desc.memories = std::move(probe.memories);
+  desc.tables = std::move(probe.tables);
+  wi::Module::Ptr module = wi::Module::New(store_, desc);
+  modules_[code.id] = {std::move(maxima), module};
   return module;
+}
+
+uint64_t WabtStore::memory_bytes_in_use() {
+  std::vector<wi::Memory*> seen;
+  uint64_t total = 0;
+  for (const wi::Instance::Ptr& instance : instances_) {
+    for (wi::Ref ref : instance->memories()) {
+      auto* memory = store_.UnsafeGet<wi::Memory>(ref).get();
+      if (std::find(seen.begin(), seen.end(), memory) != seen.end()) continue;
+      seen.push_back(memory);
+      total += memory->ByteSize();
+    }
+  }
+  return total;
 }
 
 WabtStore::CallContext& WabtStore::context_at(StackState& stack, unsigned depth) {
@@ -472,10 +554,7 @@ WabtStore::CallContext& WabtStore::context_at(StackState& stack, unsigned depth)
 }
 
 void WabtStore::fail(const wi::Trap::Ptr& trap, bool outermost) {
-  // Fuel below zero only ever precedes the metering trap.
-  std::string message = fuel_exhausted() ? "instruction budget exhausted"
-                        : trap           ? trap->message()
-                                         : "wasm execution failed";
+  std::string message = trap ? trap->message() : "wasm execution failed";
   // Only between outermost calls: no wabt frame is live then.
   if (++failures_since_collection_ >= kFailuresBetweenCollections && outermost) {
     failures_since_collection_ = 0;
@@ -486,12 +565,12 @@ void WabtStore::fail(const wi::Trap::Ptr& trap, bool outermost) {
 }
 
 std::vector<Handle> WabtStore::instantiate(const CompiledCode& code, const Handle* imports, size_t count) {
-  if (code.metered != fuel_budget_.has_value()) {
-    usage_error("module and store disagree on instruction-budget metering (compiled by another engine?)");
+  if (code.metered != static_cast<bool>(fuel_)) {
+    usage_error("module and store disagree on metering (compiled by another engine?)");
   }
-  wi::Module::Ptr module = module_for(code);
+  wi::Module::Ptr module = module_for(code, caps_);
   const auto& import_types = module->import_types();
-  const size_t own_imports = import_types.size() - (code.metered ? 1 : 0);
+  const size_t own_imports = import_types.size() - (code.metered ? 2 : 0);
   if (count != own_imports) {
     throw Error(ErrorKind::Link, "module has " + std::to_string(own_imports) + " imports, " +
                                      std::to_string(count) + " given");
@@ -509,7 +588,10 @@ std::vector<Handle> WabtStore::instantiate(const CompiledCode& code, const Handl
     }
     refs.push_back(provided.self());
   }
-  if (code.metered) refs.push_back(fuel_.ref());
+  if (code.metered) {
+    refs.push_back(refill_.ref());
+    refs.push_back(fuel_.ref());
+  }
 
   wi::Instance::Ptr instance;
   wi::Trap::Ptr trap;
@@ -660,9 +742,12 @@ std::optional<uint64_t> WabtStore::grow_memory(Handle handle, uint64_t pages) {
   const uint64_t old_pages = memory.PageSize();
   // wabt multiplies pages by 64 KiB unchecked and resizes a vector: refuse
   // what cannot be represented rather than let it wrap or throw midway.
-  constexpr uint64_t kPageBytes = 65536;
   const uint64_t max_pages = std::vector<uint8_t>().max_size() / kPageBytes;
   if (pages > max_pages || old_pages > max_pages - pages) return std::nullopt;
+  // The host grows within the store's limits too.
+  if (caps_.memory_bytes && (old_pages + pages) * kPageBytes > *caps_.memory_bytes) return std::nullopt;
+  if (caps_.total_memory_bytes && memory_bytes_in_use() + pages * kPageBytes > *caps_.total_memory_bytes)
+    return std::nullopt;
   try {
     if (wabt::Failed(memory.Grow(pages))) return std::nullopt;
   } catch (const std::bad_alloc&) {
@@ -699,8 +784,8 @@ std::optional<Handle> WabtStore::table_func(Handle handle, uint64_t index) {
 
 }  // namespace
 
-std::unique_ptr<InterpStore> InterpStore::create(std::optional<uint64_t> fuel_budget) {
-  return std::make_unique<WabtStore>(fuel_budget);
+std::unique_ptr<InterpStore> InterpStore::create(bool metered, std::shared_ptr<const std::atomic<uint64_t>> epoch) {
+  return std::make_unique<WabtStore>(metered, std::move(epoch));
 }
 
 }  // namespace cmhost::engine::wabt_backend

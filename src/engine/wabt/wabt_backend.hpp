@@ -6,6 +6,7 @@
 // types. No wabt type appears in this header.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -65,17 +66,16 @@ struct CompiledModule {
   std::vector<ExportSignature> exports;
 };
 
-// Caps on what a module defines (engine::EngineConfig).
+// Caps on what a store's modules define (engine::MemoryLimits).
 struct Caps {
-  std::optional<uint64_t> max_memory_bytes;
-  std::optional<uint64_t> max_table_elements;
+  std::optional<uint64_t> memory_bytes;
+  std::optional<uint64_t> total_memory_bytes;
+  std::optional<uint64_t> table_elements;
 };
 
-// Decodes and validates a core module, adding fuel metering (fuel.hpp) when
-// `metered`, and lowering the maximum of each memory and table it defines
-// to `caps`. Throws cmhost::Error of kind Decode or Validate, or Link when a
-// memory or table starts above the caps.
-CompiledModule compile(const uint8_t* bytes, size_t size, bool metered, const Caps& caps);
+// Decodes and validates a core module, adding metering (fuel.hpp) when
+// `metered`. Throws cmhost::Error of kind Decode or Validate.
+CompiledModule compile(const uint8_t* bytes, size_t size, bool metered);
 
 // The bytes compile() hands to the interpreter: the caller's own, untouched,
 // unless metered (then `data` points into `metered_copy`).
@@ -117,8 +117,9 @@ class PreparedFunc {
 // one this store did not hand out, or of the wrong kind, is a Usage error.
 class InterpStore {
  public:
-  // `fuel_budget` is set exactly when the engine meters its modules.
-  static std::unique_ptr<InterpStore> create(std::optional<uint64_t> fuel_budget);
+  // `metered` exactly when the engine meters its modules; `epoch` is the
+  // engine's.
+  static std::unique_ptr<InterpStore> create(bool metered, std::shared_ptr<const std::atomic<uint64_t>> epoch);
   virtual ~InterpStore() = default;
 
   // Returns the instance's exports in the module's export order. Throws Link
@@ -130,8 +131,8 @@ class InterpStore {
   virtual ExternSignature extern_signature(Handle handle) const = 0;
 
   // Calls a function with raw value bits. Throws Trap with the engine's
-  // message, or "instruction budget exhausted"; an exception other than
-  // cmhost::Error thrown by a host function comes out unchanged.
+  // message, or the meter's; an exception other than cmhost::Error thrown
+  // by a host function comes out unchanged.
   virtual void call(Handle func, const uint64_t* args, size_t arg_count, uint64_t* results,
                     size_t result_count) = 0;
   // `func` ready for many calls, valid while the store lives.
@@ -151,6 +152,14 @@ class InterpStore {
   virtual void* new_stack() = 0;
   virtual void delete_stack(void* stack) = 0;
   virtual void* switch_stack(void* stack) = 0;
+
+  // Applies to the instances made from now on (engine::Store).
+  virtual void set_caps(const Caps& caps) = 0;
+  // Metered stores only (Usage otherwise): see engine::Store.
+  virtual void set_fuel(std::optional<uint64_t> units) = 0;
+  virtual std::optional<uint64_t> fuel() const = 0;
+  virtual void set_epoch_deadline(uint64_t epoch) = 0;
+  virtual bool deadline_passed() const = 0;
 };
 
 }  // namespace cmhost::engine::wabt_backend

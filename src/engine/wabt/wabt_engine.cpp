@@ -141,7 +141,8 @@ class Prepared final : public PreparedCall {
 
 class WabtStore final : public Store {
  public:
-  explicit WabtStore(const EngineConfig& config) : backend_(wb::InterpStore::create(config.call_budget)) {}
+  WabtStore(const EngineConfig& config, std::shared_ptr<const std::atomic<uint64_t>> epoch)
+      : backend_(wb::InterpStore::create(config.metering, std::move(epoch))) {}
 
   std::shared_ptr<Instance> instantiate(const Module& module, std::span<const Extern> imports) override {
     const auto* wabt_module = dynamic_cast<const WabtModule*>(&module);
@@ -213,6 +214,14 @@ class WabtStore final : public Store {
     return std::exchange(current_stack_, next);
   }
 
+  void set_memory_limits(const MemoryLimits& limits) override {
+    backend_->set_caps({limits.memory_bytes, limits.total_memory_bytes, limits.table_elements});
+  }
+  void set_fuel(std::optional<uint64_t> units) override { backend_->set_fuel(units); }
+  std::optional<uint64_t> fuel() const override { return backend_->fuel(); }
+  void set_epoch_deadline(uint64_t epoch) override { backend_->set_epoch_deadline(epoch); }
+  bool deadline_passed() const override { return backend_->deadline_passed(); }
+
  private:
   static void run_host(void* context, wb::CallerView& view, const uint64_t* params, uint64_t* results) {
     auto& binding = *static_cast<HostBinding*>(context);
@@ -239,11 +248,9 @@ class WabtEngine final : public Engine {
   explicit WabtEngine(EngineConfig config) : config_(std::move(config)) {}
 
   std::shared_ptr<Module> compile(std::span<const uint8_t> bytes) override {
-    return std::make_shared<WabtModule>(
-        wb::compile(bytes.data(), bytes.size(), config_.call_budget.has_value(),
-                    wb::Caps{config_.max_memory_bytes, config_.max_table_elements}));
+    return std::make_shared<WabtModule>(wb::compile(bytes.data(), bytes.size(), config_.metering));
   }
-  std::unique_ptr<Store> new_store() override { return std::make_unique<WabtStore>(config_); }
+  std::unique_ptr<Store> new_store() override { return std::make_unique<WabtStore>(config_, epoch_); }
   const EngineConfig& config() const override { return config_; }
 
  private:

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "../meter.hpp"
 #include "artifact.hpp"
 #include "cmhost/error.hpp"
 #include "rt.h"
@@ -104,10 +105,10 @@ class AotModule final : public Module {
     shape_ = w2c::ModuleShape::parse(table.shape);
     if (shape_.types.size() != table.signature_count) usage_error("artifact module disagrees with its description");
     size_t own = shape_.imports.size();
-    if (metered) {
-      if (own == 0 || shape_.imports.back().module != kFuelModule)
-        usage_error("artifact module lacks the instruction budget's import");
-      --own;
+    if (metered) {  // refill, then the slice counter
+      if (own < 2 || shape_.imports[own - 1].module != kFuelModule || shape_.imports[own - 2].module != kFuelModule)
+        usage_error("artifact module lacks the metering imports");
+      own -= 2;
     }
     for (size_t i = 0; i < own; ++i) {
       const auto& import = shape_.imports[i];
@@ -140,19 +141,33 @@ class AotModule final : public Module {
   const FuncType& type(uint32_t index) const { return types_.at(index); }
   bool metered() const { return imports_.size() != shape_.imports.size(); }
 
-  // Caps checked where the interpreter checks them: before instantiation.
-  void check_caps(const EngineConfig& config) const {
+  // A memory or table that starts above the store's caps, checked where
+  // the interpreter checks it: before instantiation. `room` is what the
+  // store's total allows (nullopt: no total).
+  void check_caps(const MemoryLimits& caps, uint64_t in_use) const {
     size_t memory = 0, table = 0;
+    uint64_t total = in_use;
     for (const auto& d : shape_.definitions) {
-      if (d.kind == 'm' && config.max_memory_bytes && d.min > *config.max_memory_bytes / 65536)
-        throw Error(ErrorKind::Link, "memory " + std::to_string(memory) + " starts at " + std::to_string(d.min) +
-                                         " pages of 64 KiB, above the engine's limit of " +
-                                         std::to_string(*config.max_memory_bytes) + " bytes");
-      if (d.kind == 't' && config.max_table_elements && d.min > *config.max_table_elements)
-        throw Error(ErrorKind::Link, "table " + std::to_string(table) + " starts with " + std::to_string(d.min) +
-                                         " elements, above the engine's limit of " +
-                                         std::to_string(*config.max_table_elements));
-      (d.kind == 'm' ? memory : table)++;
+      if (d.kind == 'm') {
+        const uint64_t bytes = d.min * 65536;
+        if (caps.memory_bytes && bytes > *caps.memory_bytes)
+          throw Error(ErrorKind::Trap, "memory limit: memory " + std::to_string(memory) + " starts at " +
+                                           std::to_string(bytes) + " bytes, above the store's limit of " +
+                                           std::to_string(*caps.memory_bytes) + " bytes per memory");
+        if (caps.total_memory_bytes && bytes > *caps.total_memory_bytes - std::min(total, *caps.total_memory_bytes))
+          throw Error(ErrorKind::Trap, "memory limit: memory " + std::to_string(memory) + " of " + std::to_string(bytes) +
+                                           " bytes would take the store's memories past its limit of " +
+                                           std::to_string(*caps.total_memory_bytes) + " bytes in total (" +
+                                           std::to_string(total) + " in use)");
+        total += bytes;
+        ++memory;
+      } else if (d.kind == 't') {
+        if (caps.table_elements && d.min > *caps.table_elements)
+          throw Error(ErrorKind::Trap, "table limit: table " + std::to_string(table) + " starts with " +
+                                           std::to_string(d.min) + " elements, above the store's limit of " +
+                                           std::to_string(*caps.table_elements));
+        ++table;
+      }
     }
   }
 
@@ -168,9 +183,7 @@ class AotArtifact final : public Artifact {
  public:
   AotArtifact(const w2c::LoadedArtifact& loaded, const EngineConfig& config) {
     for (uint32_t i = 0; i < loaded.table->module_count; ++i) {
-      auto module = std::make_shared<AotModule>(*loaded.table->modules[i], config.call_budget.has_value());
-      module->check_caps(config);
-      modules_.push_back(std::move(module));
+      modules_.push_back(std::make_shared<AotModule>(*loaded.table->modules[i], config.metering));
     }
   }
   size_t module_count() const override { return modules_.size(); }
@@ -252,7 +265,16 @@ class AotCaller final : public Caller {
 
 class AotStore final : public Store {
  public:
-  explicit AotStore(const EngineConfig& config) : config_(config) { cmhost_rt_enter_thread(); }
+  AotStore(const EngineConfig& config, std::shared_ptr<const std::atomic<uint64_t>> epoch)
+      : config_(config), meter_(std::move(epoch)) {
+    cmhost_rt_enter_thread();
+    if (metered_) {
+      refill_ = &hosts_.emplace_back(HostBinding{this, [this](engine::Caller&, std::span<const uint64_t>, std::span<uint64_t>) {
+                                                   fuel_ = meter_.next_slice();
+                                                 },
+                                                 FuncType{}});
+    }
+  }
 
   ~AotStore() override {
     for (auto it = instances_.rbegin(); it != instances_.rend(); ++it) {
@@ -323,6 +345,10 @@ class AotStore final : public Store {
   std::optional<uint64_t> grow_memory(Extern memory, uint64_t pages) override {
     auto* m = static_cast<wasm_rt_memory_t*>(resolve(memory, ExternKind::Memory).pointer);
     if (pages > m->max_pages) return std::nullopt;
+    // The host grows within the store's limits too.
+    if (caps_.memory_bytes && (m->pages + pages) * 65536 > *caps_.memory_bytes) return std::nullopt;
+    if (caps_.total_memory_bytes && memory_bytes_in_use() + pages * 65536 > *caps_.total_memory_bytes)
+      return std::nullopt;
     const uint32_t old = wasm_rt_grow_memory(m, static_cast<uint32_t>(pages));
     if (old == static_cast<uint32_t>(-1)) return std::nullopt;
     return old;
@@ -383,7 +409,6 @@ class AotStore final : public Store {
     unsigned& depth = current_ ? current_->depth : main_depth_;
     if (depth >= kMaxCallNesting) [[unlikely]]
       nested_too_deep();
-    if (depth == 0 && metered_) refuel();
     ++depth;
     const int trap = cmhost_rt_invoke(invoke, code, context, args, results);
     --depth;
@@ -485,15 +510,7 @@ class AotStore final : public Store {
                                      std::to_string(kMaxCallNesting) + " deep");
   }
 
-  void refuel() {
-    fuel_ = static_cast<int64_t>(std::min<uint64_t>(*config_.call_budget, std::numeric_limits<int64_t>::max()));
-  }
-
   [[noreturn, gnu::cold, gnu::noinline]] void fail(int trap) {
-    if (config_.call_budget && fuel_ < 0) {
-      pending_exception_ = nullptr;
-      throw Error(ErrorKind::Trap, "instruction budget exhausted");
-    }
     if (trap == CMHOST_TRAP_HOST) {
       if (pending_exception_) std::rethrow_exception(std::exchange(pending_exception_, nullptr));
       throw Error(ErrorKind::Trap, std::exchange(pending_message_, {}));
@@ -501,15 +518,50 @@ class AotStore final : public Store {
     throw Error(ErrorKind::Trap, cmhost_rt_trap_message(trap));
   }
 
+  void require_metered(const char* what) const {
+    if (!metered_) usage_error(std::string(what) + ": the engine does not meter guest code (EngineConfig::metering)");
+  }
+  // The bytes the store's memories hold now.
+  uint64_t memory_bytes_in_use() const {
+    uint64_t total = 0;
+    for (const wasm_rt_memory_t* m : memories_) total += uint64_t{m->pages} * 65536;
+    return total;
+  }
+  static void remember_memory(void* store, void* memory) {
+    static_cast<AotStore*>(store)->memories_.push_back(static_cast<wasm_rt_memory_t*>(memory));
+  }
+
+ public:
+  void set_memory_limits(const MemoryLimits& limits) override { caps_ = limits; }
+  void set_fuel(std::optional<uint64_t> units) override {
+    require_metered("set_fuel");
+    meter_.set_fuel(units);
+    fuel_ = 0;  // the next unit asks for a slice
+  }
+  std::optional<uint64_t> fuel() const override {
+    require_metered("fuel");
+    return meter_.fuel(fuel_);
+  }
+  void set_epoch_deadline(uint64_t epoch) override {
+    require_metered("set_epoch_deadline");
+    meter_.set_deadline(epoch);
+  }
+  bool deadline_passed() const override { return metered_ && meter_.deadline_passed(); }
+
+ private:
   const EngineConfig& config_;
-  const bool metered_ = config_.call_budget.has_value();
+  const bool metered_ = config_.metering;
+  Meter meter_;
+  HostBinding* refill_ = nullptr;  // metered stores: what the modules call when a slice is spent
+  MemoryLimits caps_;
+  std::vector<wasm_rt_memory_t*> memories_;  // every memory the store's instances define
   std::deque<Object> objects_;
   std::deque<HostBinding> hosts_;
   std::deque<ImportedHost> imported_hosts_;
   std::deque<InstanceRecord> instances_;
   std::map<std::pair<void*, void*>, Extern> functions_;
   std::unordered_map<void*, Extern> pointers_;
-  int64_t fuel_ = 0;  // the metered modules' shared budget
+  int64_t fuel_ = 0;  // metered stores: the slice counter the modules import
   Stack* current_ = nullptr;
   unsigned main_depth_ = 0;
   std::string pending_message_;
@@ -605,8 +657,9 @@ void AotStore::check_import(const AotModule& module, size_t index, const Object&
 std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span<const Extern> imports) {
   const auto* module = dynamic_cast<const AotModule*>(&generic);
   if (!module) usage_error("module was not compiled by the ahead-of-time engine");
-  if (module->metered() != config_.call_budget.has_value())
-    usage_error("module and store disagree on instruction-budget metering (compiled by another engine?)");
+  if (module->metered() != metered_)
+    usage_error("module and store disagree on metering (compiled by another engine?)");
+  module->check_caps(caps_, memory_bytes_in_use());
   if (imports.size() != module->imports().size())
     throw Error(ErrorKind::Link, "module has " + std::to_string(module->imports().size()) + " imports, " +
                                      std::to_string(imports.size()) + " given");
@@ -629,7 +682,13 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
       slots[i] = {given.code, given.context};
     }
   }
-  if (module->metered()) slots.back() = {&fuel_, nullptr};
+  if (module->metered()) {
+    const size_t refill = slots.size() - 2;
+    void* thunk = table.signatures[module->shape().imports[refill].type.type_index].host_thunk;
+    ImportedHost& binding = imported_hosts_.emplace_back(ImportedHost{&enter_host, refill_, instance_index});
+    slots[refill] = {thunk, &binding};
+    slots.back() = {&fuel_, nullptr};
+  }
 
   void* block = std::calloc(1, table.instance_size);
   if (!block) throw Error(ErrorKind::Trap, "out of memory for an instance");
@@ -637,17 +696,20 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
     std::memcpy(static_cast<char*>(block) + table.slots_offset, slots.data(), slots.size() * sizeof(cmhost_aot_slot));
   InstanceRecord& record = instances_.emplace_back(InstanceRecord{&table, block, {}});
 
-  const uint64_t memory_cap = config_.max_memory_bytes ? *config_.max_memory_bytes / 65536 : UINT64_MAX;
-  cmhost_rt_set_caps(memory_cap, config_.max_table_elements.value_or(UINT64_MAX));
+  // Each memory may grow into what the store's total leaves (see
+  // MemoryLimits), within its own cap.
+  uint64_t memory_cap = caps_.memory_bytes.value_or(UINT64_MAX);
+  if (caps_.total_memory_bytes) memory_cap = std::min(memory_cap, *caps_.total_memory_bytes - memory_bytes_in_use());
+  cmhost_rt_set_caps(memory_cap == UINT64_MAX ? UINT64_MAX : memory_cap / 65536, caps_.table_elements.value_or(UINT64_MAX),
+                     &remember_memory, this);
   unsigned& depth = current_ ? current_->depth : main_depth_;
   if (depth >= kMaxCallNesting) nested_too_deep();
-  if (depth == 0 && metered_) refuel();
   ++depth;
   const int trap = cmhost_rt_instantiate(table.instantiate, block);
   --depth;
-  cmhost_rt_set_caps(UINT64_MAX, UINT64_MAX);
+  cmhost_rt_set_caps(UINT64_MAX, UINT64_MAX, nullptr, nullptr);
   if (trap == CMHOST_TRAP_CAPS)
-    throw Error(ErrorKind::Link, "a memory or table of the module exceeds the engine's limits");
+    throw Error(ErrorKind::Trap, "memory limit: a memory or table of the module could not be allocated within the store's limits");
   if (trap) fail(trap);
 
   std::vector<Extern> externs;
@@ -714,11 +776,11 @@ class AotEngine final : public Engine {
     w2c::build_artifact(component, modules, settings(), path);
   }
 
-  std::unique_ptr<Store> new_store() override { return std::make_unique<AotStore>(config_); }
+  std::unique_ptr<Store> new_store() override { return std::make_unique<AotStore>(config_, epoch_); }
   const EngineConfig& config() const override { return config_; }
 
  private:
-  w2c::BuildSettings settings() const { return {config_.compiler, config_.call_budget.has_value()}; }
+  w2c::BuildSettings settings() const { return {config_.compiler, config_.metering}; }
 
   EngineConfig config_;
 };

@@ -30,6 +30,8 @@ static __thread cmhost_rt_stack* current_stack;
 static __thread int thread_ready;
 static __thread uint64_t cap_memory_pages = UINT64_MAX;
 static __thread uint64_t cap_table_elements = UINT64_MAX;
+static __thread void (*memory_observer)(void*, void*);
+static __thread void* memory_observer_context;
 
 static cmhost_rt_stack* current(void) { return current_stack ? current_stack : &thread_stack; }
 
@@ -259,9 +261,12 @@ void cmhost_rt_register_code(uintptr_t begin, uintptr_t end) {
   register_region(code_regions, MAX_CODE, begin, end);
 }
 
-void cmhost_rt_set_caps(uint64_t max_memory_pages, uint64_t max_table_elements) {
+void cmhost_rt_set_caps(uint64_t max_memory_pages, uint64_t max_table_elements,
+                        void (*on_memory)(void* context, void* memory), void* context) {
   cap_memory_pages = max_memory_pages;
   cap_table_elements = max_table_elements;
+  memory_observer = on_memory;
+  memory_observer_context = context;
 }
 
 static size_t reservation_bytes(uint32_t max_pages) {
@@ -295,6 +300,7 @@ void wasm_rt_allocate_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, u
   memory->max_pages = max_pages;
   memory->size = (uint32_t)((uint64_t)initial_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX
                                                                             : initial_pages * PAGE_BYTES);
+  if (memory_observer) memory_observer(memory_observer_context, memory);
 }
 
 uint32_t wasm_rt_grow_memory(wasm_rt_memory_t* memory, uint32_t delta) {

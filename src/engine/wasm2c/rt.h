@@ -61,8 +61,10 @@ int cmhost_rt_invoke(cmhost_aot_invoker invoke, void* code, void* context, const
 int cmhost_rt_instantiate(void (*instantiate)(void*), void* instance);
 
 /* Caps for memories and tables the calling thread allocates next
- * (UINT64_MAX: none). */
-void cmhost_rt_set_caps(uint64_t max_memory_pages, uint64_t max_table_elements);
+ * (UINT64_MAX: none); `on_memory(context, memory)` is told of each memory
+ * allocated (null: nobody). */
+void cmhost_rt_set_caps(uint64_t max_memory_pages, uint64_t max_table_elements,
+                        void (*on_memory)(void* context, void* memory), void* context);
 
 /* The registered id of a function type (what funcrefs carry); `codes` are
  * wasm_rt_type_t values, params then results. */

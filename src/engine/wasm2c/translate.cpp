@@ -368,7 +368,7 @@ CModule translate(const uint8_t* original, size_t original_size, const std::stri
     wabt::Errors why;
     if (!read(bytes, size, wb::enabled_features(), any, why)) {
       // Malformed or invalid for any engine: said as the interpreter says it.
-      (void)wb::compile(original, original_size, false, {});
+      (void)wb::compile(original, original_size, false);
       throw Error(ErrorKind::Validate, "invalid core module: " + wb::describe(why));
     }
     const std::string feature = missing_feature(bytes, size);
