@@ -58,6 +58,12 @@ class Engine {
   // The core engine (the backend EngineConfig chose).
   engine::Engine& core() { return *core_; }
 
+  // Moves the engine's epoch on by one; any thread may call it (a timer
+  // thread, say). Guest code of a store whose deadline it reaches traps
+  // with "interrupted" (Store::set_epoch_deadline), and so does the store's
+  // event loop if it is waiting.
+  void increment_epoch() { core_->increment_epoch(); }
+
  private:
   std::unique_ptr<engine::Engine> core_;
 };
@@ -87,6 +93,31 @@ class Component {
  private:
   friend class Linker;
   std::shared_ptr<const Impl> impl_;
+};
+
+// What a store lets its guests take. A limit hit is a trap whose message
+// names it; memory and table growth past a limit fails instead, as growth
+// past a declared maximum does (memory.grow and table.grow return -1), and
+// an instance whose memory or table starts above one is refused (a trap).
+// The defaults bound what a hostile guest can make the host allocate while
+// leaving room for real workloads (docs/robustness.md).
+struct StoreLimits {
+  // Linear memory: each memory (unset: its declared maximum), and the
+  // store's memories together. When an instance is made, each of its
+  // memories may grow into what the total leaves at that moment.
+  std::optional<uint64_t> memory_bytes = std::nullopt;
+  std::optional<uint64_t> total_memory_bytes = uint64_t{4} << 30;
+  std::optional<uint64_t> table_elements = uint64_t{1} << 20;  // each core table
+  uint32_t instances = 10'000;        // component and core instances the store makes
+  uint32_t table_entries = 1u << 20;  // entries of one instance's handle table
+  // Streams, futures, subtasks, waitable sets and error contexts alive in
+  // the store's handle tables together.
+  uint32_t waitables = 1u << 17;
+  uint32_t call_depth = 64;  // calls into guests nested on one another (host -> guest -> host -> ...)
+  // Host bytes one lift may allocate: strings, lists and the items of
+  // compound values. A guest can make a small memory lift large (a list of
+  // strings that all alias one long string).
+  uint64_t lift_bytes = uint64_t{1} << 30;
 };
 
 // Where instances live. A store may hold one object of the embedder's, its
@@ -123,6 +154,25 @@ class Store {
   }
   // How many host objects of host resources the store holds (for leak checks).
   size_t host_objects() const;
+
+  // Limits for what the store's guests do from now on (memory and table
+  // limits: for the instances made from now on).
+  void set_limits(const StoreLimits& limits);
+  const StoreLimits& limits() const;
+
+  // Engines that meter guest code (EngineConfig::metering) only; Error
+  // (Usage) otherwise. Fuel is how many units (loop iterations and calls)
+  // the store's guest code may still run, across calls; unlimited (nullopt)
+  // by default. Running out is a trap saying "out of fuel".
+  void set_fuel(std::optional<uint64_t> units);
+  std::optional<uint64_t> fuel() const;
+  // Guest code, and the event loop while it waits, trap with "interrupted"
+  // once the engine's epoch has moved `ticks` past where it is now
+  // (Engine::increment_epoch). No deadline by default.
+  void set_epoch_deadline(uint64_t ticks);
+  // Whether the deadline has passed: host functions that wait (WASI's poll)
+  // look, and end their wait with a trap.
+  bool interrupted() const;
 
   // The event loop of the store's guests and host work: runs ready guest
   // threads, host stream and future copies whose guest side is ready, and

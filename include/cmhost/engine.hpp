@@ -232,12 +232,17 @@ class Artifact {
 
 class Engine {
  public:
+  Engine();
   virtual ~Engine() = default;
   // The epoch stores set their deadlines on. Any thread may bump it; guest
   // code of a store whose deadline it reaches traps within one metering
-  // slice (well under a millisecond compiled, about one interpreted).
-  void increment_epoch() noexcept { epoch_->fetch_add(1, std::memory_order_relaxed); }
+  // slice (well under a millisecond compiled, about one interpreted), and
+  // host work waiting in the engine's stores is woken to look (on_epoch).
+  void increment_epoch();
   uint64_t epoch() const noexcept { return epoch_->load(std::memory_order_relaxed); }
+  // Calls `wake` on the bumping thread after each increment, for as long as
+  // the returned token lives.
+  std::shared_ptr<void> on_epoch(std::function<void()> wake);
 
   // Validates and compiles a core module; Error(Decode/Validate) if invalid.
   // The bytes need to live only for the duration of the call.
@@ -263,6 +268,10 @@ class Engine {
  protected:
   // Shared with the stores, which may outlive the engine object.
   std::shared_ptr<std::atomic<uint64_t>> epoch_ = std::make_shared<std::atomic<uint64_t>>(0);
+
+ private:
+  struct EpochWakers;
+  std::shared_ptr<EpochWakers> wakers_;
 };
 
 // The engine of `config.backend`.

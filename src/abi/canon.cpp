@@ -26,6 +26,12 @@ void AbiContext::no_memory(const char* why) {
   throw Error(ErrorKind::Usage, std::string("the canonical ABI needs a linear memory for ") + why);
 }
 
+void AbiContext::lift_limit_reached(uint64_t bytes) const {
+  throw Error(ErrorKind::Trap, "lift limit: lifting the value would allocate more than the store's limit of " +
+                                   std::to_string(lift_limit_) + " host bytes for one lift (" + std::to_string(bytes) +
+                                   " more asked)");
+}
+
 // ---- ValueAbi ---------------------------------------------------------------
 
 ValueAbi::ValueAbi(TypeRef type, AddrWidth width)

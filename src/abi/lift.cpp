@@ -24,7 +24,7 @@ class Lifter {
 
  public:
   Lifter(AbiContext& cx, const Program& p)
-      : cx_(cx), p_(p), canon_nan_(cx.options().canonicalize_nan) {}
+      : cx_(cx), p_(p), canon_nan_(cx.options().canonicalize_nan), budget_(cx.lift_limit()) {}
   ~Lifter() {
     if (arena_) arena_->release();
   }
@@ -178,6 +178,7 @@ class Lifter {
     if (payload.code == OpCode::Record && payload.count) {
       // The case's slot and its record's fields in one block: one
       // allocation, and the walk reads them together.
+      charge((1 + uint64_t{payload.count}) * sizeof(Val));
       Val* items = arena().allocate_items(1 + size_t{payload.count});
       Val* out = new (dst) Val(Val::compound_over(arena(), op.val_kind, disc, items, 1));
       Val* record = new (out->next_item()) Val(Val::compound_over(arena(), payload.val_kind, 0, items + 1, payload.count));
@@ -236,6 +237,7 @@ class Lifter {
   Val* compound(ValKind kind, uint32_t case_index, uint64_t capacity, Val* dst) {
     if (capacity > UINT32_MAX) throw std::length_error("too many items in one value");
     if (capacity == 0) return new (dst) Val(Val::empty_compound(kind, case_index));
+    charge(capacity * sizeof(Val));
     return new (dst) Val(Val::compound_in(arena(), kind, case_index, capacity));
   }
   // Adds an item of op's type to `out`, built by fill(slot); returns whether
@@ -314,6 +316,7 @@ class Lifter {
   // value moved out of the tree does not keep a huge chunk alive.
   static constexpr size_t kArenaBlockMax = 4096;
   Val packed(ValKind element, uint64_t count, size_t bytes, uint8_t** data) {
+    charge(bytes);
     if (bytes > Val::kMaxInlinePacked && bytes <= kArenaBlockMax) {
       return Val::packed_in(arena(), element, count, data);
     }
@@ -322,8 +325,16 @@ class Lifter {
   // Well-formed UTF-8 text: inline when short, in the tree's arena up to
   // kArenaBlockMax bytes, on the heap beyond.
   Val text(std::string_view utf8) {
-    if (utf8.size() <= Val::kMaxInlineText || utf8.size() > kArenaBlockMax) return Val::string_unchecked(utf8);
+    if (utf8.size() <= Val::kMaxInlineText) return Val::string_unchecked(utf8);
+    charge(utf8.size());
+    if (utf8.size() > kArenaBlockMax) return Val::string_unchecked(utf8);
     return Val::string_in(arena(), utf8);
+  }
+  // Counts host bytes against the context's lift limit.
+  void charge(uint64_t bytes) {
+    if (bytes > budget_) [[unlikely]]
+      cx_.lift_limit_reached(bytes);
+    budget_ -= bytes;
   }
 
   void list(const Op& op, uint64_t ptr, uint64_t length, Val* dst) {
@@ -392,6 +403,7 @@ class Lifter {
   const Program& p_;
   const bool canon_nan_;
   const bool utf8_ = cx_.options().encoding == StringEncoding::Utf8 && cx_.base() != nullptr;
+  uint64_t budget_;  // host bytes the lift may still allocate
   ValArena* arena_ = nullptr;  // created by the first compound with items; one reference
   std::string transcoded_;  // scratch for UTF-16 and Latin-1 text, reused per string
 };

@@ -18,6 +18,7 @@ std::string Reader::string_general(uint64_t ptr, uint64_t tagged_units) const {
     case internal::TextForm::Utf16: utf16le_to_utf8(s.data, s.code_units, out); break;
     case internal::TextForm::Latin1: latin1_to_utf8(s.data, s.code_units, out); break;
   }
+  charge(out.size());
   return out;
 }
 

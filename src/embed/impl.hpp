@@ -25,7 +25,10 @@ class Component::Impl {
 
 class Store::Impl {
  public:
-  explicit Impl(engine::Engine& engine) : runtime(engine) { runtime.scheduler().set_host_driver(&loop); }
+  explicit Impl(engine::Engine& engine) : runtime(engine) {
+    runtime.scheduler().set_host_driver(&loop);
+    loop.watch_deadline(engine, runtime.core());
+  }
   // Destroyed after the runtime store: a guest's handles dropped as its
   // instances go reach the host objects.
   host::Objects objects;
@@ -41,6 +44,7 @@ class Store::Impl {
     std::unique_ptr<abi::ValueAbi> abi;
   };
   std::map<std::tuple<const abi::Type*, abi::AddrWidth, bool>, CompiledElement> element_abis;
+  StoreLimits limits;
 };
 
 class Caller::Context {

@@ -8,7 +8,10 @@
 
 namespace cmhost {
 
-Store::Store(Engine& engine) : impl_(std::make_unique<Impl>(engine.core())) { impl_->runtime.set_embedder(this); }
+Store::Store(Engine& engine) : impl_(std::make_unique<Impl>(engine.core())) {
+  impl_->runtime.set_embedder(this);
+  set_limits(StoreLimits{});
+}
 
 Store::Store(Store&& other) noexcept
     : data_(std::move(other.data_)), data_type_(other.data_type_), impl_(std::move(other.impl_)) {
@@ -27,6 +30,27 @@ Store& Store::operator=(Store&& other) noexcept {
 Store::~Store() { impl_.reset(); }
 
 size_t Store::host_objects() const { return impl_->objects.size(); }
+
+void Store::set_limits(const StoreLimits& limits) {
+  impl_->runtime.core().set_memory_limits({limits.memory_bytes, limits.total_memory_bytes, limits.table_elements});
+  impl_->runtime.set_limits({limits.instances, limits.call_depth, limits.lift_bytes}, limits.table_entries,
+                            limits.waitables);
+  impl_->limits = limits;
+}
+
+const StoreLimits& Store::limits() const { return impl_->limits; }
+
+void Store::set_fuel(std::optional<uint64_t> units) { impl_->runtime.core().set_fuel(units); }
+
+std::optional<uint64_t> Store::fuel() const { return impl_->runtime.core().fuel(); }
+
+void Store::set_epoch_deadline(uint64_t ticks) {
+  engine::Engine& engine = impl_->runtime.engine();
+  const uint64_t now = engine.epoch();
+  impl_->runtime.core().set_epoch_deadline(ticks > UINT64_MAX - now ? UINT64_MAX - 1 : now + ticks);
+}
+
+bool Store::interrupted() const { return impl_->runtime.core().deadline_passed(); }
 
 void Store::drop(const Val& own) {
   if (own.kind() != abi::ValKind::Own) throw_invalid_value("Store::drop takes an own handle");

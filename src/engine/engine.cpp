@@ -1,5 +1,7 @@
 // The backend an EngineConfig names. A new backend is a folder beside wabt/,
 // one Backend value and one case here.
+#include <mutex>
+
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
 #include "wabt/wabt_engine.hpp"
@@ -13,6 +15,32 @@ const char* to_string(Backend backend) noexcept {
     case Backend::AheadOfTime: return "ahead-of-time";
   }
   return "unknown";
+}
+
+struct Engine::EpochWakers {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<std::function<void()>>> wakers;
+};
+
+Engine::Engine() : wakers_(std::make_shared<EpochWakers>()) {}
+
+void Engine::increment_epoch() {
+  epoch_->fetch_add(1, std::memory_order_relaxed);
+  std::vector<std::shared_ptr<std::function<void()>>> live;
+  {
+    const std::lock_guard<std::mutex> lock(wakers_->mutex);
+    for (const auto& weak : wakers_->wakers)
+      if (auto wake = weak.lock()) live.push_back(std::move(wake));
+  }
+  for (const auto& wake : live) (*wake)();
+}
+
+std::shared_ptr<void> Engine::on_epoch(std::function<void()> wake) {
+  auto token = std::make_shared<std::function<void()>>(std::move(wake));
+  const std::lock_guard<std::mutex> lock(wakers_->mutex);
+  std::erase_if(wakers_->wakers, [](const auto& weak) { return weak.expired(); });
+  wakers_->wakers.push_back(token);
+  return token;
 }
 
 std::unique_ptr<Artifact> Engine::load_artifact(const std::string& path, std::span<const uint8_t>) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cmhost/error.hpp"
 #include "stream_ends.hpp"
 
 namespace cmhost::host {
@@ -60,9 +61,23 @@ bool HostLoop::run_ready() {
   return ran;
 }
 
+void HostLoop::watch_deadline(engine::Engine& engine, const engine::Store& core) {
+  core_ = &core;
+  epoch_token_ = engine.on_epoch([box = std::weak_ptr<runtime::PostBox>(box_)] {
+    if (auto live = box.lock()) live->post([] {}, false);  // wakes the loop to look at its deadline
+  });
+}
+
 bool HostLoop::wait_for_outside() {
+  const auto check_deadline = [this] {
+    if (core_ && core_->deadline_passed())
+      throw Error(ErrorKind::Trap, "interrupted: the engine's epoch reached the store's deadline while the event loop waited" +
+                                       (pending().empty() ? std::string() : " for " + pending()));
+  };
+  check_deadline();
   if (outstanding_calls_ == 0 && box_->empty()) return false;
   box_->wait();
+  check_deadline();
   return true;
 }
 

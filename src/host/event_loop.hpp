@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cmhost/engine.hpp"
 #include "runtime/host_calls.hpp"
 #include "runtime/scheduler.hpp"
 
@@ -35,6 +36,10 @@ class HostLoop final : public runtime::HostDriver {
     if (trying_ == &end) trying_ = nullptr;
   }
 
+  // Waits end with a trap once `core`'s epoch deadline passes; the engine's
+  // epoch wakes them to look.
+  void watch_deadline(engine::Engine& engine, const engine::Store& core);
+
   bool run_ready() override;
   bool wait_for_outside() override;
   std::string pending() const override;
@@ -48,6 +53,8 @@ class HostLoop final : public runtime::HostDriver {
   HostEnd* trying_ = nullptr;  // the end run_ready is advancing (null once it is destroyed)
   uint64_t outstanding_calls_ = 0;
   std::vector<runtime::PostBox::Posted> running_;
+  const engine::Store* core_ = nullptr;
+  std::shared_ptr<void> epoch_token_;
 };
 
 }  // namespace cmhost::host

@@ -27,12 +27,16 @@ class GuestContext {
                bool moves_handles = true)
       : memory_(make_memory(store, inst, memory, realloc)),
         handles_(moves_handles ? std::optional<CallHandles>(std::in_place, store, inst, call_id) : std::nullopt),
-        cx_(memory_ ? &*memory_ : nullptr, options, handles_ ? &*handles_ : nullptr) {}
+        cx_(memory_ ? &*memory_ : nullptr, options, handles_ ? &*handles_ : nullptr) {
+    cx_.set_lift_limit(store.limits().lift_bytes);
+  }
   // The handles are moved by `hooks` (a subtask's lenders), or not at all.
   GuestContext(Store& store, ComponentInstance& inst, const std::optional<engine::Extern>& memory,
                const std::optional<engine::Extern>& realloc, const abi::CanonOptions& options,
                abi::HandleHooks* hooks)
-      : memory_(make_memory(store, inst, memory, realloc)), cx_(memory_ ? &*memory_ : nullptr, options, hooks) {}
+      : memory_(make_memory(store, inst, memory, realloc)), cx_(memory_ ? &*memory_ : nullptr, options, hooks) {
+    cx_.set_lift_limit(store.limits().lift_bytes);
+  }
   GuestContext(const GuestContext&) = delete;
   GuestContext& operator=(const GuestContext&) = delete;
 

@@ -85,10 +85,12 @@ class IndexTable {
 
 class HandleTable {
  public:
-  HandleTable() = default;
+  // `limits` (the store's) must outlive the table; null: the spec's limits only.
+  explicit HandleTable(HandleLimits* limits = nullptr) : limits_(limits) {}
   ~HandleTable() {
     for (uint32_t i = 1; i < table_.capacity(); ++i)
       if (Entry* e = table_.find(i); e && e->object) e->object->detach();
+    if (limits_) limits_->live_waitables -= live_waitables_;
   }
   HandleTable(const HandleTable&) = delete;
   HandleTable& operator=(const HandleTable&) = delete;
@@ -99,9 +101,19 @@ class HandleTable {
     std::shared_ptr<HandleObject> object;  // every other kind
   };
 
-  uint32_t add(ResourceHandle h) { return table_.add(Entry{HandleKind::Resource, std::move(h), nullptr}); }
+  uint32_t add(ResourceHandle h) {
+    admit(false);
+    const uint32_t i = table_.add(Entry{HandleKind::Resource, std::move(h), nullptr});
+    ++live_;
+    return i;
+  }
   uint32_t add(HandleKind kind, std::shared_ptr<HandleObject> object) {
-    return table_.add(Entry{kind, {}, std::move(object)});
+    admit(true);
+    const uint32_t i = table_.add(Entry{kind, {}, std::move(object)});
+    ++live_;
+    ++live_waitables_;
+    if (limits_) ++limits_->live_waitables;
+    return i;
   }
 
   Entry* entry(uint32_t i) { return table_.find(i); }
@@ -119,7 +131,7 @@ class HandleTable {
   }
   ResourceHandle remove(uint32_t i) {
     get(i);
-    return table_.remove(i).resource;
+    return take(i).resource;
   }
 
   // The object at `i`, which must be of `kind`.
@@ -132,15 +144,37 @@ class HandleTable {
   template <typename T>
   std::shared_ptr<T> remove(uint32_t i, HandleKind kind) {
     get<T>(i, kind);
-    return std::static_pointer_cast<T>(table_.remove(i).object);
+    return std::static_pointer_cast<T>(take(i).object);
   }
-  Entry remove_entry(uint32_t i) { return table_.remove(i); }
+  Entry remove_entry(uint32_t i) { return take(i); }
 
  private:
+  // Traps when one more entry would pass the store's limits.
+  void admit(bool waitable) const {
+    if (!limits_) return;
+    if (live_ >= limits_->entries)
+      throw_trap("handle limit: an instance's handle table may hold " + std::to_string(limits_->entries) +
+                 " entries (StoreLimits::table_entries)");
+    if (waitable && limits_->live_waitables >= limits_->waitables)
+      throw_trap("waitable limit: the store's guests may hold " + std::to_string(limits_->waitables) +
+                 " streams, futures, subtasks, waitable sets and error contexts (StoreLimits::waitables)");
+  }
+  Entry take(uint32_t i) {
+    Entry e = table_.remove(i);
+    --live_;
+    if (e.kind != HandleKind::Resource) {
+      --live_waitables_;
+      if (limits_) --limits_->live_waitables;
+    }
+    return e;
+  }
   static std::string not_a(uint32_t i, HandleKind actual, const char* wanted) {
     return "handle index " + std::to_string(i) + " is a " + to_string(actual) + ", not a " + wanted;
   }
   IndexTable<Entry> table_;
+  HandleLimits* limits_;
+  uint32_t live_ = 0;
+  uint32_t live_waitables_ = 0;
 };
 
 }  // namespace cmhost::runtime

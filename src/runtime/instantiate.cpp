@@ -87,7 +87,8 @@ class Instantiator {
 
   std::shared_ptr<ComponentInstance> run(const validate::ComponentPlan& plan, const ImportMap& imports,
                                          const ComponentInstance* scope = nullptr, ComponentInstance* parent = nullptr) {
-    auto inst = std::make_shared<ComponentInstance>();
+    store_.count_instance();
+    auto inst = std::make_shared<ComponentInstance>(&store_.handle_limits());
     inst->name_ = plan.name;
     inst->plan_ = &plan;
     inst->scope_ = scope;
@@ -223,6 +224,7 @@ class Instantiator {
       externs.push_back(*e);
     }
     ComponentInstance::CoreInstance ci;
+    store_.count_instance();
     ci.engine_instance = store_.core().instantiate(module, externs);
     inst.core_instances_.push_back(std::move(ci));
   }
@@ -367,8 +369,8 @@ class Instantiator {
   const CompiledComponent& compiled_;
 };
 
-ComponentInstance::ComponentInstance()
-    : threads_(std::make_unique<IndexTable<Thread*>>()), handles_(std::make_unique<HandleTable>()) {}
+ComponentInstance::ComponentInstance(HandleLimits* limits)
+    : threads_(std::make_unique<IndexTable<Thread*>>()), handles_(std::make_unique<HandleTable>(limits)) {}
 ComponentInstance::~ComponentInstance() = default;
 
 std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> ComponentInstance::run_time_resources() const {
@@ -381,10 +383,29 @@ std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> ComponentInst
 Store::Store(engine::Engine& engine)
     : engine_(engine),
       core_(engine.new_store()),
-      host_handles_(std::make_unique<HandleTable>()),
+      host_handles_(std::make_unique<HandleTable>(&handle_limits_)),
       scheduler_(std::make_unique<Scheduler>(*core_)) {}
 
 Store::~Store() { scheduler_->shutdown(); }
+
+void Store::set_limits(const GuestLimits& limits, uint32_t table_entries, uint32_t waitables) {
+  limits_ = limits;
+  handle_limits_.entries = table_entries;
+  handle_limits_.waitables = waitables;
+}
+
+void Store::count_instance() {
+  if (instances_made_ >= limits_.instances)
+    throw Error(ErrorKind::Trap, "instance limit: the store may make " + std::to_string(limits_.instances) +
+                                     " component and core instances (StoreLimits::instances)");
+  ++instances_made_;
+}
+
+void Store::CallDepth::too_deep() {
+  --store_.call_depth_;  // the destructor will not run
+  throw Error(ErrorKind::Trap, "call depth limit: calls into guests nest more than " +
+                                   std::to_string(store_.limits_.call_depth) + " deep (StoreLimits::call_depth)");
+}
 
 std::shared_ptr<ComponentInstance> Store::instantiate(const CompiledComponent& component,
                                                       const ImportMap& imports) {

@@ -38,6 +38,20 @@ template <typename T>
 class IndexTable;
 using FuncRef = std::shared_ptr<const Func>;
 
+// A store's caps on handle tables (handles.hpp), and what its tables hold now.
+struct HandleLimits {
+  uint32_t entries = (1u << 28) - 1;    // per table (the spec's own limit)
+  uint32_t waitables = (1u << 28) - 1;  // non-resource entries, the store's tables together
+  uint64_t live_waitables = 0;
+};
+
+// What a store lets its guests take (cmhost::StoreLimits says why each).
+struct GuestLimits {
+  uint32_t instances = UINT32_MAX;   // component and core instances made
+  uint32_t call_depth = UINT32_MAX;  // calls into guests nested on one another
+  uint64_t lift_bytes = UINT64_MAX;  // host bytes one lift may allocate
+};
+
 // A resource type at run time: one per resource definition per instance, or
 // one per host-defined resource.
 struct ResourceType {
@@ -179,7 +193,7 @@ class Func {
 
 class ComponentInstance {
  public:
-  ComponentInstance();
+  explicit ComponentInstance(HandleLimits* limits = nullptr);
   ~ComponentInstance();
   const std::string& name() const { return name_; }
   const InstanceItems& exports() const { return *exports_; }
@@ -256,6 +270,28 @@ class Store {
   explicit Store(engine::Engine& engine);
   ~Store();
 
+  // Limits for what the store's guests do from now on.
+  void set_limits(const GuestLimits& limits, uint32_t table_entries, uint32_t waitables);
+  const GuestLimits& limits() const { return limits_; }
+  HandleLimits& handle_limits() { return handle_limits_; }
+  // Counts an instance about to be made; a trap naming the limit past it.
+  void count_instance();
+  // A call into a guest, nested on those running: a trap past the limit.
+  class CallDepth {
+   public:
+    explicit CallDepth(Store& store) : store_(store) {
+      if (++store_.call_depth_ > store_.limits_.call_depth) [[unlikely]]
+        too_deep();
+    }
+    ~CallDepth() { --store_.call_depth_; }
+    CallDepth(const CallDepth&) = delete;
+    CallDepth& operator=(const CallDepth&) = delete;
+
+   private:
+    [[noreturn]] void too_deep();
+    Store& store_;
+  };
+
   engine::Store& core() { return *core_; }
   engine::Engine& engine() { return engine_; }
 
@@ -292,6 +328,10 @@ class Store {
   friend class Lowering;
   engine::Engine& engine_;
   std::unique_ptr<engine::Store> core_;
+  GuestLimits limits_;
+  HandleLimits handle_limits_;  // before the tables that point at it
+  uint32_t instances_made_ = 0;
+  uint32_t call_depth_ = 0;
   std::vector<std::shared_ptr<ComponentInstance>> instances_;
   std::unique_ptr<HandleTable> host_handles_;
   uint64_t next_call_id_ = 1;

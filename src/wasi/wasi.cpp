@@ -227,6 +227,7 @@ class Wasi final : public cli::environment::Host,
 
   // wasi:io/poll: the indices of the ready pollables, after blocking until
   // at least one is.
+  static constexpr int kPollSliceMs = 100;
   std::vector<uint32_t> poll(Caller& caller, std::vector<abi::typed::Borrow<io::poll::Pollable>> in) override {
     if (in.empty()) throw_trap("wasi:io/poll: poll of an empty list");
     if (in.size() > UINT32_MAX) throw_trap("wasi:io/poll: poll of more than 2^32 pollables");
@@ -251,7 +252,10 @@ class Wasi final : public cli::environment::Host,
                                                  : static_cast<int>(std::min<uint64_t>((earliest - now + 999999) / 1000000,
                                                                                         INT32_MAX));
       if (fds.empty() && timeout < 0) throw_trap("wasi:io/poll: waiting on pollables that can never be ready");
-      ::poll(fds.data(), fds.size(), timeout);
+      // In slices, so that a store's epoch deadline ends the wait.
+      ::poll(fds.data(), fds.size(), timeout < 0 ? kPollSliceMs : std::min(timeout, kPollSliceMs));
+      if (caller.store().interrupted())
+        throw_trap("interrupted: the store's epoch deadline passed while wasi:io/poll waited");
     }
   }
 

@@ -85,6 +85,15 @@ class AbiContext {
   }
   bool has_memory() const { return memory_ != nullptr; }
 
+  // The host bytes one lift through this context may allocate (strings,
+  // lists, the items of compound values); past it the lift traps. A guest
+  // can make a small memory lift large: a list of strings that all alias
+  // one long string.
+  uint64_t lift_limit() const { return lift_limit_; }
+  void set_lift_limit(uint64_t bytes) { lift_limit_ = bytes; }
+  // The trap of a lift that would pass the limit.
+  [[noreturn]] void lift_limit_reached(uint64_t bytes) const;
+
  private:
   [[noreturn]] static void no_memory(const char* why);
   GuestMemory* memory_;
@@ -93,6 +102,7 @@ class AbiContext {
   const typed::HandleTypes* typed_handles_ = nullptr;
   uint8_t* base_ = nullptr;
   uint64_t size_ = 0;
+  uint64_t lift_limit_ = UINT64_MAX;
 };
 
 namespace detail {

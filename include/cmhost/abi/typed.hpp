@@ -105,7 +105,8 @@ class Reader {
         base_(cx.base()),
         size_(cx.size()),
         canon_nan_(cx.options().canonicalize_nan),
-        utf8_(cx.options().encoding == StringEncoding::Utf8) {}
+        utf8_(cx.options().encoding == StringEncoding::Utf8),
+        lift_budget_(cx.lift_limit()) {}
 
   const AbiContext& context() const { return cx_; }
   std::pmr::memory_resource* resource() const { return resource_; }
@@ -125,19 +126,27 @@ class Reader {
   // Strings: the common case (UTF-8 options, ASCII text) is checked inline;
   // anything else takes the general path, with the same checks and traps.
   std::string string(uint64_t ptr, uint64_t tagged_units) const {
-    if (const char* s = ascii_utf8(ptr, tagged_units)) return std::string(s, tagged_units);
+    if (const char* s = ascii_utf8(ptr, tagged_units)) {
+      charge(tagged_units);
+      return std::string(s, tagged_units);
+    }
     return string_general(ptr, tagged_units);
   }
   std::pmr::string pmr_string(uint64_t ptr, uint64_t tagged_units) const {
-    if (const char* s = ascii_utf8(ptr, tagged_units)) return std::pmr::string(s, tagged_units, resource_);
+    if (const char* s = ascii_utf8(ptr, tagged_units)) {
+      charge(tagged_units);
+      return std::pmr::string(s, tagged_units, resource_);
+    }
     return std::pmr::string(string_general(ptr, tagged_units), resource_);
   }
   // Replaces `out` with the string, built in place.
   CMHOST_TYPED_INLINE void string_into(uint64_t ptr, uint64_t tagged_units, std::string& out) const {
-    if (const char* s = ascii_utf8(ptr, tagged_units))
+    if (const char* s = ascii_utf8(ptr, tagged_units)) {
+      charge(tagged_units);
       out.assign(s, tagged_units);
-    else
+    } else {
       out = string_general(ptr, tagged_units);
+    }
   }
   // Strings with another allocator (std::pmr::string, FrameString): built
   // in place with the reader's resource or the allocator `out` has. A trap
@@ -152,6 +161,7 @@ class Reader {
         return out.get_allocator();
     }();
     if (const char* s = ascii_utf8(ptr, tagged_units)) {
+      charge(tagged_units);
       rebuild(out, s, tagged_units, allocator);
     } else {
       const std::string general = string_general(ptr, tagged_units);
@@ -163,6 +173,12 @@ class Reader {
     return string_view_general(ptr, tagged_units);
   }
   [[noreturn]] void fail(const std::string& reason) const;
+  // Counts host bytes the lift allocates against AbiContext::lift_limit.
+  CMHOST_TYPED_INLINE void charge(uint64_t bytes) const {
+    if (bytes > lift_budget_) [[unlikely]]
+      cx_.lift_limit_reached(bytes);
+    lift_budget_ -= bytes;
+  }
 
  private:
   // Constructs `out` afresh (an assignment would keep its allocator).
@@ -198,6 +214,7 @@ class Reader {
   uint64_t size_;
   bool canon_nan_;
   bool utf8_;
+  mutable uint64_t lift_budget_;  // what the lift may still allocate
 };
 
 constexpr uint32_t align_to(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
@@ -448,6 +465,7 @@ struct Canon<std::vector<T, A>, W> : ListCanon<T, W> {
   // The list of `length` elements at `ptr`, checked as lifting checks it.
   CMHOST_TYPED_INLINE static std::vector<T, A> load_elements(const Reader& r, uint64_t ptr, uint64_t length) {
     detail::check_elements<T, W>(r, ptr, length);
+    r.charge(length * sizeof(T));
     auto out = detail::empty_container<std::vector<T, A>>(r);
     if constexpr (sizeof(T) == 1 && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       const auto* bytes = reinterpret_cast<const T*>(r.at(ptr));
@@ -950,6 +968,7 @@ struct Canon<std::map<K, V, C, A>, W> {
   static std::map<K, V, C, A> load_entries(const Reader& r, uint64_t ptr, uint64_t length) {
     if (length > kMaxListByteLength / E::size) r.fail("map of " + std::to_string(length) + " entries is too long");
     r.check(ptr, length * E::size, E::align, "map");
+    r.charge(length * (sizeof(K) + sizeof(V) + 4 * sizeof(void*)));  // a tree node per entry
     std::map<K, V, C, A> out;
     for (uint64_t i = 0; i < length; ++i) {
       const uint64_t at = ptr + i * E::size;
