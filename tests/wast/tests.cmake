@@ -16,7 +16,7 @@ cmhost_cli_test(wast-unconfirmed ARGS wast ${wast_cache} ${wast_dir}/unconfirmed
                 EXPECT "line 14: assert_trap unconfirmed: expected \"cannot enter component instance\", trapped only at the script's own `unreachable`\n4 passed, 0 failed, 0 skipped, 1 unconfirmed\n$")
 cmhost_cli_test(wast-json ARGS wast --json ${wast_cache} ${wast_dir}/commands.wast
                 EXPECT "^{\n  \"failed\": 0,\n  \"files\": \\[\n.*\"command\": \"assert_malformed\",\n *\"detail\": \"jco cannot assemble the text: .*\"outcome\": \"skip\",.*\"passed\": 22,\n  \"skipped\": 1,\n  \"unconfirmed\": 0\n}\n$")
-cmhost_cli_test(wast-timeout ARGS wast --timeout 1 ${wast_cache} ${wast_dir}/hang.wast EXIT 1
+cmhost_cli_test(wast-timeout ARGS wast --command-timeout 1 ${wast_cache} ${wast_dir}/hang.wast EXIT 1
                 EXPECT "line 13: assert_return failed \\(timeout\\): timed out after 1 s\n  line 14: [^\n]*timed out[^\n]*\n5 passed, 2 failed, 0 skipped\n$")
 # A lone `;` (found by fuzz/wast_fuzz.cpp: it was read as empty atoms without end).
 cmhost_cli_test(wast-lone-semicolon ARGS wast ${wast_cache} ${wast_dir}/lone-semicolon.wast EXIT 1

@@ -1,17 +1,50 @@
-// `--engine=interp|aot`, on every command that runs guests.
+// `--engine=interp|aot`, `--fuel`, `--timeout` and `--max-memory`, on every
+// command that runs guests.
 #pragma once
 
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/cmhost.hpp"
 
 namespace cmhost::tools {
 
 inline constexpr const char* kEngineNames = "interp|aot";
 
+// What the command line bounds a guest with.
+struct GuestLimits {
+  std::optional<uint64_t> fuel;             // units of guest code (loop iterations and calls)
+  std::optional<double> timeout_seconds;    // wall-clock time of the guest's run
+  std::optional<uint64_t> max_memory_bytes;  // the store's linear memories together
+};
+
 // The engine configuration an `--engine` value names: `aot` compiles each
-// component on first use into the cache, saying so on stderr. Usage for
-// other names.
-engine::EngineConfig engine_config(const std::string& name);
+// component on first use into the cache, saying so on stderr; fuel or a
+// timeout meter the guest code. Usage for other names.
+engine::EngineConfig engine_config(const std::string& name, const GuestLimits& limits = {});
+
+// Applies the limits to a store for as long as it lives: a timeout starts a
+// timer thread that moves the engine's epoch past the store's deadline.
+class GuestLimiter {
+ public:
+  GuestLimiter(Engine& engine, Store& store, const GuestLimits& limits);
+  ~GuestLimiter();
+  GuestLimiter(const GuestLimiter&) = delete;
+  GuestLimiter& operator=(const GuestLimiter&) = delete;
+  // A trap's message, saying which limit ended the run when one did.
+  std::string explain(const Error& trap) const;
+
+ private:
+  const GuestLimits limits_;
+  Store& store_;
+  std::mutex mutex_;
+  std::condition_variable stop_;
+  bool stopping_ = false;
+  std::thread timer_;
+};
 
 }  // namespace cmhost::tools

@@ -30,7 +30,7 @@ CallText split_call(const std::string& text) {
 }  // namespace
 
 int run_invoke(const std::string& file, const std::string& call, bool stub_imports,
-               const engine::EngineConfig& config) {
+               const engine::EngineConfig& config, const GuestLimits& limits) {
   try {
     Engine engine(config);
     const auto component = Component::from_file(engine, file);
@@ -38,11 +38,17 @@ int run_invoke(const std::string& file, const std::string& call, bool stub_impor
     Linker linker;
     linker.allow_stub_imports(stub_imports);
     Store store(engine);
-    const Instance instance = linker.instantiate(store, component);
-    const Func func = instance.func(text.name);
-    const auto args = parse_wave_args(func.type().params, text.args);
-    const auto results = func.call(store, args);
-    if (func.type().result) fmt::print("{}\n", to_wave(*func.type().result, results.at(0)));
+    GuestLimiter limiter(engine, store, limits);
+    try {
+      const Instance instance = linker.instantiate(store, component);
+      const Func func = instance.func(text.name);
+      const auto args = parse_wave_args(func.type().params, text.args);
+      const auto results = func.call(store, args);
+      if (func.type().result) fmt::print("{}\n", to_wave(*func.type().result, results.at(0)));
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Trap) throw;
+      throw Error(ErrorKind::Trap, limiter.explain(e));
+    }
     return 0;
   } catch (const Error& e) {
     fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cmhost/engine.hpp"
+#include "engine_choice.hpp"
 
 namespace cmhost::tools {
 
@@ -10,7 +11,7 @@ namespace cmhost::tools {
 // export, printing its result as WAVE. Returns the process exit status: 0 on
 // success, 1 on a trap, 2 on usage, decode, validation or link errors.
 int run_invoke(const std::string& file, const std::string& call, bool stub_imports,
-               const engine::EngineConfig& config);
+               const engine::EngineConfig& config, const GuestLimits& limits = {});
 
 // `cmhost compile FILE -o OUT`: the component's core modules compiled ahead
 // of time into an artifact. Returns 0, or 2 with the error on stderr.

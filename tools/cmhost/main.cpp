@@ -63,6 +63,26 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"interp", "aot"}));
   };
   add_engine_option(invoke);
+  cmhost::tools::GuestLimits limits;
+  const CLI::Validator whole_number(
+      [](std::string& input) {
+        return !input.empty() && input.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "expected a whole number, got `" + input + "`";
+      },
+      "UINT");
+  const auto add_limit_options = [&](CLI::App* command) {
+    command->add_option("--fuel", limits.fuel,
+                        "Units of guest code (loop iterations and calls) the run may take; past them it traps")
+        ->check(whole_number);
+    command->add_option("--timeout", limits.timeout_seconds,
+                        "Seconds the guest may run; then it traps (exit status 1)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--max-memory", limits.max_memory_bytes,
+                        "Bytes of linear memory the guest's memories may hold together; growing past them fails")
+        ->check(whole_number);
+  };
+  add_limit_options(invoke);
 
   std::string compile_file, compile_output;
   auto* compile = app.add_subcommand("compile", "Compile a component's core modules to native code ahead of time");
@@ -86,6 +106,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run_cmd->add_option("--invoke", run.invoke, "Call this export instead of wasi:cli/run, e.g. 'f(1, \"x\")'");
   add_engine_option(run_cmd);
+  add_limit_options(run_cmd);
 
   cmhost::tools::BindgenCommand bindgen;
   bindgen.node_modules = env_or("CMHOST_JCO_DIR", CMHOST_DEFAULT_NODE_MODULES);
@@ -124,7 +145,8 @@ int main(int argc, char** argv) {
   wast_cmd->add_flag("--json", wast.json, "Print one JSON object with every result instead of text");
   wast_cmd->add_flag("-v,--verbose", wast.verbose,
                      "Also show passing assertions with the expected message next to cmhost's");
-  wast_cmd->add_option("--timeout", wast.timeout_seconds, "Seconds a command may take before it counts as a hang")
+  wast_cmd->add_option("--command-timeout", wast.timeout_seconds,
+                       "Seconds a script command may take before it counts as a hang")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   wast_cmd->add_option("--expect", expect_file,
@@ -173,11 +195,12 @@ int main(int argc, char** argv) {
       }
       run.file = words.front();
       run.args.assign(words.begin() + 1, words.end());
-      return cmhost::tools::run_command(run, cmhost::tools::engine_config(engine_name));
+      run.limits = limits;
+      return cmhost::tools::run_command(run, cmhost::tools::engine_config(engine_name, limits));
     }
     if (*invoke)
       return cmhost::tools::run_invoke(component_file, call_text, stub_imports,
-                                       cmhost::tools::engine_config(engine_name));
+                                       cmhost::tools::engine_config(engine_name, limits), limits);
     if (*compile) {
       if (compile_output.empty()) {
         const auto dot = compile_file.rfind('.');

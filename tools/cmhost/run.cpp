@@ -23,6 +23,28 @@ bool is_core_module(const std::string& file) {
   return in.gcount() == 8 && std::memcmp(header, "\0asm\x01\0\0\0", 8) == 0;
 }
 
+// Runs wasi:cli/run, or the export --invoke names.
+int run_instance(const RunCommand& command, const Instance& instance, Store& store) {
+  if (command.invoke.empty()) return wasi::run(store, instance);
+  const auto open = command.invoke.find('(');
+  const std::string name = command.invoke.substr(0, open);
+  std::string args;
+  if (open != std::string::npos) {
+    const auto close = command.invoke.find_last_of(')');
+    if (close == std::string::npos || close < open)
+      throw Error(ErrorKind::Usage, "expected `name(arguments)`, got `" + command.invoke + "`");
+    args = command.invoke.substr(open + 1, close - open - 1);
+  }
+  const Func func = instance.func(name);
+  try {
+    const auto results = func.call(store, parse_wave_args(func.type().params, args));
+    if (func.type().result) fmt::print("{}\n", to_wave(*func.type().result, results.at(0)));
+  } catch (const wasi::Exit& exit) {
+    return exit.code();
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_command(const RunCommand& command, const engine::EngineConfig& config) {
@@ -64,30 +86,19 @@ int run_command(const RunCommand& command, const engine::EngineConfig& config) {
     Linker linker;
     wasi::add_to_linker(linker, wasi);
     Store store(engine);
-    const Instance instance = linker.instantiate(store, component);
-    if (command.invoke.empty()) return wasi::run(store, instance);
-    const auto open = command.invoke.find('(');
-    const std::string name = command.invoke.substr(0, open);
-    std::string args;
-    if (open != std::string::npos) {
-      const auto close = command.invoke.find_last_of(')');
-      if (close == std::string::npos || close < open)
-        throw Error(ErrorKind::Usage, "expected `name(arguments)`, got `" + command.invoke + "`");
-      args = command.invoke.substr(open + 1, close - open - 1);
-    }
-    const Func func = instance.func(name);
+    GuestLimiter limiter(engine, store, command.limits);
     try {
-      const auto results = func.call(store, parse_wave_args(func.type().params, args));
-      if (func.type().result) fmt::print("{}\n", to_wave(*func.type().result, results.at(0)));
-    } catch (const wasi::Exit& exit) {
-      return exit.code();
+      return run_instance(command, linker.instantiate(store, component), store);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Trap) throw;
+      throw Error(ErrorKind::Trap, limiter.explain(e));
     }
-    return 0;
   } catch (const Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
     return e.kind() == ErrorKind::Trap ? 1 : 2;
   }
 }
+
 
 }  // namespace cmhost::tools

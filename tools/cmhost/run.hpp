@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cmhost/engine.hpp"
+#include "engine_choice.hpp"
 
 namespace cmhost::tools {
 
@@ -16,6 +17,7 @@ struct RunCommand {
   bool env_inherit = false;
   bool allow_network = false;
   std::string invoke;  // empty: wasi:cli/run#run
+  GuestLimits limits;
 };
 
 // `cmhost run [--dir HOST[::GUEST][:ro]]... [--env K=V]... [--env-inherit] [--allow-network] [--invoke 'f(args)'] FILE [ARGS...]`:
