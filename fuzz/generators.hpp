@@ -75,33 +75,36 @@ inline TypeRef gen_type(FuzzedDataProvider& in, int depth) {
   }
 }
 
+// Appends code point c (not a surrogate) as UTF-8.
+inline void append_utf8(std::string& out, uint32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xc0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xe0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  }
+}
+
 // Text of code points drawn from ASCII, Latin-1, the BMP and beyond (so
 // every encoding and latin1+utf16's both forms are exercised).
 inline std::string gen_text(FuzzedDataProvider& in) {
   std::string out;
   const size_t n = in.ConsumeIntegralInRange<size_t>(0, 12);
   for (size_t i = 0; i < n; ++i) {
-    uint32_t c;
     switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-      case 0: c = in.ConsumeIntegralInRange<uint32_t>(0, 0x7f); break;
-      case 1: c = in.ConsumeIntegralInRange<uint32_t>(0x80, 0xff); break;
-      case 2: c = in.ConsumeIntegralInRange<uint32_t>(0x100, 0xd7ff); break;
-      default: c = in.ConsumeIntegralInRange<uint32_t>(0x10000, 0x10ffff); break;
-    }
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xc0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3f));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xe0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (c & 0x3f));
-    } else {
-      out += static_cast<char>(0xf0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (c & 0x3f));
+      case 0: append_utf8(out, in.ConsumeIntegralInRange<uint32_t>(0, 0x7f)); break;
+      case 1: append_utf8(out, in.ConsumeIntegralInRange<uint32_t>(0x80, 0xff)); break;
+      case 2: append_utf8(out, in.ConsumeIntegralInRange<uint32_t>(0x100, 0xd7ff)); break;
+      default: append_utf8(out, in.ConsumeIntegralInRange<uint32_t>(0x10000, 0x10ffff)); break;
     }
   }
   return out;

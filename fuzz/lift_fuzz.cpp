@@ -216,7 +216,7 @@ class Reference {
     const uint8_t* s = m_.data() + begin;
     std::string out;
     if (form == Latin1) {
-      for (uint64_t i = 0; i < bytes; ++i) append(out, s[i]);
+      for (uint64_t i = 0; i < bytes; ++i) cmhost::fuzzing::append_utf8(out, s[i]);
     } else if (form == Utf16) {
       for (uint64_t i = 0; i < units; ++i) {
         const uint32_t u = s[2 * i] | s[2 * i + 1] << 8;
@@ -225,10 +225,10 @@ class Reference {
           if (i + 1 == units) throw Trapped{};
           const uint32_t low = s[2 * i + 2] | s[2 * i + 3] << 8;
           if (low < 0xDC00 || low > 0xDFFF) throw Trapped{};
-          append(out, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
+          cmhost::fuzzing::append_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
           ++i;
         } else {
-          append(out, u);
+          cmhost::fuzzing::append_utf8(out, u);
         }
       }
     } else {
@@ -263,24 +263,6 @@ class Reference {
       if (s[k] < 0x80 || s[k] > 0xBF) throw Trapped{};
     return n;
   }
-  static void append(std::string& out, uint32_t c) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-
   const std::vector<uint8_t>& m_;
   const CanonOptions options_;
   const uint32_t ptr_bytes_;

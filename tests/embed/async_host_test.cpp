@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../support/expect_error.hpp"
+#include "../support/host_async_types.hpp"
 #include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 #include "cmhost/streams.hpp"
@@ -24,23 +25,8 @@ namespace {
 
 using abi::Type;
 
-FuncType slow_double_type() {
-  FuncType t;
-  t.async = true;
-  t.param_names = {"x"};
-  t.params = {Type::u32()};
-  t.result = Type::u32();
-  return t;
-}
-
-FuncType count_bytes_type() {
-  FuncType t;
-  t.async = true;
-  t.param_names = {"s"};
-  t.params = {Type::stream(Type::u8())};
-  t.result = Type::u32();
-  return t;
-}
+using testing_support::count_bytes_type;
+using testing_support::slow_double_type;
 
 // count-bytes: reads the stream it is given, one read after another from
 // the event loop (the host function has returned by then), and completes

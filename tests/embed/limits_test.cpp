@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../support/expect_error.hpp"
+#include "../support/host_async_types.hpp"
 #include "../support/test_engine.hpp"
 #include "cmhost/cmhost.hpp"
 
@@ -171,15 +172,6 @@ TEST_F(Metered, ADeadlineFromAnotherThreadStopsARunawayLoop) {
   EXPECT_TRUE(store.interrupted());
 }
 
-FuncType never_type() {
-  FuncType t;
-  t.async = true;
-  t.param_names = {"x"};
-  t.params = {Type::u32()};
-  t.result = Type::u32();
-  return t;
-}
-
 // The event loop waiting for a host completion that never comes ends at
 // the deadline.
 TEST(MeteredLoop, TheEventLoopsWaitEndsAtTheDeadline) {
@@ -187,14 +179,10 @@ TEST(MeteredLoop, TheEventLoopsWaitEndsAtTheDeadline) {
   Store store(engine);
   Linker linker;
   std::vector<Completion> held;  // never completed
-  linker.define_async_func("slow-double", never_type(),
+  linker.define_async_func("slow-double", testing_support::slow_double_type(),
                            [&](Caller&, std::span<const Val>, Completion c) { held.push_back(std::move(c)); });
-  FuncType count_bytes;
-  count_bytes.async = true;
-  count_bytes.param_names = {"s"};
-  count_bytes.params = {Type::stream(Type::u8())};
-  count_bytes.result = Type::u32();
-  linker.define_async_func("count-bytes", count_bytes, [](Caller&, std::span<const Val>, Completion) {});
+  linker.define_async_func("count-bytes", testing_support::count_bytes_type(),
+                           [](Caller&, std::span<const Val>, Completion) {});
   Instance instance = linker.instantiate(
       store, Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-async.wasm"));
   const std::vector<Val> args{Val::u32(1), Val::u32(2)};
