@@ -127,14 +127,14 @@ class Reader {
   // anything else takes the general path, with the same checks and traps.
   std::string string(uint64_t ptr, uint64_t tagged_units) const {
     if (const char* s = ascii_utf8(ptr, tagged_units)) {
-      charge(tagged_units);
+      charge_text(tagged_units);
       return std::string(s, tagged_units);
     }
     return string_general(ptr, tagged_units);
   }
   std::pmr::string pmr_string(uint64_t ptr, uint64_t tagged_units) const {
     if (const char* s = ascii_utf8(ptr, tagged_units)) {
-      charge(tagged_units);
+      charge_text(tagged_units);
       return std::pmr::string(s, tagged_units, resource_);
     }
     return std::pmr::string(string_general(ptr, tagged_units), resource_);
@@ -142,7 +142,7 @@ class Reader {
   // Replaces `out` with the string, built in place.
   CMHOST_TYPED_INLINE void string_into(uint64_t ptr, uint64_t tagged_units, std::string& out) const {
     if (const char* s = ascii_utf8(ptr, tagged_units)) {
-      charge(tagged_units);
+      charge_text(tagged_units);
       out.assign(s, tagged_units);
     } else {
       out = string_general(ptr, tagged_units);
@@ -161,7 +161,7 @@ class Reader {
         return out.get_allocator();
     }();
     if (const char* s = ascii_utf8(ptr, tagged_units)) {
-      charge(tagged_units);
+      charge_text(tagged_units);
       rebuild(out, s, tagged_units, allocator);
     } else {
       const std::string general = string_general(ptr, tagged_units);
@@ -179,6 +179,12 @@ class Reader {
       cx_.lift_limit_reached(bytes);
     lift_budget_ -= bytes;
   }
+  // Text of `bytes` bytes: short text lives inside the string object (which
+  // its container was charged for) and allocates nothing.
+  CMHOST_TYPED_INLINE void charge_text(uint64_t bytes) const {
+    if (bytes > kInlineTextBytes) charge(bytes);
+  }
+  static constexpr uint64_t kInlineTextBytes = 15;  // libstdc++'s short-string capacity
 
  private:
   // Constructs `out` afresh (an assignment would keep its allocator).
