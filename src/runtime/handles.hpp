@@ -85,8 +85,9 @@ class IndexTable {
 
 class HandleTable {
  public:
-  // `limits` (the store's) must outlive the table; null: the spec's limits only.
-  explicit HandleTable(HandleLimits* limits = nullptr) : limits_(limits) {}
+  // `limits`: the store's, shared because instances may outlive their store;
+  // null: the spec's limits only.
+  explicit HandleTable(std::shared_ptr<HandleLimits> limits = nullptr) : limits_(std::move(limits)) {}
   ~HandleTable() {
     for (uint32_t i = 1; i < table_.capacity(); ++i)
       if (Entry* e = table_.find(i); e && e->object) e->object->detach();
@@ -172,7 +173,7 @@ class HandleTable {
     return "handle index " + std::to_string(i) + " is a " + to_string(actual) + ", not a " + wanted;
   }
   IndexTable<Entry> table_;
-  HandleLimits* limits_;
+  std::shared_ptr<HandleLimits> limits_;
   uint32_t live_ = 0;
   uint32_t live_waitables_ = 0;
 };

@@ -88,7 +88,7 @@ class Instantiator {
   std::shared_ptr<ComponentInstance> run(const validate::ComponentPlan& plan, const ImportMap& imports,
                                          const ComponentInstance* scope = nullptr, ComponentInstance* parent = nullptr) {
     store_.count_instance();
-    auto inst = std::make_shared<ComponentInstance>(&store_.handle_limits());
+    auto inst = std::make_shared<ComponentInstance>(store_.handle_limits());
     inst->name_ = plan.name;
     inst->plan_ = &plan;
     inst->scope_ = scope;
@@ -369,8 +369,8 @@ class Instantiator {
   const CompiledComponent& compiled_;
 };
 
-ComponentInstance::ComponentInstance(HandleLimits* limits)
-    : threads_(std::make_unique<IndexTable<Thread*>>()), handles_(std::make_unique<HandleTable>(limits)) {}
+ComponentInstance::ComponentInstance(std::shared_ptr<HandleLimits> limits)
+    : threads_(std::make_unique<IndexTable<Thread*>>()), handles_(std::make_unique<HandleTable>(std::move(limits))) {}
 ComponentInstance::~ComponentInstance() = default;
 
 std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> ComponentInstance::run_time_resources() const {
@@ -383,15 +383,15 @@ std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> ComponentInst
 Store::Store(engine::Engine& engine)
     : engine_(engine),
       core_(engine.new_store()),
-      host_handles_(std::make_unique<HandleTable>(&handle_limits_)),
+      host_handles_(std::make_unique<HandleTable>(handle_limits_)),
       scheduler_(std::make_unique<Scheduler>(*core_)) {}
 
 Store::~Store() { scheduler_->shutdown(); }
 
 void Store::set_limits(const GuestLimits& limits, uint32_t table_entries, uint32_t waitables) {
   limits_ = limits;
-  handle_limits_.entries = table_entries;
-  handle_limits_.waitables = waitables;
+  handle_limits_->entries = table_entries;
+  handle_limits_->waitables = waitables;
 }
 
 void Store::count_instance() {

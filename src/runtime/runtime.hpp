@@ -193,7 +193,7 @@ class Func {
 
 class ComponentInstance {
  public:
-  explicit ComponentInstance(HandleLimits* limits = nullptr);
+  explicit ComponentInstance(std::shared_ptr<HandleLimits> limits = nullptr);
   ~ComponentInstance();
   const std::string& name() const { return name_; }
   const InstanceItems& exports() const { return *exports_; }
@@ -273,7 +273,7 @@ class Store {
   // Limits for what the store's guests do from now on.
   void set_limits(const GuestLimits& limits, uint32_t table_entries, uint32_t waitables);
   const GuestLimits& limits() const { return limits_; }
-  HandleLimits& handle_limits() { return handle_limits_; }
+  const std::shared_ptr<HandleLimits>& handle_limits() { return handle_limits_; }
   // Counts an instance about to be made; a trap naming the limit past it.
   void count_instance();
   // A call into a guest, nested on those running: a trap past the limit.
@@ -329,7 +329,9 @@ class Store {
   engine::Engine& engine_;
   std::unique_ptr<engine::Store> core_;
   GuestLimits limits_;
-  HandleLimits handle_limits_;  // before the tables that point at it
+  // Shared with the handle tables, which may outlive the store in instances
+  // an embedder still holds.
+  std::shared_ptr<HandleLimits> handle_limits_ = std::make_shared<HandleLimits>();
   uint32_t instances_made_ = 0;
   uint32_t call_depth_ = 0;
   std::vector<std::shared_ptr<ComponentInstance>> instances_;
