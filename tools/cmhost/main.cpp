@@ -2,6 +2,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "abi_check.hpp"
 #include "abi_demo.hpp"
 #include "engine_choice.hpp"
@@ -71,13 +74,23 @@ int main(int argc, char** argv) {
                    : "expected a whole number, got `" + input + "`";
       },
       "UINT");
+  // A timer's wait must be representable: positive, finite, at most a year.
+  const CLI::Validator seconds(
+      [](std::string& input) {
+        char* end = nullptr;
+        const double value = std::strtod(input.c_str(), &end);
+        return end != input.c_str() && *end == '\0' && std::isfinite(value) && value > 0 && value <= 31'536'000
+                   ? std::string()
+                   : "expected seconds above 0 and at most 31536000 (a year), got `" + input + "`";
+      },
+      "SECONDS");
   const auto add_limit_options = [&](CLI::App* command) {
     command->add_option("--fuel", limits.fuel,
                         "Units of guest code (loop iterations and calls) the run may take; past them it traps")
         ->check(whole_number);
     command->add_option("--timeout", limits.timeout_seconds,
                         "Seconds the guest may run; then it traps (exit status 1)")
-        ->check(CLI::PositiveNumber);
+        ->check(seconds);
     command->add_option("--max-memory", limits.max_memory_bytes,
                         "Bytes of linear memory the guest's memories may hold together; growing past them fails")
         ->check(whole_number);
