@@ -44,10 +44,9 @@ class Meter {
     return static_cast<int64_t>(slice) - 1;
   }
 
-  // Traps when the epoch deadline has passed (also for host work that
-  // waits: see Store::check_interrupt).
+  // Traps when the epoch deadline has passed.
   void check_deadline() const {
-    if (deadline_ != kNoDeadline && epoch_->load(std::memory_order_relaxed) >= deadline_) {
+    if (deadline_passed()) {
       throw Error(ErrorKind::Trap, "interrupted: the engine's epoch reached the store's deadline of " +
                                        std::to_string(deadline_));
     }

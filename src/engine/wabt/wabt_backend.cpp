@@ -224,23 +224,11 @@ void apply_caps(wi::ModuleDesc& desc, const Caps& caps, uint64_t store_memory_by
   for (size_t i = 0; i < desc.memories.size(); ++i) {
     wabt::Limits& limits = desc.memories[i].type.limits;
     const uint64_t initial_bytes = limits.initial * kPageBytes;
-    if (caps.memory_bytes && initial_bytes > *caps.memory_bytes)
-      throw Error(ErrorKind::Trap, "memory limit: memory " + std::to_string(i) + " starts at " +
-                                       std::to_string(initial_bytes) + " bytes, above the store's limit of " +
-                                       std::to_string(*caps.memory_bytes) + " bytes per memory");
-    if (caps.total_memory_bytes && initial_bytes > *caps.total_memory_bytes - std::min(total, *caps.total_memory_bytes))
-      throw Error(ErrorKind::Trap, "memory limit: memory " + std::to_string(i) + " of " +
-                                       std::to_string(initial_bytes) + " bytes would take the store's memories past its limit of " +
-                                       std::to_string(*caps.total_memory_bytes) + " bytes in total (" +
-                                       std::to_string(total) + " in use)");
-    std::optional<uint64_t> cap = caps.memory_bytes;
-    if (caps.total_memory_bytes) {
-      const uint64_t room = *caps.total_memory_bytes - total;  // this memory may grow into all of it
-      cap = cap ? std::min(*cap, room) : room;
-    }
+    check_memory_start(caps, i, initial_bytes, total);
+    const std::optional<uint64_t> room = memory_room(caps, total);  // this memory may grow into all of it
     total += initial_bytes;
-    if (!cap) continue;
-    const uint64_t cap_pages = *cap / kPageBytes;
+    if (!room) continue;
+    const uint64_t cap_pages = *room / kPageBytes;
     const uint64_t declared = limits.has_max ? limits.max : limits.is_64 ? uint64_t{1} << 48 : 65536;
     if (cap_pages < declared) {
       limits.max = cap_pages;
@@ -250,10 +238,7 @@ void apply_caps(wi::ModuleDesc& desc, const Caps& caps, uint64_t store_memory_by
   if (caps.table_elements) {
     for (size_t i = 0; i < desc.tables.size(); ++i) {
       wabt::Limits& limits = desc.tables[i].type.limits;
-      if (limits.initial > *caps.table_elements)
-        throw Error(ErrorKind::Trap, "table limit: table " + std::to_string(i) + " starts with " +
-                                         std::to_string(limits.initial) + " elements, above the store's limit of " +
-                                         std::to_string(*caps.table_elements));
+      check_table_start(caps, i, limits.initial);
       const uint64_t declared = limits.has_max ? limits.max : UINT32_MAX;
       if (*caps.table_elements < declared) {
         limits.max = *caps.table_elements;
@@ -505,8 +490,7 @@ T& WabtStore::resolve_as(Handle handle, KindCode kind) const {
 }
 
 wi::Module::Ptr WabtStore::module_for(const CompiledCode& code, const Caps& caps) {
-  const bool capped = caps.memory_bytes || caps.total_memory_bytes || caps.table_elements;
-  if (!capped) {
+  if (!caps.any()) {
     // The descriptors' own limits: nothing to copy.
     auto found = modules_.find(code.id);
     if (found != modules_.end() && found->second.maxima.empty()) return found->second.module;
@@ -745,8 +729,7 @@ std::optional<uint64_t> WabtStore::grow_memory(Handle handle, uint64_t pages) {
   const uint64_t max_pages = std::vector<uint8_t>().max_size() / kPageBytes;
   if (pages > max_pages || old_pages > max_pages - pages) return std::nullopt;
   // The host grows within the store's limits too.
-  if (caps_.memory_bytes && (old_pages + pages) * kPageBytes > *caps_.memory_bytes) return std::nullopt;
-  if (caps_.total_memory_bytes && memory_bytes_in_use() + pages * kPageBytes > *caps_.total_memory_bytes)
+  if (caps_.any() && !host_growth_allowed(caps_, old_pages * kPageBytes, pages * kPageBytes, memory_bytes_in_use()))
     return std::nullopt;
   try {
     if (wabt::Failed(memory.Grow(pages))) return std::nullopt;

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "../caps.hpp"
+
 namespace cmhost::engine::wabt_backend {
 
 // Numbered exactly as CoreType and engine::ExternKind (wabt_engine.cpp
@@ -67,11 +69,7 @@ struct CompiledModule {
 };
 
 // Caps on what a store's modules define (engine::MemoryLimits).
-struct Caps {
-  std::optional<uint64_t> memory_bytes;
-  std::optional<uint64_t> total_memory_bytes;
-  std::optional<uint64_t> table_elements;
-};
+using Caps = StoreCaps;
 
 // Decodes and validates a core module, adding metering (fuel.hpp) when
 // `metered`. Throws cmhost::Error of kind Decode or Validate.

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "../caps.hpp"
 #include "../meter.hpp"
 #include "artifact.hpp"
 #include "cmhost/error.hpp"
@@ -142,31 +143,16 @@ class AotModule final : public Module {
   bool metered() const { return imports_.size() != shape_.imports.size(); }
 
   // A memory or table that starts above the store's caps, checked where
-  // the interpreter checks it: before instantiation. `room` is what the
-  // store's total allows (nullopt: no total).
-  void check_caps(const MemoryLimits& caps, uint64_t in_use) const {
+  // the interpreter checks it: before instantiation.
+  void check_caps(const StoreCaps& caps, uint64_t in_use) const {
     size_t memory = 0, table = 0;
     uint64_t total = in_use;
     for (const auto& d : shape_.definitions) {
       if (d.kind == 'm') {
-        const uint64_t bytes = d.min * 65536;
-        if (caps.memory_bytes && bytes > *caps.memory_bytes)
-          throw Error(ErrorKind::Trap, "memory limit: memory " + std::to_string(memory) + " starts at " +
-                                           std::to_string(bytes) + " bytes, above the store's limit of " +
-                                           std::to_string(*caps.memory_bytes) + " bytes per memory");
-        if (caps.total_memory_bytes && bytes > *caps.total_memory_bytes - std::min(total, *caps.total_memory_bytes))
-          throw Error(ErrorKind::Trap, "memory limit: memory " + std::to_string(memory) + " of " + std::to_string(bytes) +
-                                           " bytes would take the store's memories past its limit of " +
-                                           std::to_string(*caps.total_memory_bytes) + " bytes in total (" +
-                                           std::to_string(total) + " in use)");
-        total += bytes;
-        ++memory;
+        check_memory_start(caps, memory++, d.min * 65536, total);
+        total += d.min * 65536;
       } else if (d.kind == 't') {
-        if (caps.table_elements && d.min > *caps.table_elements)
-          throw Error(ErrorKind::Trap, "table limit: table " + std::to_string(table) + " starts with " +
-                                           std::to_string(d.min) + " elements, above the store's limit of " +
-                                           std::to_string(*caps.table_elements));
-        ++table;
+        check_table_start(caps, table++, d.min);
       }
     }
   }
@@ -346,8 +332,7 @@ class AotStore final : public Store {
     auto* m = static_cast<wasm_rt_memory_t*>(resolve(memory, ExternKind::Memory).pointer);
     if (pages > m->max_pages) return std::nullopt;
     // The host grows within the store's limits too.
-    if (caps_.memory_bytes && (m->pages + pages) * 65536 > *caps_.memory_bytes) return std::nullopt;
-    if (caps_.total_memory_bytes && memory_bytes_in_use() + pages * 65536 > *caps_.total_memory_bytes)
+    if (caps_.any() && !host_growth_allowed(caps_, uint64_t{m->pages} * 65536, pages * 65536, memory_bytes_in_use()))
       return std::nullopt;
     const uint32_t old = wasm_rt_grow_memory(m, static_cast<uint32_t>(pages));
     if (old == static_cast<uint32_t>(-1)) return std::nullopt;
@@ -532,7 +517,9 @@ class AotStore final : public Store {
   }
 
  public:
-  void set_memory_limits(const MemoryLimits& limits) override { caps_ = limits; }
+  void set_memory_limits(const MemoryLimits& limits) override {
+    caps_ = {limits.memory_bytes, limits.total_memory_bytes, limits.table_elements};
+  }
   void set_fuel(std::optional<uint64_t> units) override {
     require_metered("set_fuel");
     meter_.set_fuel(units);
@@ -553,7 +540,7 @@ class AotStore final : public Store {
   const bool metered_ = config_.metering;
   Meter meter_;
   HostBinding* refill_ = nullptr;  // metered stores: what the modules call when a slice is spent
-  MemoryLimits caps_;
+  StoreCaps caps_;
   std::vector<wasm_rt_memory_t*> memories_;  // every memory the store's instances define
   std::deque<Object> objects_;
   std::deque<HostBinding> hosts_;
@@ -698,9 +685,8 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
 
   // Each memory may grow into what the store's total leaves (see
   // MemoryLimits), within its own cap.
-  uint64_t memory_cap = caps_.memory_bytes.value_or(UINT64_MAX);
-  if (caps_.total_memory_bytes) memory_cap = std::min(memory_cap, *caps_.total_memory_bytes - memory_bytes_in_use());
-  cmhost_rt_set_caps(memory_cap == UINT64_MAX ? UINT64_MAX : memory_cap / 65536, caps_.table_elements.value_or(UINT64_MAX),
+  const std::optional<uint64_t> room = memory_room(caps_, memory_bytes_in_use());
+  cmhost_rt_set_caps(room ? *room / 65536 : UINT64_MAX, caps_.table_elements.value_or(UINT64_MAX),
                      &remember_memory, this);
   unsigned& depth = current_ ? current_->depth : main_depth_;
   if (depth >= kMaxCallNesting) nested_too_deep();
