@@ -2,6 +2,7 @@
 // the runtime's objects, and the host room's.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +45,15 @@ class Store::Impl {
     std::unique_ptr<abi::ValueAbi> abi;
   };
   std::map<std::tuple<const abi::Type*, abi::AddrWidth, bool>, CompiledElement> element_abis;
+  // Element types a typed end's C++ type was found to match: an end made
+  // per call then skips the walk of its type, which costs about as much as
+  // reading a hundred elements. A few are kept; the oldest goes first.
+  struct MatchedElement {
+    abi::TypeRef type;  // keeps the key alive
+    bool (*matches)(const abi::Type&) = nullptr;
+  };
+  std::array<MatchedElement, 16> matched_elements;
+  size_t next_matched_element = 0;
   StoreLimits limits;
 };
 

@@ -53,15 +53,19 @@ ChannelEnd::~ChannelEnd() = default;
 
 namespace {
 
-void check_element_type(const abi::TypeRef& elem, bool stream, bool (*matches)(const abi::Type&),
-                        const std::type_info& cpp) {
+void check_element_type(Store::Impl& store, const abi::TypeRef& elem, bool stream,
+                        bool (*matches)(const abi::Type&), const std::type_info& cpp) {
   const char* what = stream ? "stream" : "future";
   if (!elem)
     throw_invalid_value(std::string("the ") + what + " has no element type: no " + host::type_name(cpp) +
                         " can be read from it");
+  for (const Store::Impl::MatchedElement& m : store.matched_elements)
+    if (m.type == elem && m.matches == matches) return;
   if (!matches(*elem))
     throw_invalid_value(fmt::format("the {}'s elements are {}, which a {} cannot hold", what, elem->to_wit(),
                                     host::type_name(cpp)));
+  store.matched_elements[store.next_matched_element] = {elem, matches};
+  store.next_matched_element = (store.next_matched_element + 1) % store.matched_elements.size();
 }
 
 }  // namespace
@@ -72,14 +76,14 @@ ChannelEnd ChannelEnd::take_readable(Store& store, const Val& end, bool stream, 
     throw_invalid_value(fmt::format("a {} reader takes a {} value, not a {}", stream ? "stream" : "future",
                                     stream ? "stream" : "future", abi::to_string(end.kind())));
   Store::Impl& s = *store.impl_;
-  auto accepts = [&](const abi::TypeRef& elem) { check_element_type(elem, stream, check.matches, check.cpp); };
+  auto accepts = [&](const abi::TypeRef& elem) { check_element_type(s, elem, stream, check.matches, check.cpp); };
   return ChannelEnd(
       std::make_unique<Impl>(s, host::HostEnd::take_readable(s.runtime, s.loop, end.as_handle(), stream, accepts)));
 }
 
 ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool stream, ElementCheck check) {
-  check_element_type(element, stream, check.matches, check.cpp);
   Store::Impl& s = *store.impl_;
+  check_element_type(s, element, stream, check.matches, check.cpp);
   uint32_t handle = 0;
   auto impl = std::make_unique<Impl>(s, host::HostEnd::make_writable(s.runtime, s.loop, std::move(element), stream, handle));
   impl->readable = stream ? Val::stream(handle) : Val::future(handle);
@@ -89,7 +93,8 @@ ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool st
 const Val& ChannelEnd::readable_end() const { return impl_->readable; }
 
 void ChannelEnd::check_element(bool (*matches)(const abi::Type&), const std::type_info& cpp) const {
-  check_element_type(impl_->end->element(), impl_->end->is_stream(), matches, cpp);
+  if (!impl_->end->alive()) throw Error(ErrorKind::Usage, "the stream's store is gone");
+  check_element_type(*impl_->store, impl_->end->element(), impl_->end->is_stream(), matches, cpp);
 }
 
 const abi::ValueAbi& ChannelEnd::value_abi(const Impl* impl, abi::AddrWidth width) {

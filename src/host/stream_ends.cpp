@@ -46,7 +46,7 @@ std::unique_ptr<HostEnd> HostEnd::make_writable(runtime::Store& store, HostLoop&
   return std::make_unique<HostEnd>(store, loop, stream ? Kind::StreamWriter : Kind::FutureWriter, std::move(channel));
 }
 
-std::string HostEnd::what() const {
+const char* HostEnd::what() const {
   switch (kind_) {
     case Kind::StreamReader: return "the host's read of a stream";
     case Kind::StreamWriter: return "the host's write to a stream";
@@ -58,22 +58,27 @@ std::string HostEnd::what() const {
 
 void HostEnd::check_not_stepping(const char* what_op) const {
   if (stepping_)
-    throw Error(ErrorKind::Usage, what() + ": " + what_op + " from inside its own step (the guest's buffer is in use)");
+    throw Error(ErrorKind::Usage,
+                fmt::format("{}: {} from inside its own step (the guest's buffer is in use)", what(), what_op));
 }
 
 void HostEnd::check_startable() const {
-  if (!*alive_) throw Error(ErrorKind::Usage, what() + ": its store is gone");
+  if (!*alive_) throw Error(ErrorKind::Usage, fmt::format("{}: its store is gone", what()));
   check_not_stepping("another copy");
-  if (copy_) throw Error(ErrorKind::Usage, what() + ": another copy is in flight on this end (one at a time)");
-  if (closed_) throw Error(ErrorKind::Usage, what() + ": the end is closed");
+  if (copy_)
+    throw Error(ErrorKind::Usage,
+                fmt::format("{}: another copy is in flight on this end (one at a time)", what()));
+  if (closed_) throw Error(ErrorKind::Usage, fmt::format("{}: the end is closed", what()));
   if (ended_)
-    throw Error(ErrorKind::Usage, what() + (is_stream() ? ": the other end is gone" : ": the future's value has moved"));
+    throw Error(ErrorKind::Usage,
+                fmt::format("{}: {}", what(), is_stream() ? "the other end is gone" : "the future's value has moved"));
 }
 
 CopyOutcome HostEnd::run(uint64_t count, CopyStep step) {
   check_startable();
   if (store_.scheduler().current())
-    throw Error(ErrorKind::Usage, what() + " cannot wait inside a guest's call: start it and let the event loop end it");
+    throw Error(ErrorKind::Usage,
+                fmt::format("{} cannot wait inside a guest's call: start it and let the event loop end it", what()));
   copy_.emplace(Copy{count, step, 0, nullptr, false});
   try {
     try_progress();  // the guest's copy may be pending already
@@ -104,7 +109,7 @@ void HostEnd::start(uint64_t count, CopyStep step, std::function<void(CopyOutcom
 
 CopyOutcome HostEnd::cancel() {
   check_not_stepping("cancel");
-  if (!copy_) throw Error(ErrorKind::Usage, what() + ": no copy in flight to cancel");
+  if (!copy_) throw Error(ErrorKind::Usage, fmt::format("{}: no copy in flight to cancel", what()));
   finish(CopyStatus::Cancelled);
   return last_;
 }
@@ -112,7 +117,9 @@ CopyOutcome HostEnd::cancel() {
 void HostEnd::close() {
   if (closed_) return;
   check_not_stepping("close");
-  if (copy_) throw Error(ErrorKind::Usage, what() + ": a copy is in flight; cancel it before closing the end");
+  if (copy_)
+    throw Error(ErrorKind::Usage,
+                fmt::format("{}: a copy is in flight; cancel it before closing the end", what()));
   if (kind_ == Kind::FutureWriter && !ended_ && *alive_ && !channel_->dropped)
     throw Error(ErrorKind::Usage, "a future's writable end closes once its value is written (or its reader is gone)");
   closed_ = true;
@@ -151,7 +158,8 @@ uint64_t HostEnd::step_in_place(Copy& copy, runtime::GuestBuffer& buffer, uint64
   // A step that called into the store may have let the guest take its
   // buffer back: nothing of it may be touched then.
   if (channel_->pending.buffer != &buffer)
-    throw Error(ErrorKind::Usage, what() + ": the step called into the store, and the guest's copy ended meanwhile");
+    throw Error(ErrorKind::Usage,
+                fmt::format("{}: the step called into the store, and the guest's copy ended meanwhile", what()));
   if (moved > n)
     throw Error(ErrorKind::Usage, fmt::format("{}: a step moved {} elements, given room for {}", what(), moved, n));
   buffer.advance(moved);
@@ -167,7 +175,7 @@ bool HostEnd::try_progress() {
     if (is_stream()) return reads() ? try_stream_read(copy, pending) : try_stream_write(copy, pending);
     // A future's one value, straight between the guest's buffer and the host.
     if (step_in_place(copy, *pending.buffer, 1) != 1)
-      throw Error(ErrorKind::Usage, what() + ": the step did not move the future's value");
+      throw Error(ErrorKind::Usage, fmt::format("{}: the step did not move the future's value", what()));
     channel_->reset_and_notify_pending(runtime::CopyResult::Completed);
     ended_ = true;
     finish(CopyStatus::Completed);

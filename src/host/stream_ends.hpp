@@ -119,7 +119,7 @@ class HostEnd {
   // touched this end or the stream (its copy is over then).
   uint64_t step_in_place(Copy& copy, runtime::GuestBuffer& buffer, uint64_t n);
   void check_not_stepping(const char* what) const;
-  std::string what() const;
+  const char* what() const;  // "the host's read of a stream", ...: a literal
 
   runtime::Store& store_;
   HostLoop& loop_;

@@ -299,7 +299,10 @@ class Instantiator {
     if (s.options.memory) f->memory_ = at(inst.core_memories_, *s.options.memory, "core memory");
     if (s.options.realloc) f->realloc_ = at(inst.core_funcs_, *s.options.realloc, "core func");
     if (s.options.post_return) f->post_return_ = at(inst.core_funcs_, *s.options.post_return, "core func");
-    if (s.options.callback) f->callback_ = at(inst.core_funcs_, *s.options.callback, "core func");
+    if (s.options.callback) {
+      f->callback_ = at(inst.core_funcs_, *s.options.callback, "core func");
+      f->callback_params_ = store_.core().func_type(*f->callback_).params.size();
+    }
     f->async_lift_ = s.options.async;
     f->abi_ = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
                                                  s.options.async);

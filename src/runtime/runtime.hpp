@@ -189,6 +189,7 @@ class Func {
   bool async_lift_ = false;  // lifted with the async option
   bool moves_handles_ = true;  // a handle type in its parameters or result
   std::optional<engine::Extern> callback_;
+  size_t callback_params_ = 0;  // the callback's core parameters, counted once
 };
 
 class ComponentInstance {

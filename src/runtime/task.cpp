@@ -201,7 +201,7 @@ void Task::run_callback_loop(Store& store, Thread& thread, uint64_t packed) {
   Scheduler& scheduler = store.scheduler();
   ComponentInstance* instance = inst;
   auto not_exclusive = [instance] { return instance->exclusive_thread_ == nullptr; };
-  const size_t callback_params = store.core().func_type(*func->callback_).params.size();
+  const size_t callback_params = func->callback_params_;
   for (;;) {
     const uint32_t code = packed & 0xf;
     const uint32_t set_index = static_cast<uint32_t>(packed >> 4);

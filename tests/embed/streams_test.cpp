@@ -445,6 +445,11 @@ TEST_F(HostStreams, ElementTypesMustMatch) {
   EXPECT_ERROR_SAYING(StreamReader<std::string>(store, numbers), ErrorKind::InvalidValue, "elements are u32");
   StreamReader<uint32_t> reader(store, numbers);
   EXPECT_EQ(reader.read(store, 5), (std::vector<uint32_t>{0, 1}));
+  // The store remembers the match of u32 with uint32_t, not with every type.
+  const Val more = call1("produce", {Val::u32(2), Val::u32(2)});
+  EXPECT_ERROR_SAYING(StreamReader<std::string>(store, more), ErrorKind::InvalidValue, "elements are u32");
+  EXPECT_ERROR_SAYING(StreamReader<int32_t>(store, more), ErrorKind::InvalidValue, "elements are u32");
+  EXPECT_EQ(StreamReader<uint32_t>(store, more).read(store, 5), (std::vector<uint32_t>{0, 1}));
   EXPECT_ERROR_SAYING(StreamWriter<std::string>(store, Type::u32()), ErrorKind::InvalidValue, "elements are u32");
   EXPECT_ERROR_SAYING(StreamReader<uint32_t>(store, Val::u32(1)), ErrorKind::InvalidValue, "not a u32");
   EXPECT_ERROR(FutureReader<uint32_t>(store, call1("produce", {Val::u32(1), Val::u32(1)})), ErrorKind::InvalidValue);
