@@ -391,6 +391,58 @@ TEST(Typed, FrameContainersAllocateFromTheCurrentFrameArena) {
   EXPECT_EQ(typed::current_frame_arena(), nullptr);
 }
 
+// An arena that counts the requests reaching it.
+class CountingArena : public std::pmr::monotonic_buffer_resource {
+ public:
+  using monotonic_buffer_resource::monotonic_buffer_resource;
+  size_t requests = 0;
+
+ protected:
+  void* do_allocate(size_t n, size_t align) override {
+    ++requests;
+    return monotonic_buffer_resource::do_allocate(n, align);
+  }
+};
+
+TEST(Typed, FrameScopesHandOutTheirArenaInBlocks) {
+  CountingResource upstream;
+  CountingArena arena(&upstream);
+  const typed::FrameScope scope(arena);
+  std::vector<typed::FrameString> texts;
+  for (int i = 0; i < 1000; ++i) texts.emplace_back(std::string(20 + i % 40, char('a' + i % 26)));
+  // The window takes blocks of up to 8 KiB: far fewer requests than strings.
+  EXPECT_LT(arena.requests, 20u);
+  for (int i = 0; i < 1000; ++i) {  // none overlaps another
+    ASSERT_EQ(std::string_view(texts[i]), std::string(20 + i % 40, char('a' + i % 26))) << i;
+    EXPECT_TRUE(in_blocks(upstream, texts[i].data(), texts[i].size()));
+  }
+  // Large and over-aligned requests go straight to the arena, aligned.
+  const size_t before = arena.requests;
+  typed::FrameVector<char> large(100000, 'x');
+  struct alignas(64) Line {
+    char bytes[64];
+  };
+  typed::FrameVector<Line> lines(3);
+  EXPECT_EQ(arena.requests, before + 2);
+  EXPECT_TRUE(in_blocks(upstream, large.data(), large.size()));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(lines.data()) % 64, 0u);
+  typed::FrameVector<double> numbers(3, 1.5);  // back in the window: no request
+  EXPECT_EQ(arena.requests, before + 2);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(numbers.data()) % alignof(double), 0u);
+  EXPECT_TRUE(in_blocks(upstream, numbers.data(), 3 * sizeof(double)));
+  // A scope inside takes its own window; the outer one goes on with its own.
+  CountingResource inner_upstream;
+  {
+    std::pmr::monotonic_buffer_resource inner(&inner_upstream);
+    const typed::FrameScope inner_scope(inner);
+    typed::FrameString t(std::string(30, 'i'));
+    EXPECT_TRUE(in_blocks(inner_upstream, t.data(), t.size()));
+  }
+  typed::FrameString after(std::string(30, 'o'));
+  EXPECT_TRUE(in_blocks(upstream, after.data(), after.size()));
+  EXPECT_LE(arena.requests, before + 3);  // a new block at most, if the window was full
+}
+
 TEST(Typed, FrameResultsLoadedIntoAnArenaUseIt) {
   std::vector<Val> many = many_entries(100, 0.25);
   many.push_back(entry_val("caf\xC3\xA9", std::nullopt, {}, 0));  // not ASCII: the general path

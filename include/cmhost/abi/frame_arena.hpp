@@ -20,11 +20,14 @@
 // memory across arenas, and memory a container leaves behind when it
 // grows is reused only after its arena is released. Do not keep a scope
 // open across a fiber switch: other work on the thread would allocate
-// into it.
+// into it. A scope takes blocks of up to 8 KiB from its arena and hands
+// them out inline; what is left of the last block when it closes stays
+// unused until the arena is released.
 #pragma once
 
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <memory_resource>
 #include <new>
 #include <string>
@@ -42,31 +45,58 @@ class NoFrameArena : public std::bad_alloc {
 };
 
 namespace detail {
-inline constinit thread_local std::pmr::monotonic_buffer_resource* current_frame_arena = nullptr;
+// The open scope's arena and the window of it that frame containers bump
+// through inline: a block taken from the arena now and then, instead of a
+// virtual call into the arena per allocation.
+struct FrameWindow {
+  std::pmr::monotonic_buffer_resource* arena = nullptr;
+  char* next = nullptr;
+  char* end = nullptr;          // 16-aligned, so an aligned `next` never passes it
+  std::size_t refill = 256;     // the next block's size, doubling up to kMaxFrameBlock
+};
+inline constexpr std::size_t kMaxFrameBlock = 8192;
+inline constexpr std::size_t kFrameAlign = alignof(std::max_align_t);
+inline constinit thread_local FrameWindow frame_window{};
+
+// A request the window cannot serve: a new window, or (when large or
+// over-aligned) memory straight from the arena.
+inline void* frame_allocate_slow(std::size_t bytes, std::size_t align) {
+  FrameWindow& w = frame_window;
+  if (!w.arena) throw NoFrameArena();
+  if (bytes > kMaxFrameBlock / 2 || align > kFrameAlign) return w.arena->allocate(bytes, align);
+  std::size_t block = w.refill;
+  while (block < bytes) block *= 2;
+  char* start = static_cast<char*>(w.arena->allocate(block, kFrameAlign));
+  w.refill = block < kMaxFrameBlock ? block * 2 : kMaxFrameBlock;
+  w.next = start + bytes;
+  w.end = start + block;
+  return start;
 }
+}  // namespace detail
 
 // Makes `arena` the thread's frame arena while the scope lives; the
-// previous one (if any) is current again after it.
+// previous one (if any) is current again after it. Release an arena only
+// when no scope on it is open.
 class FrameScope {
  public:
   explicit FrameScope(std::pmr::monotonic_buffer_resource& arena) noexcept
-      : arena_(&arena), previous_(detail::current_frame_arena) {
-    detail::current_frame_arena = &arena;
+      : arena_(&arena), previous_(detail::frame_window) {
+    detail::frame_window = detail::FrameWindow{&arena};
   }
   ~FrameScope() {
-    assert(detail::current_frame_arena == arena_ && "frame scopes closed out of order");
-    detail::current_frame_arena = previous_;
+    assert(detail::frame_window.arena == arena_ && "frame scopes closed out of order");
+    detail::frame_window = previous_;
   }
   FrameScope(const FrameScope&) = delete;
   FrameScope& operator=(const FrameScope&) = delete;
 
  private:
   std::pmr::monotonic_buffer_resource* arena_;
-  std::pmr::monotonic_buffer_resource* previous_;
+  detail::FrameWindow previous_;
 };
 
 // The thread's current frame arena, or null.
-inline std::pmr::monotonic_buffer_resource* current_frame_arena() noexcept { return detail::current_frame_arena; }
+inline std::pmr::monotonic_buffer_resource* current_frame_arena() noexcept { return detail::frame_window.arena; }
 
 // Allocates from the current frame arena; frees nothing (the arena is
 // monotonic and frees all at once), so every instance is interchangeable.
@@ -79,9 +109,18 @@ struct FrameAllocator {
   FrameAllocator(const FrameAllocator<U>&) noexcept {}
 
   T* allocate(std::size_t n) {
-    std::pmr::monotonic_buffer_resource* arena = detail::current_frame_arena;
-    if (!arena) throw NoFrameArena();
-    return static_cast<T*>(arena->allocate(n * sizeof(T), alignof(T)));
+    const std::size_t bytes = n * sizeof(T);  // n is at most max_size(): no overflow
+    if constexpr (alignof(T) <= detail::kFrameAlign) {
+      detail::FrameWindow& w = detail::frame_window;
+      constexpr auto mask = static_cast<std::uintptr_t>(alignof(T) - 1);
+      char* at = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(w.next) + mask) & ~mask);
+      // bytes - 1 wraps for 0, which goes the slow way (no null from an empty window).
+      if (bytes - 1 < static_cast<std::size_t>(w.end - at)) {
+        w.next = at + bytes;
+        return reinterpret_cast<T*>(at);
+      }
+    }
+    return static_cast<T*>(detail::frame_allocate_slow(bytes, alignof(T)));
   }
   void deallocate(T*, std::size_t) noexcept {}
 };
