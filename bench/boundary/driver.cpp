@@ -39,6 +39,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "arena.hpp"
@@ -552,6 +553,9 @@ std::map<uint32_t, LaneTimes> run_sweep(NodeLane* node, const Options& options) 
         node->prepare(s.rows);  // the JS instance holds one batch at a time; prepared outside the timing
         const double ns = node->time_ns(s.reps);
         const double lift = node->lift_ns(s.reps);
+        // V8 collects a timed run's garbage on threads of its own, which
+        // would run beside the next lanes on the other core: let them end.
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
         if (round >= 0) {
           s.samples["jco"].push_back(ns / double(s.reps * s.elements));
           s.samples["jco-lift"].push_back(lift / double(s.reps * s.elements));
