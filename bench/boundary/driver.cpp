@@ -8,7 +8,9 @@
 // batch as a stream<operation> (or a stream<u8> of frames) written K
 // operations at a time, read by the host's stream ends: bytes-stream
 // (read_direct, the same decoder), visitor-stream (read_visit), typed-stream
-// (read_into frame containers), dynamic-stream (Vals). Plus flat lanes:
+// (read_into frame containers), dynamic-stream (Vals), timed beside the
+// bytes, visitor, typed and dynamic list lanes they are compared with (in
+// sweeps of their own once jco's are done). Plus flat lanes:
 // 1 MiB list<u8> each way against memcpy, stream<u8> each way in 64 KiB
 // chunks against memcpy (the guest on the stream lanes' engine), and a u32
 // round trip.
@@ -510,11 +512,15 @@ void check_coverage(NodeLane* node, const Options& options) {
 
 using LaneTimes = std::map<std::string, double>;  // lane -> median ns per element
 
+// Which lanes a sweep times: the list lanes (with jco's), the stream lanes
+// with the list forms they are compared with, or all of them.
+enum class Pass { Lists, Streams, All };
+
 // Times every lane at every batch size, interleaved: each round runs each
 // size's lanes in turn, jco's last, so a change in machine speed during the
 // run falls on all of them alike (lanes and sizes are compared with one
 // another). Every size's batch is checked first.
-std::map<uint32_t, LaneTimes> run_sweep(NodeLane* node, const Options& options) {
+std::map<uint32_t, LaneTimes> run_sweep(NodeLane* node, const Options& options, Pass pass) {
   struct Size {
     uint32_t rows;
     uint64_t elements, reps;
@@ -530,7 +536,11 @@ std::map<uint32_t, LaneTimes> run_sweep(NodeLane* node, const Options& options) 
     s.boundary->prepare(rows);
     s.aot->prepare(rows);
     s.lanes = selected_lanes(*s.boundary, s.aot.get(), options.only);
-    if (wants_streams(options.only))
+    if (pass == Pass::Streams)
+      std::erase_if(s.lanes, [](const Lane& l) {
+        return l.name != "bytes" && l.name != "visitor" && l.name != "typed" && l.name != "dynamic";
+      });
+    if (pass != Pass::Lists && wants_streams(options.only))
       for (uint32_t chunk : kChunks) {
         Boundary& b = *s.streaming.emplace_back(std::make_unique<Boundary>(engine_named(options.stream_engine)));
         b.prepare(rows);
@@ -663,9 +673,17 @@ int run(const Options& options) {
   NodeLane* jco = node ? &*node : nullptr;
   check_coverage(jco, options);
 
-  std::vector<std::map<uint32_t, LaneTimes>> runs;
-  for (int i = 0; i < options.runs; ++i) runs.push_back(run_sweep(jco, options));
+  // The stream lanes have no jco counterpart, and V8's threads beside them
+  // on the other core moved their figures by up to a tenth: with jco in the
+  // run, they are timed in sweeps of their own once the Node child is gone.
+  const bool streams_apart = jco && wants_streams(options.only);
+  std::vector<std::map<uint32_t, LaneTimes>> runs, stream_runs;
+  for (int i = 0; i < options.runs; ++i)
+    runs.push_back(run_sweep(jco, options, streams_apart ? Pass::Lists : Pass::All));
   node.reset();
+  if (streams_apart)
+    for (int i = 0; i < options.runs; ++i) stream_runs.push_back(run_sweep(nullptr, options, Pass::Streams));
+  const auto& streamed = streams_apart ? stream_runs : runs;
   const bool with_flat = options.only.empty() || std::find(options.only.begin(), options.only.end(), "flat") != options.only.end();
   const nlohmann::json flat = with_flat ? run_flat(options.rounds, options.stream_engine) : nlohmann::json::object();
 
@@ -717,11 +735,11 @@ int run(const Options& options) {
     for (uint32_t chunk : kChunks)
       for (const auto& lane : stream_order) {
         const std::string name = lane + "/" + chunk_name(chunk);
-        if (!runs[0].at(rows).count(name)) continue;
+        if (!streamed[0].at(rows).count(name)) continue;
         const std::string bytes = "bytes-stream/" + chunk_name(chunk);
         const std::string list = list_form.at(lane);
         std::vector<double> ns, ratio, vs_list;
-        for (const auto& r : runs) {
+        for (const auto& r : streamed) {
           ns.push_back(r.at(rows).at(name));
           ratio.push_back(r.at(rows).at(name) / r.at(rows).at(bytes));
           if (r.at(rows).count(list)) vs_list.push_back(r.at(rows).at(name) / r.at(rows).at(list));
