@@ -180,7 +180,7 @@ class Boundary {
            arena_.run([&](std::pmr::monotonic_buffer_resource& arena) {
              // The objects the typed lane builds, copied in place into the
              // arena and left there as the typed lane leaves them.
-             const abi::typed::FrameScope frame(arena);
+             const abi::typed::FrameScope frame(arena, abi::typed::FrameScope::windowed);
              void* slot = arena.allocate(sizeof(FrameOps), alignof(FrameOps));
              const FrameOps& ops = *std::construct_at(static_cast<FrameOps*>(slot), *floor_source_);
              for (const auto& op : ops) deliver(op, sink);

@@ -201,7 +201,7 @@ class StreamReader : public ChannelEnd {
   uint64_t read_into(Store& store, Container& out, std::pmr::monotonic_buffer_resource& arena,
                      uint64_t max = std::numeric_limits<uint64_t>::max()) {
     return copy_in_place(store, max, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
-             const abi::typed::FrameScope frame(arena);
+             const abi::typed::FrameScope frame(arena, abi::typed::FrameScope::windowed);
              append(cx, ptr, n, out, &arena);
              return n;
            })

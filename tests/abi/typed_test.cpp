@@ -404,10 +404,23 @@ class CountingArena : public std::pmr::monotonic_buffer_resource {
   }
 };
 
-TEST(Typed, FrameScopesHandOutTheirArenaInBlocks) {
+TEST(Typed, FrameScopesAskTheirArenaForEachAllocation) {
+  CountingArena arena;
+  const typed::FrameScope scope(arena);
+  std::vector<typed::FrameString> texts;
+  texts.reserve(10);
+  for (int i = 0; i < 10; ++i) texts.emplace_back(std::string(40, char('a' + i)));
+  EXPECT_EQ(arena.requests, 10u);  // nothing taken ahead: the arena may be released in the scope
+  arena.release();
+  typed::FrameString after(std::string(40, 'z'));
+  EXPECT_EQ(std::string_view(after), std::string(40, 'z'));
+  EXPECT_EQ(arena.requests, 11u);
+}
+
+TEST(Typed, WindowedFrameScopesHandOutTheirArenaInBlocks) {
   CountingResource upstream;
   CountingArena arena(&upstream);
-  const typed::FrameScope scope(arena);
+  const typed::FrameScope scope(arena, typed::FrameScope::windowed);
   std::vector<typed::FrameString> texts;
   for (int i = 0; i < 1000; ++i) texts.emplace_back(std::string(20 + i % 40, char('a' + i % 26)));
   // The window takes blocks of up to 8 KiB: far fewer requests than strings.
@@ -434,7 +447,7 @@ TEST(Typed, FrameScopesHandOutTheirArenaInBlocks) {
   CountingResource inner_upstream;
   {
     std::pmr::monotonic_buffer_resource inner(&inner_upstream);
-    const typed::FrameScope inner_scope(inner);
+    const typed::FrameScope inner_scope(inner, typed::FrameScope::windowed);
     typed::FrameString t(std::string(30, 'i'));
     EXPECT_TRUE(in_blocks(inner_upstream, t.data(), t.size()));
   }

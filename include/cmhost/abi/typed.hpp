@@ -1219,7 +1219,7 @@ inline constexpr bool arena_releasable_v = detail::ArenaReleasable<T>::value;
 template <class T, AddrWidth W = AddrWidth::I32>
   requires arena_releasable_v<T>
 T& load_result_into(std::pmr::monotonic_buffer_resource& arena, const CallResult& result) {
-  const FrameScope frame(arena);
+  const FrameScope frame(arena, FrameScope::windowed);
   const Reader reader(result.cx, &arena);
   void* slot = arena.allocate(sizeof(T), alignof(T));
   return *std::construct_at(static_cast<T*>(slot), load_result<T, W>(reader, result));
