@@ -65,7 +65,15 @@ inline void* frame_allocate_slow(std::size_t bytes, std::size_t align) {
   if (!w.windowed || bytes > kMaxFrameBlock / 2 || align > kFrameAlign) return w.arena->allocate(bytes, align);
   std::size_t block = w.refill;
   while (block < bytes) block *= 2;
-  char* start = static_cast<char*>(w.arena->allocate(block, kFrameAlign));
+  char* start;
+  try {
+    start = static_cast<char*>(w.arena->allocate(block, kFrameAlign));
+  } catch (const std::bad_alloc&) {
+    // A bounded arena near its end: exact requests from here on, so that
+    // what fitted without a window still fits.
+    w.windowed = false;
+    return w.arena->allocate(bytes, align);
+  }
   w.refill = block < kMaxFrameBlock ? block * 2 : kMaxFrameBlock;
   w.next = start + bytes;
   w.end = start + block;
@@ -80,7 +88,9 @@ inline void* frame_allocate_slow(std::size_t bytes, std::size_t align) {
 // it takes blocks of up to 8 KiB from the arena and hands them out inline.
 // The arena must then not be released while the scope is open (the block
 // would dangle), and what is left of the last block when it closes stays
-// unused until the arena is released. cmhost's own loads into an arena
+// unused until the arena is released. Once a block no longer fits in a
+// bounded arena (one whose upstream refuses), the scope asks for exact
+// sizes again. cmhost's own loads into an arena
 // (load_result_into, StreamReader::read_into) open one for their duration.
 class FrameScope {
  public:
