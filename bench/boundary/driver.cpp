@@ -85,6 +85,9 @@ size_t whole_frames(std::span<const uint8_t> bytes) {
 // whole batch in one write), and their names.
 const std::vector<uint32_t> kChunks = {64, 1024, 0};
 std::string chunk_name(uint32_t chunk) { return chunk ? std::to_string(chunk) : "all"; }
+// Each stream lane's list form, its "vs list" reference.
+const std::map<std::string, std::string> kListForm = {
+    {"bytes-stream", "bytes"}, {"visitor-stream", "visitor"}, {"typed-stream", "typed"}, {"dynamic-stream", "dynamic"}};
 // "visitor-stream/64" is the lane "visitor-stream" on chunks of 64.
 std::string lane_base(const std::string& name) { return name.substr(0, name.find('/')); }
 
@@ -538,7 +541,7 @@ std::map<uint32_t, LaneTimes> run_sweep(NodeLane* node, const Options& options, 
     s.lanes = selected_lanes(*s.boundary, s.aot.get(), options.only);
     if (pass == Pass::Streams)
       std::erase_if(s.lanes, [](const Lane& l) {
-        return l.name != "bytes" && l.name != "visitor" && l.name != "typed" && l.name != "dynamic";
+        return std::none_of(kListForm.begin(), kListForm.end(), [&](const auto& f) { return f.second == l.name; });
       });
     if (pass != Pass::Lists && wants_streams(options.only))
       for (uint32_t chunk : kChunks) {
@@ -728,8 +731,6 @@ int run(const Options& options) {
   // Stream lanes, per size and chunk: ns per element, the ratio to
   // bytes-stream of the same chunk, and to the lane's list form (vs_list).
   const std::vector<std::string> stream_order = {"bytes-stream", "visitor-stream", "typed-stream", "dynamic-stream"};
-  const std::map<std::string, std::string> list_form = {
-      {"bytes-stream", "bytes"}, {"visitor-stream", "visitor"}, {"typed-stream", "typed"}, {"dynamic-stream", "dynamic"}};
   nlohmann::json stream = nlohmann::json::object();
   for (uint32_t rows : options.sweep)
     for (uint32_t chunk : kChunks)
@@ -737,7 +738,7 @@ int run(const Options& options) {
         const std::string name = lane + "/" + chunk_name(chunk);
         if (!streamed[0].at(rows).count(name)) continue;
         const std::string bytes = "bytes-stream/" + chunk_name(chunk);
-        const std::string list = list_form.at(lane);
+        const std::string list = kListForm.at(lane);
         std::vector<double> ns, ratio, vs_list;
         for (const auto& r : streamed) {
           ns.push_back(r.at(rows).at(name));

@@ -23,8 +23,11 @@ class ChannelEnd::Impl {
   mutable const abi::ValueAbi* list64 = nullptr;
   OwnedInPlaceStep started_step;  // kept while a started copy is in flight
 
-  const abi::ValueAbi& compiled(abi::AddrWidth width, bool list) const {
+  void check_alive() const {
     if (!end->alive()) throw Error(ErrorKind::Usage, "the stream's store is gone");
+  }
+  const abi::ValueAbi& compiled(abi::AddrWidth width, bool list) const {
+    check_alive();
     const abi::TypeRef& elem = end->element();
     auto [it, made] = store->element_abis.try_emplace({elem.get(), width, list});
     if (made) {
@@ -93,7 +96,7 @@ ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool st
 const Val& ChannelEnd::readable_end() const { return impl_->readable; }
 
 void ChannelEnd::check_element(bool (*matches)(const abi::Type&), const std::type_info& cpp) const {
-  if (!impl_->end->alive()) throw Error(ErrorKind::Usage, "the stream's store is gone");
+  impl_->check_alive();  // the store's memo of matched types goes with it
   check_element_type(*impl_->store, impl_->end->element(), impl_->end->is_stream(), matches, cpp);
 }
 
