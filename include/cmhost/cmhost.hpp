@@ -103,11 +103,13 @@ class Component {
 // leaving room for real workloads (docs/robustness.md).
 struct StoreLimits {
   // Linear memory: each memory (unset: its declared maximum), and the
-  // store's memories together. When an instance is made, each of its
-  // memories may grow into what the total leaves at that moment.
+  // store's memories together, checked at every memory.grow (guest or host)
+  // against what the store's memories hold at that moment.
   std::optional<uint64_t> memory_bytes = std::nullopt;
   std::optional<uint64_t> total_memory_bytes = uint64_t{4} << 30;
-  std::optional<uint64_t> table_elements = uint64_t{1} << 20;  // each core table
+  // Elements of the store's core tables together (8 to 24 host bytes each),
+  // checked as instances are made and at every table.grow.
+  std::optional<uint64_t> table_elements = uint64_t{1} << 20;
   uint32_t instances = 10'000;        // component and core instances the store makes
   uint32_t table_entries = 1u << 20;  // entries of one instance's handle table
   // Streams, futures, subtasks, waitable sets and error contexts alive in

@@ -58,7 +58,7 @@ struct ExternType {
 struct MemoryLimits {
   std::optional<uint64_t> memory_bytes = std::nullopt;        // each memory
   std::optional<uint64_t> total_memory_bytes = std::nullopt;  // the store's memories together
-  std::optional<uint64_t> table_elements = std::nullopt;      // each table
+  std::optional<uint64_t> table_elements = std::nullopt;      // the store's tables together
 };
 
 struct ImportDesc {

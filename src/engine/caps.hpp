@@ -1,7 +1,7 @@
 // A store's caps on the memories and tables its instances define
 // (engine::MemoryLimits), checked the same way by every backend as an
-// instance is made and as the host grows a memory. C++17: wabt_backend.cpp
-// includes it.
+// instance is made and as a memory or table grows, by the guest or the
+// host. C++17: wabt_backend.cpp includes it.
 #pragma once
 
 #include <algorithm>
@@ -16,7 +16,7 @@ namespace cmhost::engine {
 struct StoreCaps {
   std::optional<uint64_t> memory_bytes;        // each memory
   std::optional<uint64_t> total_memory_bytes;  // the store's memories together
-  std::optional<uint64_t> table_elements;      // each table
+  std::optional<uint64_t> table_elements;      // the store's tables together
   bool any() const { return memory_bytes || total_memory_bytes || table_elements; }
 };
 
@@ -34,12 +34,14 @@ inline void check_memory_start(const StoreCaps& caps, size_t index, uint64_t ini
                                      std::to_string(in_use) + " in use)");
 }
 
-// Traps naming the limit when table `index` starts with more elements than the caps allow.
-inline void check_table_start(const StoreCaps& caps, size_t index, uint64_t initial) {
-  if (caps.table_elements && initial > *caps.table_elements)
-    throw Error(ErrorKind::Trap, "table limit: table " + std::to_string(index) + " starts with " +
-                                     std::to_string(initial) + " elements, above the store's limit of " +
-                                     std::to_string(*caps.table_elements));
+// Traps naming the limit when table `index`, starting with `initial`
+// elements, does not fit beside the `in_use` elements of the store's tables.
+inline void check_table_start(const StoreCaps& caps, size_t index, uint64_t initial, uint64_t in_use) {
+  if (caps.table_elements && initial > *caps.table_elements - std::min(in_use, *caps.table_elements))
+    throw Error(ErrorKind::Trap, "table limit: table " + std::to_string(index) + " of " + std::to_string(initial) +
+                                     " elements would take the store's tables past its limit of " +
+                                     std::to_string(*caps.table_elements) + " elements in total (" +
+                                     std::to_string(in_use) + " in use)");
 }
 
 // The most bytes a memory made now may grow to (nullopt: its own maximum):
@@ -53,11 +55,17 @@ inline std::optional<uint64_t> memory_room(const StoreCaps& caps, uint64_t in_us
   return room;
 }
 
-// Whether the host may grow a memory of `bytes` by `more`, beside the
-// store's memories' `in_use` bytes (this one's included).
-inline bool host_growth_allowed(const StoreCaps& caps, uint64_t bytes, uint64_t more, uint64_t in_use) {
-  if (caps.memory_bytes && bytes + more > *caps.memory_bytes) return false;
-  return !caps.total_memory_bytes || in_use + more <= *caps.total_memory_bytes;
+// Whether a memory of `bytes` may grow by `more`, beside the store's
+// memories' `in_use` bytes (this one's included).
+inline bool memory_growth_allowed(const StoreCaps& caps, uint64_t bytes, uint64_t more, uint64_t in_use) {
+  if (caps.memory_bytes && (more > *caps.memory_bytes || bytes > *caps.memory_bytes - more)) return false;
+  return !caps.total_memory_bytes || (more <= *caps.total_memory_bytes && in_use <= *caps.total_memory_bytes - more);
+}
+
+// Whether a table may grow by `more` elements beside the store's tables'
+// `in_use` elements.
+inline bool table_growth_allowed(const StoreCaps& caps, uint64_t more, uint64_t in_use) {
+  return !caps.table_elements || (more <= *caps.table_elements && in_use <= *caps.table_elements - more);
 }
 
 }  // namespace cmhost::engine

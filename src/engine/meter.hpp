@@ -1,5 +1,5 @@
 // What a metered store's guest code draws on: fuel, and a deadline on the
-// engine's epoch. Metered code (wabt/fuel.hpp) counts down a slice counter
+// engine's epoch. Metered code (wabt/instrument.hpp) counts down a slice counter
 // at every loop header and calling function's entry, and calls the store
 // when the slice is spent; only then does the store look at its fuel and at
 // the epoch, which another thread may have moved. So a bump of the epoch is

@@ -17,7 +17,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <span>
 #include <stdexcept>
@@ -1033,17 +1035,6 @@ TEST_F(BudgetTest, DeepNestingIsAnImplementationLimit) {
   EXPECT_NO_THROW(make_engine(testing_support::test_engine_config())->compile(nested_blocks(50000)));
 }
 
-TEST(EngineBudget, UnmeteredModulesLoadUnchanged) {
-  auto unmetered = wabt_backend::prepare_for_loading(kSpin, sizeof kSpin, false);
-  EXPECT_EQ(unmetered.data, kSpin);
-  EXPECT_EQ(unmetered.size, sizeof kSpin);
-  EXPECT_TRUE(unmetered.metered_copy.empty());
-
-  auto metered = wabt_backend::prepare_for_loading(kSpin, sizeof kSpin, true);
-  EXPECT_GT(metered.size, sizeof kSpin);
-  EXPECT_EQ(metered.data, metered.metered_copy.data());
-}
-
 TEST(EngineBudget, StoresRefuseModulesMeteredDifferently) {
   auto metered = make_engine(testing_support::test_engine_config({.metering = true}));
   auto plain = make_engine(testing_support::test_engine_config());
@@ -1062,9 +1053,9 @@ TEST_F(EngineTest, MemoryGrowthStopsAtTheStoresCap) {
   EXPECT_EQ(store_->grow_memory(exported(*grow, "memory"), 1), std::nullopt);
   EXPECT_EQ(call1(*grow, "size"), 3u);
   EXPECT_EQ(store_->extern_type(exported(*grow, "memory")).limits.max, std::optional<uint64_t>(3));
-  // A table of 2 elements fits a cap of 2.
+  // A table of 2 elements fits a cap of 2, and a second one does not.
   auto provider = instantiate(wasm(kProvider));
-  EXPECT_EQ(store_->extern_type(exported(*provider, "tab")).limits.max, std::optional<uint64_t>(2));
+  expect_error(ErrorKind::Trap, [&] { instantiate(wasm(kProvider)); }, "table limit: table 0 of 2 elements");
   // Another store of the same engine has no caps.
   auto other = engine_->new_store();
   auto uncapped = other->instantiate(*engine_->compile(wasm(kGrow)), {});
@@ -1086,13 +1077,92 @@ TEST_F(EngineTest, TheStoresMemoriesShareTheTotal) {
                "in total (262144 in use)");
 }
 
+std::vector<uint8_t> read_test_module(const char* name) {
+  std::ifstream in(std::string(CMHOST_TEST_MODULES) + "/" + name, std::ios::binary);
+  std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (bytes.empty()) throw std::runtime_error(std::string("no test module ") + name);
+  return bytes;
+}
+
+constexpr uint64_t kFailed32 = 0xffffffffu;
+
+// Instances made before any of them grows share the total: each growth is
+// checked against what the store's memories hold at that moment, however
+// many memories there are and whoever grows them.
+TEST_F(EngineTest, EveryGrowthIsCheckedAgainstTheTotalInUse) {
+  store_->set_memory_limits({.total_memory_bytes = 7 * 65536});
+  const auto growth = read_test_module("growth.wasm");  // two memories of 1 page
+  auto first = instantiate(growth);
+  auto second = instantiate(growth);  // 4 pages in use
+  EXPECT_EQ(call1(*first, "grow", {2}), 1u);  // 6
+  EXPECT_EQ(call1(*second, "grow", {2}), kFailed32);
+  EXPECT_EQ(call1(*second, "grow_b", {1}), 1u);  // 7
+  EXPECT_EQ(call1(*first, "grow_b", {1}), kFailed32);
+  EXPECT_EQ(call1(*second, "grow", {0}), 1u);  // growing by nothing always succeeds
+  EXPECT_EQ(store_->grow_memory(exported(*first, "memory"), 1), std::nullopt);
+  EXPECT_EQ(call1(*first, "pages") + call1(*second, "pages"), 7u);
+}
+
+TEST_F(EngineTest, OneCallGrowingTwoMemoriesStaysWithinTheTotal) {
+  store_->set_memory_limits({.total_memory_bytes = 3 * 65536});
+  auto growth = instantiate(read_test_module("growth.wasm"));
+  EXPECT_EQ(call1(*growth, "grow_both", {1}), kFailed32);  // the first memory took the last page
+  EXPECT_EQ(call1(*growth, "pages"), 3u);
+  EXPECT_EQ(call1(*growth, "grow_each", {10}), 0u);
+}
+
+TEST_F(EngineTest, TablesShareTheStoresTotal) {
+  store_->set_memory_limits({.table_elements = 4});
+  auto first = instantiate(read_test_module("growth.wasm"));  // two tables of 1 element
+  EXPECT_EQ(call1(*first, "grow_funcs", {1}), 1u);
+  EXPECT_EQ(call1(*first, "grow_externs", {2}), kFailed32);
+  EXPECT_EQ(call1(*first, "grow_externs", {1}), 1u);
+  EXPECT_EQ(call1(*first, "grow_funcs", {1}), kFailed32);
+  EXPECT_EQ(call1(*first, "elements"), 4u);
+  expect_error(ErrorKind::Trap, [&] { instantiate(read_test_module("growth.wasm")); },
+               "table limit: table 0 of 1 elements would take the store's tables past its limit of 4 elements in "
+               "total (4 in use)");
+}
+
+TEST_F(EngineTest, ManyTablesTogetherAreRefusedAtTheDefaultLimit) {
+  store_->set_memory_limits({.table_elements = uint64_t{1} << 20});  // cmhost::StoreLimits' default
+  expect_error(ErrorKind::Trap, [&] { instantiate(read_test_module("big-tables.wasm")); },
+               "table limit: table 1 of 600000 elements would take the store's tables past its limit of 1048576 "
+               "elements in total (600000 in use)");
+}
+
+TEST_F(EngineTest, SixtyFourBitMemoriesAreCheckedToo) {
+  if (testing_support::testing_aot()) GTEST_SKIP() << "the ahead-of-time backend does not translate memory64";
+  store_->set_memory_limits({.total_memory_bytes = 2 * 65536});
+  auto growth = instantiate(read_test_module("growth64.wasm"));
+  EXPECT_EQ(call1(*growth, "grow", {2}), ~uint64_t{0});
+  EXPECT_EQ(call1(*growth, "grow", {1}), 1u);
+  EXPECT_EQ(call1(*growth, "size"), 2u);
+}
+
+class MeteredGrowthTest : public EngineTest {
+ protected:
+  MeteredGrowthTest() : EngineTest({.metering = true}) {}
+};
+
+// Metering and the growth checks rewrite the same module together.
+TEST_F(MeteredGrowthTest, MeteredModulesAreCheckedAsTheyGrow) {
+  store_->set_memory_limits({.total_memory_bytes = 5 * 65536});
+  store_->set_fuel(1'000'000);
+  auto growth = instantiate(read_test_module("growth.wasm"));
+  EXPECT_EQ(call1(*growth, "grow_each", {10}), 3u);
+  EXPECT_EQ(call1(*growth, "grow_funcs", {1}), 1u);
+  EXPECT_LT(*store_->fuel(), 1'000'000u);
+}
+
 TEST_F(EngineTest, ModulesStartingAboveTheStoresCapsAreRefused) {
   store_->set_memory_limits({.memory_bytes = 65535});  // less than a page
   expect_error(ErrorKind::Trap, [&] { instantiate(wasm(kGrow)); },
                "memory limit: memory 0 starts at 65536 bytes, above the store's limit of 65535 bytes per memory");
   store_->set_memory_limits({.table_elements = 1});
   expect_error(ErrorKind::Trap, [&] { instantiate(wasm(kProvider)); },
-               "table limit: table 0 starts with 2 elements, above the store's limit of 1");
+               "table limit: table 0 of 2 elements would take the store's tables past its limit of 1 elements in "
+               "total (0 in use)");
   store_->set_memory_limits({});
   EXPECT_NO_THROW(instantiate(wasm(kProvider)));
 }

@@ -18,7 +18,7 @@
 
 #include "cmhost/error.hpp"
 #include "../meter.hpp"
-#include "fuel.hpp"
+#include "instrument.hpp"
 #include <wabt/binary-reader-nop.h>
 #include <wabt/binary-reader.h>
 #include <wabt/interp/binary-reader-interp.h>
@@ -32,6 +32,7 @@ namespace wi = wabt::interp;
 struct CompiledCode {
   wi::ModuleDesc desc;
   bool metered = false;
+  std::vector<EngineImport> engine_imports;  // after the module's own (instrument.hpp)
   uint64_t id = 0;  // a store's key for its copy of the module; never reused
 };
 
@@ -202,69 +203,60 @@ bool decodes(const uint8_t* bytes, size_t size, const wabt::ReadBinaryOptions& o
 
 }  // namespace
 
-LoadableBytes prepare_for_loading(const uint8_t* bytes, size_t size, bool metered) {
-  LoadableBytes out{bytes, size, {}};
-  if (metered) {
-    out.metered_copy = add_fuel_metering(bytes, size, enabled_features());
-    out.data = out.metered_copy.data();
-    out.size = out.metered_copy.size();
-  }
-  return out;
-}
-
 namespace {
 
 constexpr uint64_t kPageBytes = 65536;
 
-// The module's memories and tables with their maximum lowered to the caps,
-// given the bytes the store's memories hold already; Trap naming the limit
-// when one starts above them.
-void apply_caps(wi::ModuleDesc& desc, const Caps& caps, uint64_t store_memory_bytes) {
-  uint64_t total = store_memory_bytes;
+// The module's memories and tables checked against the caps as the store
+// makes them, given what the store's memories and tables hold already (Trap
+// naming the limit when one starts above them), each memory's maximum
+// lowered to the cap on one memory. The totals are checked as memories and
+// tables grow (instrument.hpp's guards and the host's grow_memory).
+void apply_caps(wi::ModuleDesc& desc, const Caps& caps, uint64_t memory_bytes_in_use,
+                uint64_t table_elements_in_use) {
+  uint64_t bytes = memory_bytes_in_use;
   for (size_t i = 0; i < desc.memories.size(); ++i) {
     wabt::Limits& limits = desc.memories[i].type.limits;
     const uint64_t initial_bytes = limits.initial * kPageBytes;
-    check_memory_start(caps, i, initial_bytes, total);
-    const std::optional<uint64_t> room = memory_room(caps, total);  // this memory may grow into all of it
-    total += initial_bytes;
-    if (!room) continue;
-    const uint64_t cap_pages = *room / kPageBytes;
+    check_memory_start(caps, i, initial_bytes, bytes);
+    bytes += initial_bytes;
+    if (!caps.memory_bytes) continue;
+    const uint64_t cap_pages = *caps.memory_bytes / kPageBytes;
     const uint64_t declared = limits.has_max ? limits.max : limits.is_64 ? uint64_t{1} << 48 : 65536;
     if (cap_pages < declared) {
       limits.max = cap_pages;
       limits.has_max = true;
     }
   }
-  if (caps.table_elements) {
-    for (size_t i = 0; i < desc.tables.size(); ++i) {
-      wabt::Limits& limits = desc.tables[i].type.limits;
-      check_table_start(caps, i, limits.initial);
-      const uint64_t declared = limits.has_max ? limits.max : UINT32_MAX;
-      if (*caps.table_elements < declared) {
-        limits.max = *caps.table_elements;
-        limits.has_max = true;
-      }
-    }
+  uint64_t elements = table_elements_in_use;
+  for (size_t i = 0; i < desc.tables.size(); ++i) {
+    check_table_start(caps, i, desc.tables[i].type.limits.initial, elements);
+    elements += desc.tables[i].type.limits.initial;
   }
 }
 
 }  // namespace
 
 CompiledModule compile(const uint8_t* original, size_t original_size, bool metered) {
-  const LoadableBytes loadable = prepare_for_loading(original, original_size, metered);
-  const uint8_t* bytes = loadable.data;
-  const size_t size = loadable.size;
   const wabt::Features features = enabled_features();
+  // Metered modules are rewritten anyway; others only when their code grows
+  // a memory or a table, which the store must see.
+  InstrumentedModule instrumented;
+  const bool rewritten = metered || grows_memory_or_table(original, original_size, features);
+  if (rewritten) instrumented = instrument(original, original_size, features, {metered, /*guard_growth=*/true});
+  const uint8_t* bytes = rewritten ? instrumented.bytes.data() : original;
+  const size_t size = rewritten ? instrumented.bytes.size() : original_size;
 
   auto code = std::make_shared<CompiledCode>();
   code->metered = metered;
+  code->engine_imports = std::move(instrumented.imports);
   code->id = next_code_id.fetch_add(1, std::memory_order_relaxed);
   wabt::Errors errors;
   const wabt::ReadBinaryOptions options(features, nullptr, /*read_debug_names=*/false,
                                         /*stop_on_first_error=*/true,
                                         /*fail_on_custom_section_error=*/false);
   if (wabt::Failed(wi::ReadBinaryInterp("module", bytes, size, options, &errors, &code->desc))) {
-    if (!metered && !decodes(bytes, size, options)) {
+    if (!rewritten && !decodes(bytes, size, options)) {
       throw Error(ErrorKind::Decode, "malformed core module: " + describe(errors));
     }
     throw Error(ErrorKind::Validate, "invalid core module: " + describe(errors));
@@ -272,7 +264,7 @@ CompiledModule compile(const uint8_t* original, size_t original_size, bool meter
 
   CompiledModule out;
   const auto& imports = code->desc.imports;
-  const size_t own_imports = imports.size() - (metered ? 2 : 0);  // refill and fuel
+  const size_t own_imports = imports.size() - code->engine_imports.size();
   for (size_t i = 0; i < own_imports; ++i) {
     const wi::ImportType& import = imports[i].type;
     out.imports.push_back({import.module, import.name, describe_extern(*import.type)});
@@ -413,8 +405,16 @@ class WabtStore final : public InterpStore {
   void require_metered(const char* what) const {
     if (!fuel_) usage_error(std::string(what) + ": the engine does not meter guest code (EngineConfig::metering)");
   }
-  // The bytes the store's memories hold now.
+  // What the store's memories and tables hold now.
+  template <typename Object, typename Size>
+  uint64_t sum_over(const wi::RefVec& (wi::Instance::*objects)() const, Size size);
   uint64_t memory_bytes_in_use();
+  uint64_t table_elements_in_use();
+  // Grows a memory by `pages` within the store's caps: the old size in
+  // pages, or nullopt when refused.
+  std::optional<uint64_t> grow_within_caps(wi::Memory& memory, uint64_t pages);
+  // What the store gives an instrumented module for one of its engine imports.
+  wi::Ref engine_import(EngineImport import);
 
   // Declared first so it is destroyed last: the roots and Threads below
   // unregister themselves from it.
@@ -422,6 +422,7 @@ class WabtStore final : public InterpStore {
   Meter meter_;
   wi::Global::Ptr fuel_;      // metered stores: the slice counter the modules import
   wi::HostFunc::Ptr refill_;  // metered stores: what the modules call when a slice is spent
+  wi::HostFunc::Ptr growth_guards_[6];  // by EngineImport, made when a module first needs one
   Caps caps_;
   // The store's copy of each module (by CompiledCode::id), with the memory
   // and table maxima it was made with.
@@ -502,32 +503,98 @@ wi::Module::Ptr WabtStore::module_for(const CompiledCode& code, const Caps& caps
   wi::ModuleDesc probe;
   probe.memories = code.desc.memories;
   probe.tables = code.desc.tables;
-  apply_caps(probe, caps, memory_bytes_in_use());
+  apply_caps(probe, caps, memory_bytes_in_use(), table_elements_in_use());
   std::vector<uint64_t> maxima{1};  // never empty: marks a capped copy
   for (const auto& memory : probe.memories) maxima.push_back(memory.type.limits.has_max ? memory.type.limits.max : ~0ull);
-  for (const auto& table : probe.tables) maxima.push_back(table.type.limits.has_max ? table.type.limits.max : ~0ull);
   auto found = modules_.find(code.id);
   if (found != modules_.end() && found->second.maxima == maxima) return found->second.module;
   wi::ModuleDesc desc = code.desc;
   desc.memories = std::move(probe.memories);
-  desc.tables = std::move(probe.tables);
   wi::Module::Ptr module = wi::Module::New(store_, desc);
   modules_[code.id] = {std::move(maxima), module};
   return module;
 }
 
-uint64_t WabtStore::memory_bytes_in_use() {
-  std::vector<wi::Memory*> seen;
+template <typename Object, typename Size>
+uint64_t WabtStore::sum_over(const wi::RefVec& (wi::Instance::*objects)() const, Size size) {
+  std::vector<Object*> seen;
   uint64_t total = 0;
   for (const wi::Instance::Ptr& instance : instances_) {
-    for (wi::Ref ref : instance->memories()) {
-      auto* memory = store_.UnsafeGet<wi::Memory>(ref).get();
-      if (std::find(seen.begin(), seen.end(), memory) != seen.end()) continue;
-      seen.push_back(memory);
-      total += memory->ByteSize();
+    for (wi::Ref ref : ((*instance).*objects)()) {
+      auto* object = store_.UnsafeGet<Object>(ref).get();
+      if (std::find(seen.begin(), seen.end(), object) != seen.end()) continue;  // imported: counted once
+      seen.push_back(object);
+      total += size(*object);
     }
   }
   return total;
+}
+
+uint64_t WabtStore::memory_bytes_in_use() {
+  return sum_over<wi::Memory>(&wi::Instance::memories, [](wi::Memory& memory) { return memory.ByteSize(); });
+}
+
+uint64_t WabtStore::table_elements_in_use() {
+  return sum_over<wi::Table>(&wi::Instance::tables, [](wi::Table& table) { return uint64_t{table.size()}; });
+}
+
+wi::Ref WabtStore::engine_import(EngineImport import) {
+  switch (import) {
+    case EngineImport::Refill: return refill_.ref();
+    case EngineImport::Fuel: return fuel_.ref();
+    default: break;
+  }
+  wi::HostFunc::Ptr& guard = growth_guards_[static_cast<size_t>(import)];
+  if (guard) return guard.ref();
+  const bool memory = import == EngineImport::MemoryGrow32 || import == EngineImport::MemoryGrow64;
+  const bool is64 = import == EngineImport::MemoryGrow64;
+  const wabt::Type element = import == EngineImport::TableGrowExternref ? wabt::Type::ExternRef : wabt::Type::FuncRef;
+  wi::FuncType type = memory ? wi::FuncType({is64 ? wabt::Type::I64 : wabt::Type::I32, wabt::Type::I32},
+                                            {is64 ? wabt::Type::I64 : wabt::Type::I32})
+                             : wi::FuncType({element, wabt::Type::I32, wabt::Type::I32}, {wabt::Type::I32});
+  guard = wi::HostFunc::New(store_, std::move(type),
+                            [this, memory, is64](wi::Thread& thread, const wi::Values& params, wi::Values& results,
+                                                 wi::Trap::Ptr* trap) {
+                              wi::Instance* caller = thread.GetCallerInstance();
+                              if (!caller) {  // only rewritten code imports the guards
+                                *trap = wi::Trap::New(store_, "growth guard called from outside wasm");
+                                return wabt::Result::Error;
+                              }
+                              if (memory) {
+                                const uint64_t delta = is64 ? params[0].Get<uint64_t>() : params[0].Get<uint32_t>();
+                                auto& grown = *store_.UnsafeGet<wi::Memory>(caller->memories()[params[1].Get<uint32_t>()]);
+                                const std::optional<uint64_t> old = grow_within_caps(grown, delta);
+                                results[0] = is64 ? wi::Value::Make(old.value_or(~uint64_t{0}))
+                                                  : wi::Value::Make(static_cast<uint32_t>(old.value_or(~uint64_t{0})));
+                              } else {
+                                auto& grown = *store_.UnsafeGet<wi::Table>(caller->tables()[params[2].Get<uint32_t>()]);
+                                const uint32_t delta = params[1].Get<uint32_t>();
+                                const uint32_t old = grown.size();
+                                const bool allowed = table_growth_allowed(caps_, delta, table_elements_in_use()) &&
+                                                     wabt::Succeeded(grown.Grow(store_, delta, params[0].Get<wi::Ref>()));
+                                results[0] = wi::Value::Make(allowed ? old : ~uint32_t{0});
+                              }
+                              return wabt::Result::Ok;
+                            });
+  return guard.ref();
+}
+
+std::optional<uint64_t> WabtStore::grow_within_caps(wi::Memory& memory, uint64_t pages) {
+  const uint64_t old_pages = memory.PageSize();
+  // wabt multiplies pages by 64 KiB unchecked and resizes a vector: refuse
+  // what cannot be represented rather than let it wrap or throw midway.
+  const uint64_t max_pages = std::vector<uint8_t>().max_size() / kPageBytes;
+  if (pages > max_pages || old_pages > max_pages - pages) return std::nullopt;
+  if (caps_.any() && !memory_growth_allowed(caps_, old_pages * kPageBytes, pages * kPageBytes, memory_bytes_in_use()))
+    return std::nullopt;
+  try {
+    if (wabt::Failed(memory.Grow(pages))) return std::nullopt;
+  } catch (const std::bad_alloc&) {
+    // wabt has already counted the new pages by then (memory.size reports
+    // them, accesses stay bounded by the real bytes); nothing can undo that.
+    return std::nullopt;
+  }
+  return old_pages;
 }
 
 WabtStore::CallContext& WabtStore::context_at(StackState& stack, unsigned depth) {
@@ -554,7 +621,7 @@ std::vector<Handle> WabtStore::instantiate(const CompiledCode& code, const Handl
   }
   wi::Module::Ptr module = module_for(code, caps_);
   const auto& import_types = module->import_types();
-  const size_t own_imports = import_types.size() - (code.metered ? 2 : 0);
+  const size_t own_imports = import_types.size() - code.engine_imports.size();
   if (count != own_imports) {
     throw Error(ErrorKind::Link, "module has " + std::to_string(own_imports) + " imports, " +
                                      std::to_string(count) + " given");
@@ -572,10 +639,7 @@ std::vector<Handle> WabtStore::instantiate(const CompiledCode& code, const Handl
     }
     refs.push_back(provided.self());
   }
-  if (code.metered) {
-    refs.push_back(refill_.ref());
-    refs.push_back(fuel_.ref());
-  }
+  for (EngineImport import : code.engine_imports) refs.push_back(engine_import(import));
 
   wi::Instance::Ptr instance;
   wi::Trap::Ptr trap;
@@ -722,23 +786,7 @@ MemoryView WabtStore::memory(Handle handle) {
 }
 
 std::optional<uint64_t> WabtStore::grow_memory(Handle handle, uint64_t pages) {
-  auto& memory = resolve_as<wi::Memory>(handle, KindCode::Memory);
-  const uint64_t old_pages = memory.PageSize();
-  // wabt multiplies pages by 64 KiB unchecked and resizes a vector: refuse
-  // what cannot be represented rather than let it wrap or throw midway.
-  const uint64_t max_pages = std::vector<uint8_t>().max_size() / kPageBytes;
-  if (pages > max_pages || old_pages > max_pages - pages) return std::nullopt;
-  // The host grows within the store's limits too.
-  if (caps_.any() && !host_growth_allowed(caps_, old_pages * kPageBytes, pages * kPageBytes, memory_bytes_in_use()))
-    return std::nullopt;
-  try {
-    if (wabt::Failed(memory.Grow(pages))) return std::nullopt;
-  } catch (const std::bad_alloc&) {
-    // wabt has already counted the new pages by then (memory.size reports
-    // them, accesses stay bounded by the real bytes); nothing can undo that.
-    return std::nullopt;
-  }
-  return old_pages;
+  return grow_within_caps(resolve_as<wi::Memory>(handle, KindCode::Memory), pages);
 }
 
 uint64_t WabtStore::global_get(Handle handle) const {

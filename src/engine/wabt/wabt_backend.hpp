@@ -64,25 +64,17 @@ struct CompiledCode;
 
 struct CompiledModule {
   std::shared_ptr<const CompiledCode> code;
-  std::vector<ImportSignature> imports;  // the module's own, never the fuel import
+  std::vector<ImportSignature> imports;  // the module's own, never the engine's (instrument.hpp)
   std::vector<ExportSignature> exports;
 };
 
 // Caps on what a store's modules define (engine::MemoryLimits).
 using Caps = StoreCaps;
 
-// Decodes and validates a core module, adding metering (fuel.hpp) when
-// `metered`. Throws cmhost::Error of kind Decode or Validate.
+// Decodes and validates a core module, adding metering (instrument.hpp)
+// when `metered` and growth guards when its code grows a memory or table.
+// Throws cmhost::Error of kind Decode or Validate.
 CompiledModule compile(const uint8_t* bytes, size_t size, bool metered);
-
-// The bytes compile() hands to the interpreter: the caller's own, untouched,
-// unless metered (then `data` points into `metered_copy`).
-struct LoadableBytes {
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-  std::vector<uint8_t> metered_copy;
-};
-LoadableBytes prepare_for_loading(const uint8_t* bytes, size_t size, bool metered);
 
 // What a host function can ask about the wasm code that called it.
 class CallerView {

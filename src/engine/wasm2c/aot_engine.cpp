@@ -144,15 +144,16 @@ class AotModule final : public Module {
 
   // A memory or table that starts above the store's caps, checked where
   // the interpreter checks it: before instantiation.
-  void check_caps(const StoreCaps& caps, uint64_t in_use) const {
+  void check_caps(const StoreCaps& caps, uint64_t memory_bytes_in_use, uint64_t table_elements_in_use) const {
     size_t memory = 0, table = 0;
-    uint64_t total = in_use;
+    uint64_t bytes = memory_bytes_in_use, elements = table_elements_in_use;
     for (const auto& d : shape_.definitions) {
       if (d.kind == 'm') {
-        check_memory_start(caps, memory++, d.min * 65536, total);
-        total += d.min * 65536;
+        check_memory_start(caps, memory++, d.min * 65536, bytes);
+        bytes += d.min * 65536;
       } else if (d.kind == 't') {
-        check_table_start(caps, table++, d.min);
+        check_table_start(caps, table++, d.min, elements);
+        elements += d.min;
       }
     }
   }
@@ -182,6 +183,32 @@ class AotArtifact final : public Artifact {
 };
 
 class AotStore;
+
+// Which store made each memory and table, for rt.c's growth hook: guest code
+// grows them in place, knowing nothing of stores. Stores of any thread
+// register here; growth is rare, so one lock serves.
+class GrowthOwners {
+ public:
+  static void add(const void* object, const AotStore* store) {
+    std::lock_guard lock(mutex());
+    owners()[object] = store;
+  }
+  static void remove(const void* object) {
+    std::lock_guard lock(mutex());
+    owners().erase(object);
+  }
+  static int allowed(const void* object, int is_table, uint64_t delta);
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex instance;
+    return instance;
+  }
+  static std::unordered_map<const void*, const AotStore*>& owners() {
+    static std::unordered_map<const void*, const AotStore*> instance;
+    return instance;
+  }
+};
 
 // A host function, and what its callers see of it.
 struct HostBinding {
@@ -263,6 +290,8 @@ class AotStore final : public Store {
   }
 
   ~AotStore() override {
+    for (const void* memory : memories_) GrowthOwners::remove(memory);
+    for (const void* table : tables_) GrowthOwners::remove(table);
     for (auto it = instances_.rbegin(); it != instances_.rend(); ++it) {
       it->table->free_instance(it->block);
       std::free(it->block);
@@ -331,9 +360,7 @@ class AotStore final : public Store {
   std::optional<uint64_t> grow_memory(Extern memory, uint64_t pages) override {
     auto* m = static_cast<wasm_rt_memory_t*>(resolve(memory, ExternKind::Memory).pointer);
     if (pages > m->max_pages) return std::nullopt;
-    // The host grows within the store's limits too.
-    if (caps_.any() && !host_growth_allowed(caps_, uint64_t{m->pages} * 65536, pages * 65536, memory_bytes_in_use()))
-      return std::nullopt;
+    // Within the store's limits, as guest code grows it (growth_allowed).
     const uint32_t old = wasm_rt_grow_memory(m, static_cast<uint32_t>(pages));
     if (old == static_cast<uint32_t>(-1)) return std::nullopt;
     return old;
@@ -506,15 +533,36 @@ class AotStore final : public Store {
   void require_metered(const char* what) const {
     if (!metered_) usage_error(std::string(what) + ": the engine does not meter guest code (EngineConfig::metering)");
   }
-  // The bytes the store's memories hold now.
+  // What the store's memories and tables hold now.
   uint64_t memory_bytes_in_use() const {
     uint64_t total = 0;
     for (const wasm_rt_memory_t* m : memories_) total += uint64_t{m->pages} * 65536;
     return total;
   }
-  static void remember_memory(void* store, void* memory) {
-    static_cast<AotStore*>(store)->memories_.push_back(static_cast<wasm_rt_memory_t*>(memory));
+  uint64_t table_elements_in_use() const {
+    uint64_t total = 0;
+    // Both table structs start with data, max_size, size.
+    for (const wasm_rt_funcref_table_t* t : tables_) total += t->size;
+    return total;
   }
+  static void remember_object(void* context, void* object, int is_table) {
+    auto& store = *static_cast<AotStore*>(context);
+    if (is_table)
+      store.tables_.push_back(static_cast<wasm_rt_funcref_table_t*>(object));
+    else
+      store.memories_.push_back(static_cast<wasm_rt_memory_t*>(object));
+    GrowthOwners::add(object, &store);
+  }
+
+ public:
+  // rt.c asks before one of the store's memories or tables grows.
+  bool growth_allowed(const void* object, bool is_table, uint64_t delta) const {
+    if (is_table) return table_growth_allowed(caps_, delta, table_elements_in_use());
+    const auto* memory = static_cast<const wasm_rt_memory_t*>(object);
+    return memory_growth_allowed(caps_, uint64_t{memory->pages} * 65536, delta * 65536, memory_bytes_in_use());
+  }
+
+ private:
 
  public:
   void set_memory_limits(const MemoryLimits& limits) override {
@@ -541,7 +589,8 @@ class AotStore final : public Store {
   Meter meter_;
   HostBinding* refill_ = nullptr;  // metered stores: what the modules call when a slice is spent
   StoreCaps caps_;
-  std::vector<wasm_rt_memory_t*> memories_;  // every memory the store's instances define
+  std::vector<wasm_rt_memory_t*> memories_;       // every memory the store's instances define
+  std::vector<wasm_rt_funcref_table_t*> tables_;  // every table (of either kind) they define
   std::deque<Object> objects_;
   std::deque<HostBinding> hosts_;
   std::deque<ImportedHost> imported_hosts_;
@@ -554,6 +603,12 @@ class AotStore final : public Store {
   std::string pending_message_;
   std::exception_ptr pending_exception_;
 };
+
+int GrowthOwners::allowed(const void* object, int is_table, uint64_t delta) {
+  std::lock_guard lock(mutex());
+  const auto found = owners().find(object);
+  return found == owners().end() || found->second->growth_allowed(object, is_table != 0, delta);
+}
 
 class Prepared final : public PreparedCall {
  public:
@@ -646,7 +701,7 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
   if (!module) usage_error("module was not compiled by the ahead-of-time engine");
   if (module->metered() != metered_)
     usage_error("module and store disagree on metering (compiled by another engine?)");
-  module->check_caps(caps_, memory_bytes_in_use());
+  module->check_caps(caps_, memory_bytes_in_use(), table_elements_in_use());
   if (imports.size() != module->imports().size())
     throw Error(ErrorKind::Link, "module has " + std::to_string(module->imports().size()) + " imports, " +
                                      std::to_string(imports.size()) + " given");
@@ -683,11 +738,14 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
     std::memcpy(static_cast<char*>(block) + table.slots_offset, slots.data(), slots.size() * sizeof(cmhost_aot_slot));
   InstanceRecord& record = instances_.emplace_back(InstanceRecord{&table, block, {}});
 
-  // Each memory may grow into what the store's total leaves (see
-  // MemoryLimits), within its own cap.
+  // Each memory and table is made at most as large as what the store's
+  // totals leave now (see MemoryLimits): they only fill up from here, and
+  // each growth is checked against what they hold then (growth_allowed).
   const std::optional<uint64_t> room = memory_room(caps_, memory_bytes_in_use());
-  cmhost_rt_set_caps(room ? *room / 65536 : UINT64_MAX, caps_.table_elements.value_or(UINT64_MAX),
-                     &remember_memory, this);
+  const uint64_t elements = table_elements_in_use();
+  const uint64_t table_room =
+      caps_.table_elements ? *caps_.table_elements - std::min(elements, *caps_.table_elements) : UINT64_MAX;
+  cmhost_rt_set_caps(room ? *room / 65536 : UINT64_MAX, table_room, &remember_object, this);
   unsigned& depth = current_ ? current_->depth : main_depth_;
   if (depth >= kMaxCallNesting) nested_too_deep();
   ++depth;
@@ -718,7 +776,9 @@ std::shared_ptr<Instance> AotStore::instantiate(const Module& generic, std::span
 
 class AotEngine final : public Engine {
  public:
-  explicit AotEngine(EngineConfig config) : config_(std::move(config)) {}
+  explicit AotEngine(EngineConfig config) : config_(std::move(config)) {
+    cmhost_rt_set_growth_hook(&GrowthOwners::allowed);
+  }
 
   std::shared_ptr<Module> compile(std::span<const uint8_t> bytes) override {
     auto artifact = cached_artifact(bytes, {bytes});

@@ -90,7 +90,7 @@ std::string flags(bool metered) {
   f += CMHOST_RT_GUARD_PAGES ? " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=1" : " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0";
   f += " -w";
   f += " abi=" + std::to_string(CMHOST_AOT_ABI);
-  if (metered) f += " metered=slices";  // fuel.hpp's rewrite: a refill import called per slice
+  if (metered) f += " metered=slices";  // instrument.hpp's rewrite: a refill import called per slice
   return f;
 }
 

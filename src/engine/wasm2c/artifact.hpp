@@ -23,7 +23,7 @@ namespace cmhost::engine::wasm2c {
 // different artifacts.
 struct BuildSettings {
   std::string compiler = "cc";  // found on PATH unless a path
-  bool metered = false;         // EngineConfig::metering: fuel.hpp's rewrite before translation
+  bool metered = false;         // EngineConfig::metering: instrument.hpp's rewrite before translation
   size_t split_bytes = size_t{4} << 20;  // translate.hpp's split_functions (tests split small modules)
 };
 

@@ -30,8 +30,9 @@ static __thread cmhost_rt_stack* current_stack;
 static __thread int thread_ready;
 static __thread uint64_t cap_memory_pages = UINT64_MAX;
 static __thread uint64_t cap_table_elements = UINT64_MAX;
-static __thread void (*memory_observer)(void*, void*);
-static __thread void* memory_observer_context;
+static __thread void (*object_observer)(void*, void*, int);
+static __thread void* object_observer_context;
+static _Atomic(cmhost_rt_growth_hook) growth_hook;
 
 static cmhost_rt_stack* current(void) { return current_stack ? current_stack : &thread_stack; }
 
@@ -262,11 +263,18 @@ void cmhost_rt_register_code(uintptr_t begin, uintptr_t end) {
 }
 
 void cmhost_rt_set_caps(uint64_t max_memory_pages, uint64_t max_table_elements,
-                        void (*on_memory)(void* context, void* memory), void* context) {
+                        void (*on_object)(void* context, void* object, int is_table), void* context) {
   cap_memory_pages = max_memory_pages;
   cap_table_elements = max_table_elements;
-  memory_observer = on_memory;
-  memory_observer_context = context;
+  object_observer = on_object;
+  object_observer_context = context;
+}
+
+void cmhost_rt_set_growth_hook(cmhost_rt_growth_hook hook) { atomic_store(&growth_hook, hook); }
+
+static int growth_allowed(const void* object, int is_table, uint64_t delta) {
+  const cmhost_rt_growth_hook hook = atomic_load(&growth_hook);
+  return !hook || hook(object, is_table, delta);
 }
 
 static size_t reservation_bytes(uint32_t max_pages) {
@@ -300,13 +308,14 @@ void wasm_rt_allocate_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, u
   memory->max_pages = max_pages;
   memory->size = (uint32_t)((uint64_t)initial_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX
                                                                             : initial_pages * PAGE_BYTES);
-  if (memory_observer) memory_observer(memory_observer_context, memory);
+  if (object_observer) object_observer(object_observer_context, memory, 0);
 }
 
 uint32_t wasm_rt_grow_memory(wasm_rt_memory_t* memory, uint32_t delta) {
   const uint32_t old_pages = memory->pages;
   if (delta == 0) return old_pages;
   if ((uint64_t)old_pages + delta > memory->max_pages) return (uint32_t)-1;
+  if (!growth_allowed(memory, 0, delta)) return (uint32_t)-1;
   const uint32_t new_pages = old_pages + delta;
   if (mprotect(memory->data + (size_t)old_pages * PAGE_BYTES, (size_t)delta * PAGE_BYTES,
                PROT_READ | PROT_WRITE) != 0)
@@ -341,6 +350,7 @@ void wasm_rt_free_memory(wasm_rt_memory_t* memory) {
     for (uint32_t i = 0; i < elements; ++i) table->data[i] = null_value;                             \
     table->size = elements;                                                                          \
     table->max_size = max_elements;                                                                  \
+    if (object_observer) object_observer(object_observer_context, table, 1);                         \
   }                                                                                                  \
   void wasm_rt_free_##kind##_table(wasm_rt_##kind##_table_t* table) {                                \
     free(table->data);                                                                               \
@@ -351,6 +361,7 @@ void wasm_rt_free_memory(wasm_rt_memory_t* memory) {
     const uint32_t old_size = table->size;                                                           \
     if ((uint64_t)old_size + delta > table->max_size) return (uint32_t)-1;                           \
     if (delta == 0) return old_size;                                                                 \
+    if (!growth_allowed(table, 1, delta)) return (uint32_t)-1;                                       \
     const uint32_t new_size = old_size + delta;                                                      \
     void* grown = realloc(table->data, (size_t)new_size * sizeof *table->data);                      \
     if (!grown) return (uint32_t)-1;                                                                 \

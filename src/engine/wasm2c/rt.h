@@ -61,10 +61,17 @@ int cmhost_rt_invoke(cmhost_aot_invoker invoke, void* code, void* context, const
 int cmhost_rt_instantiate(void (*instantiate)(void*), void* instance);
 
 /* Caps for memories and tables the calling thread allocates next
- * (UINT64_MAX: none); `on_memory(context, memory)` is told of each memory
- * allocated (null: nobody). */
+ * (UINT64_MAX: none); `on_object(context, object, is_table)` is told of each
+ * memory and table allocated (null: nobody). */
 void cmhost_rt_set_caps(uint64_t max_memory_pages, uint64_t max_table_elements,
-                        void (*on_memory)(void* context, void* memory), void* context);
+                        void (*on_object)(void* context, void* object, int is_table), void* context);
+
+/* Asked before a memory grows by `delta` pages or a table by `delta`
+ * elements, by guest code or the host, once both fit their own maximum:
+ * the store that made the object checks its limits against what its
+ * memories and tables hold now (nonzero: allowed). Null: always allowed. */
+typedef int (*cmhost_rt_growth_hook)(const void* object, int is_table, uint64_t delta);
+void cmhost_rt_set_growth_hook(cmhost_rt_growth_hook hook);
 
 /* The registered id of a function type (what funcrefs carry); `codes` are
  * wasm_rt_type_t values, params then results. */

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "../wabt/fuel.hpp"
+#include "../wabt/instrument.hpp"
 #include "../wabt/wabt_backend.hpp"
 #include "../wabt/wabt_support.hpp"
 #include "glue.hpp"
@@ -357,7 +357,7 @@ CModule translate(const uint8_t* original, size_t original_size, const std::stri
   const uint8_t* bytes = original;
   size_t size = original_size;
   if (metered) {
-    metered_copy = wb::add_fuel_metering(original, original_size, wb::enabled_features());
+    metered_copy = wb::instrument(original, original_size, wb::enabled_features(), {/*meter=*/true, false}).bytes;
     bytes = metered_copy.data();
     size = metered_copy.size();
   }

@@ -34,7 +34,7 @@ inline constexpr size_t kSplitBytes = size_t{4} << 20;
 // feature for a valid one the translation cannot handle (SIMD, memory64,
 // tail calls, threads, exception tags crossing the module's boundary). When
 // `metered`, the module is first rewritten to draw on an instruction budget
-// (the interpreter's fuel pass, wabt/fuel.hpp): its last import is then the
+// (the interpreter's fuel pass, wabt/instrument.hpp): its last import is then the
 // fuel global.
 CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, const std::string& header_name,
                   bool metered = false, size_t max_parts = 1, size_t split_bytes = kSplitBytes);
