@@ -236,6 +236,7 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
   if (type_->async) throw Error(ErrorKind::Usage, "call_lifted runs functions of synchronous types");
   ComponentInstance& inst = *instance_;
   Task::check_may_enter(inst, caller);
+  if (!caller) store.check_deadline_before_entering(inst);
   Store::CallDepth depth(store);
   Entering entering(inst, caller);
   Scheduler& scheduler = store.scheduler();

@@ -404,6 +404,11 @@ void Store::count_instance() {
   ++instances_made_;
 }
 
+void Store::deadline_passed_before(const ComponentInstance& inst) {
+  throw Error(ErrorKind::Trap, "interrupted: the store's epoch deadline has passed, so component instance `" +
+                                   inst.name() + "` was not entered (Store::set_epoch_deadline sets a new one)");
+}
+
 void Store::CallDepth::too_deep() {
   --store_.call_depth_;  // the destructor will not run
   throw Error(ErrorKind::Trap, "call depth limit: calls into guests nest more than " +

@@ -277,6 +277,14 @@ class Store {
   const std::shared_ptr<HandleLimits>& handle_limits() { return handle_limits_; }
   // Counts an instance about to be made; a trap naming the limit past it.
   void count_instance();
+  // Before the host enters `inst` (from outside any guest): once the
+  // store's epoch deadline has passed, a trap that leaves `inst` as it is,
+  // so an interruption ends the call it stopped and not every instance the
+  // embedder calls next (Store::set_epoch_deadline moves the deadline).
+  void check_deadline_before_entering(const ComponentInstance& inst) {
+    if (core_->deadline_passed()) [[unlikely]]
+      deadline_passed_before(inst);
+  }
   // A call into a guest, nested on those running: a trap past the limit.
   class CallDepth {
    public:
@@ -292,6 +300,7 @@ class Store {
     [[noreturn]] void too_deep();
     Store& store_;
   };
+  [[noreturn]] static void deadline_passed_before(const ComponentInstance& inst);
 
   engine::Store& core() { return *core_; }
   engine::Engine& engine() { return engine_; }

@@ -137,6 +137,7 @@ std::shared_ptr<Task> Task::start_async(Store& store, const Func& func, std::sha
                                         ComponentInstance* caller_inst) {
   ComponentInstance& inst = *func.instance_;
   check_may_enter(inst, caller_inst);
+  if (!caller_inst) store.check_deadline_before_entering(inst);
   Entering entering(inst, caller_inst);
   Scheduler& scheduler = store.scheduler();
   std::shared_ptr<Task> task = scheduler.new_task();

@@ -172,6 +172,37 @@ TEST_F(Metered, ADeadlineFromAnotherThreadStopsARunawayLoop) {
   EXPECT_TRUE(store.interrupted());
 }
 
+// An interruption ends one call, not the store: the instance it stopped
+// refuses to be entered again, and once the embedder sets a new deadline
+// the store's other instances, and new ones, run on (what `serve` does with
+// a request that timed out).
+TEST_F(Metered, AnInterruptedCallPoisonsItsInstanceAndNotTheStore) {
+  instantiate();
+  Instance bystander = linker.instantiate(store, component);
+  store.set_epoch_deadline(1);
+  std::thread timer([this] {
+    std::this_thread::sleep_for(20ms);
+    engine.increment_epoch();
+  });
+  EXPECT_ERROR_SAYING(call("spin"), ErrorKind::Trap, "interrupted: the engine's epoch reached the store's deadline");
+  timer.join();
+  EXPECT_TRUE(store.interrupted());
+  // Until the embedder moves the deadline, the store's guests are not
+  // entered, but nor are they harmed.
+  EXPECT_ERROR_SAYING(bystander.func("make-resources").call(store, std::vector<Val>{Val::u32(1)}), ErrorKind::Trap,
+                      "interrupted: the store's epoch deadline has passed, so component instance `component` was "
+                      "not entered (Store::set_epoch_deadline sets a new one)");
+  EXPECT_ERROR_SAYING((void)bystander.func("make-resources").call_async(store, std::vector<Val>{Val::u32(1)}),
+                      ErrorKind::Trap, "was not entered");
+  store.set_epoch_deadline(1000);
+  EXPECT_FALSE(store.interrupted());
+  EXPECT_EQ(bystander.func("make-resources").call(store, std::vector<Val>{Val::u32(2)}).at(0), Val::u32(2));
+  EXPECT_ERROR_SAYING(call("make-resources", {Val::u32(1)}), ErrorKind::Trap,
+                      "cannot enter component instance `component`: it trapped earlier");
+  Instance fresh = linker.instantiate(store, component);
+  EXPECT_EQ(fresh.func("make-resources").call(store, std::vector<Val>{Val::u32(3)}).at(0), Val::u32(3));
+}
+
 // The event loop waiting for a host completion that never comes ends at
 // the deadline.
 TEST(MeteredLoop, TheEventLoopsWaitEndsAtTheDeadline) {

@@ -31,10 +31,14 @@ cmhost_cli_test(wast-expect ARGS wast ${wast_cache} --expect failures.expect fai
 cmhost_cli_test(wast-expect-differs ARGS wast ${wast_cache} --expect nothing-fails.expect failures.wast EXIT 1
                 WORKING_DIRECTORY ${wast_dir}
                 EXPECT "unexpected: failures.wast:11 assert_return failed \\(wrong-value\\), expected passed \\(pass\\)")
-# A known trap that becomes a crash is not the failure that was expected.
-cmhost_cli_test(wast-expect-crash ARGS wast ${wast_cache} --inject-crash failures.wast:15 --expect failures.expect
+# A known trap that becomes a crash is not the failure that was expected
+# (--inject-crash: only the test build's cmhost-test-hooks has it).
+cmhost_cli_test(wast-expect-crash COMMAND $<TARGET_FILE:cmhost-test-hooks> ARGS wast ${wast_cache} --inject-crash failures.wast:15 --expect failures.expect
                 failures.wast EXIT 1 WORKING_DIRECTORY ${wast_dir}
                 EXPECT "unexpected: failures.wast:15 assert_return failed \\(crash\\), expected failed \\(trap\\): cmhost crashed: signal 6 [^\n]*\n.*11 known failures and skips, 3 unexpected\n")
+# The installed cmhost has no such hook.
+cmhost_cli_test(wast-no-inject-crash ARGS wast ${wast_cache} --inject-crash failures.wast:15 failures.wast EXIT 2
+                WORKING_DIRECTORY ${wast_dir} EXPECT "The following argument was not expected: --inject-crash")
 # A listed script that did not run, another number of commands, and no count at all.
 cmhost_cli_test(wast-expect-needs-count ARGS wast ${wast_cache} --expect /dev/null failures.wast EXIT 2
                 WORKING_DIRECTORY ${wast_dir}

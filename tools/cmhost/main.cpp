@@ -173,9 +173,12 @@ int main(int argc, char** argv) {
   wast_cmd->add_option("--cache-dir", cache_dir,
                        "Where assembled components are cached (default: $XDG_CACHE_HOME/cmhost/wast)");
   wast_cmd->add_flag("--no-cache", no_cache, "Assemble every component text again");
+#ifdef CMHOST_TEST_HOOKS
+  // Only in cmhost-test-hooks, the CLI the runner's own tests use to show
+  // how a crash is reported; never in the cmhost that is installed.
   std::string inject_crash;
-  // Hidden: the runner's own tests use it to show how a crash is reported.
-  wast_cmd->add_option("--inject-crash", inject_crash, "Crash in the command at FILE:LINE")->group("");
+  wast_cmd->add_option("--inject-crash", inject_crash, "Crash in the command at FILE:LINE");
+#endif
   add_engine_option(wast_cmd);
   bool in_process = false;
   wast_cmd->add_flag("--in-process", in_process,
@@ -229,7 +232,9 @@ int main(int argc, char** argv) {
       if (!write_expect_file.empty()) wast.write_expect_file = write_expect_file;
       wast.sandbox = !in_process;
       wast.engine = cmhost::tools::engine_config(engine_name);
+#ifdef CMHOST_TEST_HOOKS
       if (!inject_crash.empty()) wast.inject_crash = inject_crash;
+#endif
       return cmhost::tools::wast::run_wast(wast);
     }
   } catch (const std::exception& e) {
