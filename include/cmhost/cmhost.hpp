@@ -120,6 +120,13 @@ struct StoreLimits {
   // compound values. A guest can make a small memory lift large (a list of
   // strings that all alias one long string).
   uint64_t lift_bytes = uint64_t{1} << 30;
+  // Host memory the store keeps for its guests from one call to the next:
+  // 64 bytes per handle table entry (resources, streams, futures, subtasks,
+  // waitable sets, error contexts) plus each error context's message, the
+  // store's instances together. What one call may make the host allocate
+  // for the moment is bounded per call (lift_bytes, and WASI's bounds in
+  // docs/robustness.md).
+  uint64_t host_bytes = uint64_t{256} << 20;
 };
 
 // Where instances live. A store may hold one object of the embedder's, its

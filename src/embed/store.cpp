@@ -34,7 +34,7 @@ size_t Store::host_objects() const { return impl_->objects.size(); }
 void Store::set_limits(const StoreLimits& limits) {
   impl_->runtime.core().set_memory_limits({limits.memory_bytes, limits.total_memory_bytes, limits.table_elements});
   impl_->runtime.set_limits({limits.instances, limits.call_depth, limits.lift_bytes}, limits.table_entries,
-                            limits.waitables);
+                            limits.waitables, limits.host_bytes);
   impl_->limits = limits;
 }
 

@@ -37,6 +37,9 @@ class HandleObject {
   // A table going away calls this on every entry before destroying any, so
   // entries that point at each other (a waitable and its set) let go first.
   virtual void detach() {}
+  // Host bytes the object keeps beyond its own size, counted against the
+  // store's host_bytes while a table holds it.
+  virtual uint64_t held_bytes() const { return 0; }
 };
 
 // A table with the spec's indexing: 1-based, freed slots reused LIFO, at
@@ -91,8 +94,15 @@ class HandleTable {
   ~HandleTable() {
     for (uint32_t i = 1; i < table_.capacity(); ++i)
       if (Entry* e = table_.find(i); e && e->object) e->object->detach();
-    if (limits_) limits_->live_waitables -= live_waitables_;
+    if (limits_) {
+      limits_->live_waitables -= live_waitables_;
+      limits_->live_host_bytes -= held_bytes_;
+    }
   }
+
+  // What one entry costs the host, for the store's host_bytes: the slot and
+  // the bookkeeping of the object behind it.
+  static constexpr uint64_t kEntryHostBytes = 64;
   HandleTable(const HandleTable&) = delete;
   HandleTable& operator=(const HandleTable&) = delete;
 
@@ -103,17 +113,20 @@ class HandleTable {
   };
 
   uint32_t add(ResourceHandle h) {
-    admit(false);
+    admit(false, kEntryHostBytes);
     const uint32_t i = table_.add(Entry{HandleKind::Resource, std::move(h), nullptr});
     ++live_;
+    hold(kEntryHostBytes);
     return i;
   }
   uint32_t add(HandleKind kind, std::shared_ptr<HandleObject> object) {
-    admit(true);
+    const uint64_t bytes = kEntryHostBytes + (object ? object->held_bytes() : 0);
+    admit(true, bytes);
     const uint32_t i = table_.add(Entry{kind, {}, std::move(object)});
     ++live_;
     ++live_waitables_;
     if (limits_) ++limits_->live_waitables;
+    hold(bytes);
     return i;
   }
 
@@ -151,8 +164,13 @@ class HandleTable {
 
  private:
   // Traps when one more entry would pass the store's limits.
-  void admit(bool waitable) const {
+  void admit(bool waitable, uint64_t bytes) const {
     if (!limits_) return;
+    if (bytes > limits_->host_bytes || limits_->live_host_bytes > limits_->host_bytes - bytes)
+      throw_trap("host memory limit: the store's handle tables may keep " + std::to_string(limits_->host_bytes) +
+                 " bytes of host memory for its guests (StoreLimits::host_bytes); " +
+                 std::to_string(limits_->live_host_bytes) + " are held and this entry takes " +
+                 std::to_string(bytes));
     if (live_ >= limits_->entries)
       throw_trap("handle limit: an instance's handle table may hold " + std::to_string(limits_->entries) +
                  " entries (StoreLimits::table_entries)");
@@ -163,11 +181,19 @@ class HandleTable {
   Entry take(uint32_t i) {
     Entry e = table_.remove(i);
     --live_;
+    uint64_t bytes = kEntryHostBytes;
     if (e.kind != HandleKind::Resource) {
       --live_waitables_;
       if (limits_) --limits_->live_waitables;
+      if (e.object) bytes += e.object->held_bytes();
     }
+    held_bytes_ -= bytes;
+    if (limits_) limits_->live_host_bytes -= bytes;
     return e;
+  }
+  void hold(uint64_t bytes) {
+    held_bytes_ += bytes;
+    if (limits_) limits_->live_host_bytes += bytes;
   }
   static std::string not_a(uint32_t i, HandleKind actual, const char* wanted) {
     return "handle index " + std::to_string(i) + " is a " + to_string(actual) + ", not a " + wanted;
@@ -176,6 +202,7 @@ class HandleTable {
   std::shared_ptr<HandleLimits> limits_;
   uint32_t live_ = 0;
   uint32_t live_waitables_ = 0;
+  uint64_t held_bytes_ = 0;  // this table's part of HandleLimits::live_host_bytes
 };
 
 }  // namespace cmhost::runtime

@@ -391,10 +391,11 @@ Store::Store(engine::Engine& engine)
 
 Store::~Store() { scheduler_->shutdown(); }
 
-void Store::set_limits(const GuestLimits& limits, uint32_t table_entries, uint32_t waitables) {
+void Store::set_limits(const GuestLimits& limits, uint32_t table_entries, uint32_t waitables, uint64_t host_bytes) {
   limits_ = limits;
   handle_limits_->entries = table_entries;
   handle_limits_->waitables = waitables;
+  handle_limits_->host_bytes = host_bytes;
 }
 
 void Store::count_instance() {

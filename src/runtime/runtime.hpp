@@ -43,6 +43,11 @@ struct HandleLimits {
   uint32_t entries = (1u << 28) - 1;    // per table (the spec's own limit)
   uint32_t waitables = (1u << 28) - 1;  // non-resource entries, the store's tables together
   uint64_t live_waitables = 0;
+  // Host bytes the store's tables keep for their guests across calls (an
+  // estimate per entry, plus what its object holds: an error context's
+  // message), the store's tables together.
+  uint64_t host_bytes = UINT64_MAX;
+  uint64_t live_host_bytes = 0;
 };
 
 // What a store lets its guests take (cmhost::StoreLimits says why each).
@@ -272,7 +277,7 @@ class Store {
   ~Store();
 
   // Limits for what the store's guests do from now on.
-  void set_limits(const GuestLimits& limits, uint32_t table_entries, uint32_t waitables);
+  void set_limits(const GuestLimits& limits, uint32_t table_entries, uint32_t waitables, uint64_t host_bytes);
   const GuestLimits& limits() const { return limits_; }
   const std::shared_ptr<HandleLimits>& handle_limits() { return handle_limits_; }
   // Counts an instance about to be made; a trap naming the limit past it.

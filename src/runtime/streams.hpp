@@ -164,6 +164,7 @@ class SharedFuture final : public SharedChannel {
 class ErrorContext final : public HandleObject, public std::enable_shared_from_this<ErrorContext> {
  public:
   explicit ErrorContext(std::string message) : debug_message(std::move(message)) {}
+  uint64_t held_bytes() const override { return debug_message.size(); }
   std::string debug_message;
 };
 

@@ -17,6 +17,7 @@ using net::ErrorCode;
 using abi::typed::Own;
 
 constexpr size_t kMaxDatagram = 65535;
+constexpr uint64_t kMaxDatagramsPerReceive = 64;
 constexpr uint64_t kSendPermit = 64;  // datagrams one check-send allows when the socket can send
 
 // What the two streams of one `stream` call hold, so the socket can tell
@@ -32,7 +33,10 @@ class IncomingDatagrams final : public udp::IncomingDatagramStream {
     using R = NetResult<std::vector<udp::IncomingDatagram>>;
     std::vector<udp::IncomingDatagram> received;
     std::vector<uint8_t> buffer(kMaxDatagram);
-    while (received.size() < max_results) {
+    // Fewer than asked for is allowed: at most kMaxDatagramsPerReceive, so
+    // one call holds at most 4 MiB however fast datagrams arrive.
+    const uint64_t wanted = std::min<uint64_t>(max_results, kMaxDatagramsPerReceive);
+    while (received.size() < wanted) {
       sockaddr_storage from{};
       socklen_t length = sizeof from;
       const ssize_t n = ::recvfrom(fd_->get(), buffer.data(), buffer.size(), MSG_DONTWAIT,

@@ -103,7 +103,9 @@ class Stdin final : public io::streams::InputStream {
       pollfd p{fd_->get(), POLLIN, 0};
       if (::poll(&p, 1, 0) == 0) return R::ok();  // nothing yet
     }
-    std::vector<uint8_t> out(len);
+    // A read may return fewer bytes than asked for: at most 1 MiB, whatever
+    // the guest asks (as file streams).
+    std::vector<uint8_t> out(std::min<uint64_t>(len, 1 << 20));
     ssize_t n;
     do n = ::read(fd_->get(), out.data(), out.size());
     while (n < 0 && errno == EINTR);

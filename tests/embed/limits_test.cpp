@@ -74,6 +74,7 @@ TEST_F(Limits, DefaultsAreSetAndDocumented) {
   EXPECT_EQ(limits.waitables, 1u << 17);
   EXPECT_EQ(limits.call_depth, 64u);
   EXPECT_EQ(limits.lift_bytes, uint64_t{1} << 30);
+  EXPECT_EQ(limits.host_bytes, uint64_t{256} << 20);
   // Unmetered engines have no fuel or deadline to set.
   EXPECT_ERROR_SAYING(store.set_fuel(10), ErrorKind::Usage, "EngineConfig::metering");
   EXPECT_ERROR_SAYING(store.set_epoch_deadline(1), ErrorKind::Usage, "EngineConfig::metering");
@@ -111,6 +112,24 @@ TEST_F(Limits, WaitablesStopAtTheirLimit) {
   EXPECT_ERROR_SAYING(call("make-streams", {Val::u32(1)}), ErrorKind::Trap,
                       "waitable limit: the store's guests may hold 10 streams, futures, subtasks, waitable sets and "
                       "error contexts (StoreLimits::waitables)");
+}
+
+// What the host keeps for guests across calls counts against one budget
+// for the whole store, however many instances share it.
+TEST_F(Limits, HandlesAndErrorContextsShareTheStoresHostBytes) {
+  store.set_limits({.host_bytes = 100 * 64});  // a hundred handle entries
+  instantiate();
+  Instance second = linker.instantiate(store, component);
+  EXPECT_EQ(call("make-resources", {Val::u32(60)}), Val::u32(60));
+  EXPECT_ERROR_SAYING(second.func("make-resources").call(store, std::vector<Val>{Val::u32(60)}), ErrorKind::Trap,
+                      "host memory limit: the store's handle tables may keep 6400 bytes of host memory for its "
+                      "guests (StoreLimits::host_bytes); 6400 are held and this entry takes 64");
+  // An error context holds its message: 50 000 bytes each.
+  store.set_limits({.host_bytes = 200'000});
+  Instance third = linker.instantiate(store, component);
+  EXPECT_EQ(third.func("make-error-contexts").call(store, std::vector<Val>{Val::u32(2)}).at(0), Val::u32(2));
+  EXPECT_ERROR_SAYING(third.func("make-error-contexts").call(store, std::vector<Val>{Val::u32(2)}), ErrorKind::Trap,
+                      "this entry takes 50064");
 }
 
 TEST_F(Limits, ALiftStopsAtItsHostBytes) {
