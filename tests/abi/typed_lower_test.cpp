@@ -10,6 +10,7 @@
 #include <bitset>
 #include <cstring>
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <span>
 #include <string>
@@ -174,19 +175,40 @@ TEST(TypedLower, StringsListsAndFixedLists) {
         Val::list({Val::string("x"), Val::string("yz")}));
 }
 
-TEST(TypedLower, BoolListsLowerFromASpan) {
-  // std::vector<bool> has no elements to point at: a span of bools lowers,
-  // a std::vector<bool> loads.
+TEST(TypedLower, BoolListsLowerFromVectorsAndSpans) {
+  // std::vector<bool> packs its bits: it is written a byte per bool, as a
+  // span of bools is, and read back from the bytes.
+  const TypeRef type = Type::list(Type::bool_());
+  const Val val = Val::list({Val::bool_(true), Val::bool_(false), Val::bool_(true)});
+  check(type, std::vector<bool>{true, false, true}, val);
+  check(type, std::vector<bool>{}, Val::list({}));
+  check(Type::option(type), std::optional<std::vector<bool>>(std::vector<bool>{true, false, true}), Val::some(val));
+  check(Type::tuple({Type::u8(), type}), std::tuple<uint8_t, std::vector<bool>>{7, {true, false, true}},
+        Val::tuple({Val::u8(7), val}));
+  check(Type::list(type), std::vector<std::vector<bool>>{{true, false, true}, {}}, Val::list({val, Val::list({})}));
+
   HostMemory mem(1 << 12, 8);
   AbiContext cx(&mem, CanonOptions{});
-  const TypeRef type = Type::list(Type::bool_());
   const bool bits[] = {true, false, true};
   const uint64_t at = mem.realloc(0, 0, 4, 8);
   typed::Lower<std::span<const bool>, AddrWidth::I32>::store(cx, at, std::span<const bool>(bits));
-  EXPECT_EQ(ValueAbi(type, AddrWidth::I32).load(cx, at),
-            Val::list({Val::bool_(true), Val::bool_(false), Val::bool_(true)}));
-  const typed::Reader reader(cx);
-  EXPECT_EQ(typed::load<std::vector<bool>>(reader, at), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(ValueAbi(type, AddrWidth::I32).load(cx, at), val);
+  std::pmr::monotonic_buffer_resource arena;
+  const std::pmr::vector<bool> pmr({false, true}, &arena);
+  typed::Lower<std::pmr::vector<bool>, AddrWidth::I32>::store(cx, at, pmr);
+  EXPECT_EQ(ValueAbi(type, AddrWidth::I32).load(cx, at), Val::list({Val::bool_(false), Val::bool_(true)}));
+}
+
+TEST(TypedLower, BoolListsLiftEveryNonZeroByteAsTrue) {
+  // The flat lift of a host function's list<bool> parameter: bytes a guest
+  // wrote other than 0 and 1 are true.
+  HostMemory mem(1 << 12, 8);
+  AbiContext cx(&mem, CanonOptions{});
+  const uint8_t stored[] = {2, 0, 0x80, 0xFF, 1};
+  const uint64_t at = mem.realloc(0, 0, 1, sizeof stored);
+  std::memcpy(mem.bytes().data() + at, stored, sizeof stored);
+  const uint64_t flat[2] = {at, sizeof stored};
+  EXPECT_EQ(typed::FlatLift<std::vector<bool>>::lift(cx, flat), (std::vector<bool>{true, false, true, true, true}));
 }
 
 TEST(TypedLower, RecordsTuplesAndMaps) {

@@ -575,6 +575,41 @@ TEST(Typed, TrapsLikeLifting) {
   EXPECT_NE(trap_of([&] { typed::load<uint32_t>(r, 2); }).find("not aligned"), std::string::npos);
 }
 
+// A bool is any byte, true unless zero (CanonicalABI.md's
+// convert_int_to_bool): a list<bool> whose bytes are not all 0 or 1 reads as
+// the dynamic lift reads it, in every container family.
+TEST(Typed, BoolListsReadEveryNonZeroByteAsTrue) {
+  HostMemory mem(256, 8);
+  AbiContext cx(&mem, CanonOptions{});
+  auto bytes = mem.bytes();
+  const uint8_t stored[] = {0, 1, 2, 0x80, 0xFF, 0};
+  std::memcpy(bytes.data() + 100, stored, sizeof stored);
+  const uint32_t list[2] = {100, sizeof stored};
+  std::memcpy(bytes.data() + 16, list, 8);
+  const std::vector<bool> expected{false, true, true, true, true, false};
+  std::vector<Val> as_vals;
+  for (bool b : expected) as_vals.push_back(Val::bool_(b));
+  ASSERT_EQ(ValueAbi(Type::list(Type::bool_()), AddrWidth::I32).load(cx, 16), Val::list(as_vals));
+
+  std::pmr::monotonic_buffer_resource arena;
+  const typed::Reader r(cx, &arena);
+  EXPECT_EQ(typed::load<std::vector<bool>>(r, 16), expected);
+  const std::pmr::vector<bool> pmr = typed::load<std::pmr::vector<bool>>(r, 16);
+  EXPECT_EQ(std::vector<bool>(pmr.begin(), pmr.end()), expected);
+  {
+    const typed::FrameScope frame(arena);
+    const typed::FrameVector<bool> in_frame = typed::load<typed::FrameVector<bool>>(r, 16);
+    EXPECT_EQ(std::vector<bool>(in_frame.begin(), in_frame.end()), expected);
+  }
+  const typed::ListView<bool> view = typed::load<typed::ListView<bool>>(r, 16);
+  ASSERT_EQ(view.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(view[i], expected[i]) << i;
+  EXPECT_TRUE(typed::load<bool>(r, 103));  // 0x80 alone
+  // Inside a tuple (a u32 at 12, the list's pointer pair at 16).
+  EXPECT_EQ((typed::load<std::tuple<uint32_t, std::vector<bool>>>(r, 12)),
+            (std::tuple<uint32_t, std::vector<bool>>{0, expected}));
+}
+
 TEST(Typed, ATrapLeavesTheTargetWhole) {
   // A string or list whose load traps must not leave the value it was
   // loading into destroyed: its owner destroys it again later.

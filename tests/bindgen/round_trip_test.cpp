@@ -43,6 +43,11 @@ class EchoHost final : public echo::Host {
   std::map<std::string, uint32_t> echo_map(cmhost::Caller&, std::map<std::string, uint32_t> m) override { return seen(std::move(m)); }
   types::Points echo_points(cmhost::Caller&, types::Points p) override { return seen(std::move(p)); }
   types::Id echo_id(cmhost::Caller&, types::Id i) override { return seen(i); }
+  std::vector<bool> echo_bools(cmhost::Caller&, std::vector<bool> l) override { return seen(std::move(l)); }
+  types::Switches echo_switches(cmhost::Caller&, types::Switches s) override { return seen(std::move(s)); }
+  std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Caller&, std::optional<std::vector<bool>> o) override {
+    return seen(std::move(o));
+  }
   cmhost::abi::typed::ErrorContext echo_error(cmhost::Caller&, cmhost::abi::typed::ErrorContext e) override {
     return seen(e);
   }
@@ -104,6 +109,20 @@ TEST_F(BindgenRoundTrip, ListsStringsFixedListsAndMaps) {
              [&](const auto& v) { return guest().echo_map(store, v); });
   round_trip(types::Points{{1, -1}, {0, 0}, {INT32_MIN, INT32_MAX}},
              [&](const auto& v) { return guest().echo_points(store, v); });
+}
+
+// std::vector<bool> packs its bits: it crosses a byte per bool both ways,
+// alone, inside a record and inside an option.
+TEST_F(BindgenRoundTrip, BoolLists) {
+  std::vector<bool> many(1000);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = i % 3 == 0;
+  for (const std::vector<bool>& l : {std::vector<bool>{true, false, true}, std::vector<bool>{}, many})
+    round_trip(l, [&](const auto& v) { return guest().echo_bools(store, v); });
+  round_trip(types::Switches{"lamps", {false, true, true}}, [&](const auto& v) { return guest().echo_switches(store, v); });
+  round_trip(types::Switches{"", {}}, [&](const auto& v) { return guest().echo_switches(store, v); });
+  round_trip(std::optional<std::vector<bool>>(std::vector<bool>{false, true}),
+             [&](const auto& v) { return guest().echo_maybe_bools(store, v); });
+  round_trip(std::optional<std::vector<bool>>(), [&](const auto& v) { return guest().echo_maybe_bools(store, v); });
 }
 
 TEST_F(BindgenRoundTrip, VariantsWithNamedCases) {

@@ -37,6 +37,11 @@ class EchoHost final : public echo::Host {
   std::map<std::string, uint32_t> echo_map(cmhost::Caller&, std::map<std::string, uint32_t> m) override { return m; }
   types::Points echo_points(cmhost::Caller&, types::Points p) override { return p; }
   types::Id echo_id(cmhost::Caller&, types::Id i) override { return i; }
+  std::vector<bool> echo_bools(cmhost::Caller&, std::vector<bool> l) override { return l; }
+  types::Switches echo_switches(cmhost::Caller&, types::Switches s) override { return s; }
+  std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Caller&, std::optional<std::vector<bool>> o) override {
+    return o;
+  }
   void note(cmhost::Caller&, uint32_t, std::string, std::optional<types::Color>) override {}
   cmhost::abi::typed::ErrorContext echo_error(cmhost::Caller&, cmhost::abi::typed::ErrorContext e) override { return e; }
 };
@@ -78,6 +83,13 @@ TEST_F(BindgenViews, StringsAndListsAreReadInPlace) {
     EXPECT_EQ(collect(l), (std::vector<uint16_t>{1, 0, 65535}));
   });
   guest().echo_list(store, {}, [&](const ListView<uint16_t>& l) { EXPECT_TRUE(l.empty()); });
+  guest().echo_bools(store, {true, false, true}, [&](const ListView<bool>& l) {
+    EXPECT_EQ(collect(l), (std::vector<bool>{true, false, true}));
+  });
+  guest().echo_switches(store, {"lamps", {false, true}}, [&](const types::SwitchesView& v) {
+    EXPECT_EQ(v.label, "lamps");
+    EXPECT_EQ(collect(v.states), (std::vector<bool>{false, true}));
+  });
 }
 
 TEST_F(BindgenViews, RecordsVariantsAndNestedListsHaveViewTwins) {

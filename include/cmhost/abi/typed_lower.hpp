@@ -216,8 +216,29 @@ struct ListLower {
   }
 };
 template <class T, class A, AddrWidth W>
-struct Lower<std::vector<T, A>, W> : ListLower<T, W> {
-  static_assert(!std::is_same_v<T, bool>, "std::vector<bool> has no elements to point at: use std::span<const bool>");
+struct Lower<std::vector<T, A>, W> : ListLower<T, W> {};
+// std::vector<bool> (any allocator) packs its bits, so it has no elements to
+// point at: each bool is written as its byte, 0 or 1. Its bits are host
+// memory, which the realloc before the writes cannot move.
+template <class A, AddrWidth W>
+struct Lower<std::vector<bool, A>, W> {
+  static constexpr uint32_t flat_count = 2;
+  static std::pair<uint64_t, uint64_t> lower_bits(AbiContext& cx, const std::vector<bool, A>& v) {
+    detail::check_list_length(v.size(), 1);
+    const uint64_t ptr = detail::allocate(cx, 1, v.size());
+    uint8_t* out = cx.base() + ptr;
+    for (size_t i = 0; i < v.size(); ++i) out[i] = v[i] ? 1 : 0;
+    return {ptr, v.size()};
+  }
+  static void lower_flat(AbiContext& cx, const std::vector<bool, A>& v, uint64_t* out) {
+    const auto [ptr, count] = lower_bits(cx, v);
+    out[0] = ptr;
+    out[1] = count;
+  }
+  static void store(AbiContext& cx, uint64_t p, const std::vector<bool, A>& v) {
+    const auto [ptr, count] = lower_bits(cx, v);
+    detail::put_pair<W>(cx, p, ptr, count);
+  }
 };
 template <class T, AddrWidth W>
 struct Lower<std::span<const T>, W> : ListLower<T, W> {};

@@ -95,6 +95,17 @@ using Id = uint32_t;
 using Points = std::vector<Point>;
 
 using PointsView = cmhost::abi::typed::ListView<Point>;
+
+struct Switches {
+  std::string label{};
+  std::vector<bool> states{};
+  bool operator==(const Switches&) const = default;
+};
+
+struct SwitchesView {
+  std::string_view label{};
+  cmhost::abi::typed::ListView<bool> states{};
+};
 }  // namespace cmhost_::viewed::types
 
 namespace cmhost::abi::typed {
@@ -116,6 +127,16 @@ struct Record<::cmhost_::viewed::types::ScalarsView> {
 template <>
 struct Enum<::cmhost_::viewed::types::Color> {
   static constexpr size_t count = 3;
+};
+template <>
+struct Record<::cmhost_::viewed::types::Switches> {
+  using T = ::cmhost_::viewed::types::Switches;
+  static constexpr auto fields = std::make_tuple(field("label", &T::label), field("states", &T::states));
+};
+template <>
+struct Record<::cmhost_::viewed::types::SwitchesView> {
+  using T = ::cmhost_::viewed::types::SwitchesView;
+  static constexpr auto fields = std::make_tuple(field("label", &T::label), field("states", &T::states));
 };
 }  // namespace cmhost::abi::typed
 
@@ -141,6 +162,10 @@ using Id = ::cmhost_::viewed::types::Id;
 using Points = ::cmhost_::viewed::types::Points;
 
 using PointsView = ::cmhost_::viewed::types::PointsView;
+
+using Switches = ::cmhost_::viewed::types::Switches;
+
+using SwitchesView = ::cmhost_::viewed::types::SwitchesView;
 }  // namespace cmhost_::viewed::echo
 
 namespace cmhost_::viewed::echo {
@@ -164,6 +189,9 @@ class Host {
   virtual std::map<std::string, uint32_t> echo_map(cmhost::Caller& caller, std::map<std::string, uint32_t> m) = 0;
   virtual Points echo_points(cmhost::Caller& caller, Points p) = 0;
   virtual Id echo_id(cmhost::Caller& caller, Id i) = 0;
+  virtual std::vector<bool> echo_bools(cmhost::Caller& caller, std::vector<bool> l) = 0;
+  virtual Switches echo_switches(cmhost::Caller& caller, Switches s) = 0;
+  virtual std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Caller& caller, std::optional<std::vector<bool>> o) = 0;
   virtual void note(cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) = 0;
   virtual cmhost::abi::typed::ErrorContext echo_error(cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) = 0;
 };
@@ -215,6 +243,15 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-id", [host](cmhost::Caller& caller, Id i) {
     return host->echo_id(caller, i);
   });
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-bools", [host](cmhost::Caller& caller, std::vector<bool> l) {
+    return host->echo_bools(caller, std::move(l));
+  });
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-switches", [host](cmhost::Caller& caller, Switches s) {
+    return host->echo_switches(caller, std::move(s));
+  });
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-maybe-bools", [host](cmhost::Caller& caller, std::optional<std::vector<bool>> o) {
+    return host->echo_maybe_bools(caller, std::move(o));
+  });
   linker.func_wrap("cmhost:viewed/echo@0.1.0#note", [host](cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) {
     return host->note(caller, a, std::move(b), std::move(c));
   });
@@ -242,6 +279,9 @@ class Guest {
         echo_map_(instance.typed_func<std::map<std::string_view, uint32_t>(std::map<std::string, uint32_t>)>("cmhost:viewed/echo@0.1.0#echo-map")),
         echo_points_(instance.typed_func<PointsView(Points)>("cmhost:viewed/echo@0.1.0#echo-points")),
         echo_id_(instance.typed_func<Id(Id)>("cmhost:viewed/echo@0.1.0#echo-id")),
+        echo_bools_(instance.typed_func<cmhost::abi::typed::ListView<bool>(std::vector<bool>)>("cmhost:viewed/echo@0.1.0#echo-bools")),
+        echo_switches_(instance.typed_func<SwitchesView(Switches)>("cmhost:viewed/echo@0.1.0#echo-switches")),
+        echo_maybe_bools_(instance.typed_func<std::optional<cmhost::abi::typed::ListView<bool>>(std::optional<std::vector<bool>>)>("cmhost:viewed/echo@0.1.0#echo-maybe-bools")),
         note_(instance.typed_func<void(uint32_t, std::string, std::optional<Color>)>("cmhost:viewed/echo@0.1.0#note")),
         echo_error_(instance.typed_func<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)>("cmhost:viewed/echo@0.1.0#echo-error")) {}
   // `read(const ScalarsView&)` sees the result in the guest's memory, until post-return.
@@ -277,6 +317,15 @@ class Guest {
   template <class Read>
   void echo_points(cmhost::Store& store, const Points& p, Read&& read) const { echo_points_.call_viewing(store, p, std::forward<Read>(read)); }
   Id echo_id(cmhost::Store& store, Id i) const { return echo_id_.call(store, i); }
+  // `read(const cmhost::abi::typed::ListView<bool>&)` sees the result in the guest's memory, until post-return.
+  template <class Read>
+  void echo_bools(cmhost::Store& store, const std::vector<bool>& l, Read&& read) const { echo_bools_.call_viewing(store, l, std::forward<Read>(read)); }
+  // `read(const SwitchesView&)` sees the result in the guest's memory, until post-return.
+  template <class Read>
+  void echo_switches(cmhost::Store& store, const Switches& s, Read&& read) const { echo_switches_.call_viewing(store, s, std::forward<Read>(read)); }
+  // `read(const std::optional<cmhost::abi::typed::ListView<bool>>&)` sees the result in the guest's memory, until post-return.
+  template <class Read>
+  void echo_maybe_bools(cmhost::Store& store, const std::optional<std::vector<bool>>& o, Read&& read) const { echo_maybe_bools_.call_viewing(store, o, std::forward<Read>(read)); }
   void note(cmhost::Store& store, uint32_t a, const std::string& b, const std::optional<Color>& c) const { return note_.call(store, a, b, c); }
   cmhost::abi::typed::ErrorContext echo_error(cmhost::Store& store, cmhost::abi::typed::ErrorContext e) const { return echo_error_.call(store, e); }
 
@@ -296,6 +345,9 @@ class Guest {
   cmhost::TypedFunc<std::map<std::string_view, uint32_t>(std::map<std::string, uint32_t>)> echo_map_;
   cmhost::TypedFunc<PointsView(Points)> echo_points_;
   cmhost::TypedFunc<Id(Id)> echo_id_;
+  cmhost::TypedFunc<cmhost::abi::typed::ListView<bool>(std::vector<bool>)> echo_bools_;
+  cmhost::TypedFunc<SwitchesView(Switches)> echo_switches_;
+  cmhost::TypedFunc<std::optional<cmhost::abi::typed::ListView<bool>>(std::optional<std::vector<bool>>)> echo_maybe_bools_;
   cmhost::TypedFunc<void(uint32_t, std::string, std::optional<Color>)> note_;
   cmhost::TypedFunc<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)> echo_error_;
 };

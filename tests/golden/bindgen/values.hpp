@@ -68,6 +68,12 @@ inline constexpr Perms Perms::exec{{uint32_t{1} << 2}};
 using Id = uint32_t;
 
 using Points = std::vector<Point>;
+
+struct Switches {
+  std::string label{};
+  std::vector<bool> states{};
+  bool operator==(const Switches&) const = default;
+};
 }  // namespace cmhost_::values::types
 
 namespace cmhost::abi::typed {
@@ -84,6 +90,11 @@ struct Record<::cmhost_::values::types::Scalars> {
 template <>
 struct Enum<::cmhost_::values::types::Color> {
   static constexpr size_t count = 3;
+};
+template <>
+struct Record<::cmhost_::values::types::Switches> {
+  using T = ::cmhost_::values::types::Switches;
+  static constexpr auto fields = std::make_tuple(field("label", &T::label), field("states", &T::states));
 };
 }  // namespace cmhost::abi::typed
 
@@ -103,6 +114,8 @@ using Perms = ::cmhost_::values::types::Perms;
 using Id = ::cmhost_::values::types::Id;
 
 using Points = ::cmhost_::values::types::Points;
+
+using Switches = ::cmhost_::values::types::Switches;
 }  // namespace cmhost_::values::echo
 
 namespace cmhost_::values::echo {
@@ -126,6 +139,9 @@ class Host {
   virtual std::map<std::string, uint32_t> echo_map(cmhost::Caller& caller, std::map<std::string, uint32_t> m) = 0;
   virtual Points echo_points(cmhost::Caller& caller, Points p) = 0;
   virtual Id echo_id(cmhost::Caller& caller, Id i) = 0;
+  virtual std::vector<bool> echo_bools(cmhost::Caller& caller, std::vector<bool> l) = 0;
+  virtual Switches echo_switches(cmhost::Caller& caller, Switches s) = 0;
+  virtual std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Caller& caller, std::optional<std::vector<bool>> o) = 0;
   virtual void note(cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) = 0;
   virtual cmhost::abi::typed::ErrorContext echo_error(cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) = 0;
 };
@@ -177,6 +193,15 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-id", [host](cmhost::Caller& caller, Id i) {
     return host->echo_id(caller, i);
   });
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-bools", [host](cmhost::Caller& caller, std::vector<bool> l) {
+    return host->echo_bools(caller, std::move(l));
+  });
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-switches", [host](cmhost::Caller& caller, Switches s) {
+    return host->echo_switches(caller, std::move(s));
+  });
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-maybe-bools", [host](cmhost::Caller& caller, std::optional<std::vector<bool>> o) {
+    return host->echo_maybe_bools(caller, std::move(o));
+  });
   linker.func_wrap("cmhost:values/echo@0.1.0#note", [host](cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) {
     return host->note(caller, a, std::move(b), std::move(c));
   });
@@ -204,6 +229,9 @@ class Guest {
         echo_map_(instance.typed_func<std::map<std::string, uint32_t>(std::map<std::string, uint32_t>)>("cmhost:values/echo@0.1.0#echo-map")),
         echo_points_(instance.typed_func<Points(Points)>("cmhost:values/echo@0.1.0#echo-points")),
         echo_id_(instance.typed_func<Id(Id)>("cmhost:values/echo@0.1.0#echo-id")),
+        echo_bools_(instance.typed_func<std::vector<bool>(std::vector<bool>)>("cmhost:values/echo@0.1.0#echo-bools")),
+        echo_switches_(instance.typed_func<Switches(Switches)>("cmhost:values/echo@0.1.0#echo-switches")),
+        echo_maybe_bools_(instance.typed_func<std::optional<std::vector<bool>>(std::optional<std::vector<bool>>)>("cmhost:values/echo@0.1.0#echo-maybe-bools")),
         note_(instance.typed_func<void(uint32_t, std::string, std::optional<Color>)>("cmhost:values/echo@0.1.0#note")),
         echo_error_(instance.typed_func<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)>("cmhost:values/echo@0.1.0#echo-error")) {}
   Scalars echo_scalars(cmhost::Store& store, const Scalars& s) const { return echo_scalars_.call(store, s); }
@@ -221,6 +249,9 @@ class Guest {
   std::map<std::string, uint32_t> echo_map(cmhost::Store& store, const std::map<std::string, uint32_t>& m) const { return echo_map_.call(store, m); }
   Points echo_points(cmhost::Store& store, const Points& p) const { return echo_points_.call(store, p); }
   Id echo_id(cmhost::Store& store, Id i) const { return echo_id_.call(store, i); }
+  std::vector<bool> echo_bools(cmhost::Store& store, const std::vector<bool>& l) const { return echo_bools_.call(store, l); }
+  Switches echo_switches(cmhost::Store& store, const Switches& s) const { return echo_switches_.call(store, s); }
+  std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Store& store, const std::optional<std::vector<bool>>& o) const { return echo_maybe_bools_.call(store, o); }
   void note(cmhost::Store& store, uint32_t a, const std::string& b, const std::optional<Color>& c) const { return note_.call(store, a, b, c); }
   cmhost::abi::typed::ErrorContext echo_error(cmhost::Store& store, cmhost::abi::typed::ErrorContext e) const { return echo_error_.call(store, e); }
 
@@ -240,6 +271,9 @@ class Guest {
   cmhost::TypedFunc<std::map<std::string, uint32_t>(std::map<std::string, uint32_t>)> echo_map_;
   cmhost::TypedFunc<Points(Points)> echo_points_;
   cmhost::TypedFunc<Id(Id)> echo_id_;
+  cmhost::TypedFunc<std::vector<bool>(std::vector<bool>)> echo_bools_;
+  cmhost::TypedFunc<Switches(Switches)> echo_switches_;
+  cmhost::TypedFunc<std::optional<std::vector<bool>>(std::optional<std::vector<bool>>)> echo_maybe_bools_;
   cmhost::TypedFunc<void(uint32_t, std::string, std::optional<Color>)> note_;
   cmhost::TypedFunc<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)> echo_error_;
 };
