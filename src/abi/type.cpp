@@ -216,7 +216,15 @@ TypeRef Type::borrow(ResourceTypeRef resource) {
   return t;
 }
 
+const char* invalid_stream_element(const Type* element) noexcept {
+  if (element && element->kind() == TypeKind::Char)
+    return "`stream<char>` is not valid: the Component Model rejects it for now (a char element is 4 bytes, so "
+           "the stream would carry UTF-32); stream `string`, `u8` (UTF-8 bytes) or `u32` instead";
+  return nullptr;
+}
+
 TypeRef Type::stream(TypeRef element) {
+  if (const char* why = invalid_stream_element(element.get())) invalid_type(why);
   auto t = make(TypeKind::Stream);
   t->element_ = std::move(element);
   t->compute_layouts();

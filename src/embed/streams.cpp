@@ -86,6 +86,7 @@ ChannelEnd ChannelEnd::take_readable(Store& store, const Val& end, bool stream, 
 
 ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool stream, ElementCheck check) {
   Store::Impl& s = *store.impl_;
+  if (const char* why = stream ? abi::invalid_stream_element(element.get()) : nullptr) throw_invalid_value(why);
   check_element_type(s, element, stream, check.matches, check.cpp);
   uint32_t handle = 0;
   auto impl = std::make_unique<Impl>(s, host::HostEnd::make_writable(s.runtime, s.loop, std::move(element), stream, handle));

@@ -722,9 +722,7 @@ TypeEntry Validator::define_type(Scope& s, const binary::Type& t, size_t offset)
           if (element && contains_borrow(*element))
             fail(offset, std::string(is_stream ? "stream" : "future") +
                              " element types cannot contain a `borrow` type");
-          if (is_stream && element && element->kind() == abi::TypeKind::Char)
-            fail(offset, "`stream<char>` is not supported yet (use `stream<string>` or `stream<u32>`)");
-          desc.value = is_stream ? abi::Type::stream(element) : abi::Type::future(element);
+          desc.value = build(offset, [&] { return is_stream ? abi::Type::stream(element) : abi::Type::future(element); });
         } else if constexpr (std::is_same_v<T, binary::MapType>) {
           abi::TypeRef key = val(d.key), value = val(d.value);
           switch (key->kind()) {

@@ -382,6 +382,15 @@ TEST(TypeValidate, RejectsEmptyAndNullTypes) {
   expect_validate_error([] { Type::primitive(TypeKind::Record); });
 }
 
+TEST(TypeValidate, RejectsStreamsOfCharButNotFuturesOfChar) {
+  // The Component Model rejects stream<char> for now (component-model#607).
+  expect_validate_error([] { Type::stream(Type::char_()); }, "`stream<char>` is not valid");
+  EXPECT_EQ(Type::future(Type::char_())->to_wit(), "future<char>");
+  EXPECT_EQ(Type::stream(Type::list(Type::char_()))->to_wit(), "stream<list<char>>");
+  EXPECT_EQ(invalid_stream_element(Type::u32().get()), nullptr);
+  EXPECT_EQ(invalid_stream_element(nullptr), nullptr);
+}
+
 TEST(TypeValidate, RejectsZeroLengthFixedList) {
   expect_validate_error([] { Type::fixed_list(Type::u8(), 0); }, "fixed-length list");
 }

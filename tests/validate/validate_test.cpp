@@ -421,7 +421,7 @@ const InvalidCase kInvalid[] = {
     INVALID(duplicate_fields, "record field name `A` conflicts with previous field name `a`"),
     INVALID(too_many_flags, "cannot have more than 32 flags"),
     INVALID(borrow_result, "function result cannot contain a `borrow` type"),
-    INVALID(stream_of_char, "stream<char>"),
+    INVALID(stream_of_char, "`stream<char>` is not valid: the Component Model rejects it for now"),
     INVALID(map_float_key, "map key type"),
     INVALID(resource_in_type, "resources can only be defined within a concrete component"),
     INVALID(bad_version_suffix_attribute, "only instances can have an `implements`"),

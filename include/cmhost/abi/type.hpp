@@ -105,7 +105,9 @@ class Type {
   static TypeRef map(TypeRef key, TypeRef value);
   static TypeRef own(ResourceTypeRef resource);
   static TypeRef borrow(ResourceTypeRef resource);
-  static TypeRef stream(TypeRef element);  // element may be null
+  // element may be null; Error (Validate) when invalid_stream_element
+  // refuses it.
+  static TypeRef stream(TypeRef element);
   static TypeRef future(TypeRef element);  // element may be null
 
   TypeKind kind() const { return kind_; }
@@ -148,6 +150,12 @@ class Type {
   std::vector<std::string> labels_;
   Layout layouts_[2];
 };
+
+// Why `element` cannot be a stream's element type, or null when it can (a
+// null element included). The Component Model rejects `stream<char>` at
+// validation for now (component-model#607): a char is 4 bytes, so such a
+// stream would carry UTF-32. `future<char>` is valid.
+const char* invalid_stream_element(const Type* element) noexcept;
 
 // Structural equality. Resource types are equal when they are the same
 // object, or when `same_resource` (if given) says they are.
