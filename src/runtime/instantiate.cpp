@@ -386,6 +386,7 @@ std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> ComponentInst
 Store::Store(engine::Engine& engine)
     : engine_(engine),
       core_(engine.new_store()),
+      metered_(engine.config().metering),
       host_handles_(std::make_unique<HandleTable>(handle_limits_)),
       scheduler_(std::make_unique<Scheduler>(*core_)) {}
 
@@ -405,7 +406,8 @@ void Store::count_instance() {
   ++instances_made_;
 }
 
-void Store::deadline_passed_before(const ComponentInstance& inst) {
+void Store::check_metered_deadline(const ComponentInstance& inst) {
+  if (!core_->deadline_passed()) return;
   throw Error(ErrorKind::Trap, "interrupted: the store's epoch deadline has passed, so component instance `" +
                                    inst.name() + "` was not entered (Store::set_epoch_deadline sets a new one)");
 }

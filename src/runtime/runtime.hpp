@@ -287,8 +287,8 @@ class Store {
   // so an interruption ends the call it stopped and not every instance the
   // embedder calls next (Store::set_epoch_deadline moves the deadline).
   void check_deadline_before_entering(const ComponentInstance& inst) {
-    if (core_->deadline_passed()) [[unlikely]]
-      deadline_passed_before(inst);
+    if (metered_) [[unlikely]]
+      check_metered_deadline(inst);
   }
   // A call into a guest, nested on those running: a trap past the limit.
   class CallDepth {
@@ -305,7 +305,7 @@ class Store {
     [[noreturn]] void too_deep();
     Store& store_;
   };
-  [[noreturn]] static void deadline_passed_before(const ComponentInstance& inst);
+  [[gnu::noinline]] void check_metered_deadline(const ComponentInstance& inst);
 
   engine::Store& core() { return *core_; }
   engine::Engine& engine() { return engine_; }
@@ -343,6 +343,7 @@ class Store {
   friend class Lowering;
   engine::Engine& engine_;
   std::unique_ptr<engine::Store> core_;
+  const bool metered_;  // only metered engines have deadlines
   GuestLimits limits_;
   // Shared with the handle tables, which may outlive the store in instances
   // an embedder still holds.
