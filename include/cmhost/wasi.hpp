@@ -30,7 +30,9 @@ namespace cmhost::wasi {
 struct Preopen {
   std::string host_path;
   std::string guest_path;
-  bool read_only = false;  // files open for reading only, the directory cannot change
+  // Files open for reading only; nothing beneath changes (no writes,
+  // creations, removals, renames, links or times): `read-only`.
+  bool read_only = false;
 };
 
 struct WasiConfig {

@@ -304,6 +304,9 @@ class Descriptor final : public fs::types::Descriptor {
     return ::ftruncate(fd_.get(), static_cast<off_t>(size)) ? fail() : FsResult<void>::ok();
   }
   FsResult<void> set_times(Caller&, fs::types::NewTimestamp access, fs::types::NewTimestamp modification) override {
+    // A change like set-times-at's: the kernel lets an owner touch a file
+    // opened only for reading, so the preopen's rights must refuse it.
+    if (!mutable_()) return fail(EROFS);
     const timespec times[2] = {timestamp(access), timestamp(modification)};
     return ::futimens(fd_.get(), times) ? fail() : FsResult<void>::ok();
   }

@@ -44,6 +44,17 @@ expect ro-read hello "$(run_ro read /data/a.txt)"
 expect ro-write "error: Read-only file system" "$(run_ro write /data/x.txt hi)"
 expect ro-mkdir "error: Read-only file system" "$(run_ro mkdir /data/d)"
 expect ro-rm "error: Read-only file system" "$(run_ro rm /data/a.txt)"
+mtime() { stat -c %Y "$1"; }
+a_mtime=$(mtime "$tmp/box/a.txt")
+expect ro-set-times "error: Read-only file system" "$(run_ro futimes /data/a.txt 1000000000)"
+expect ro-set-times-at "error: Read-only file system" "$(run_ro utimes /data/a.txt 1000000000)"
+expect ro-set-times-at-nofollow "error: Read-only file system" "$(run_ro lutimes /data/a.txt 1000000000)"
+expect ro-times-kept "$a_mtime" "$(mtime "$tmp/box/a.txt")"
+# Times change in a writable preopen, on a file opened for reading too.
+expect set-times "" "$(run futimes /data/a.txt 1000000000)"
+expect set-times-done 1000000000 "$(mtime "$tmp/box/a.txt")"
+expect set-times-at "" "$(run utimes /data/a.txt 1100000000)"
+expect set-times-at-done 1100000000 "$(mtime "$tmp/box/a.txt")"
 # Confinement.
 before=$(ls -la "$tmp/outside"; cat "$tmp/outside/secret")
 expect dotdot "error: Operation not permitted" "$(run read /data/../outside/secret)"

@@ -12,7 +12,15 @@
 // Files (paths inside a preopened directory; a failure prints
 // "error: <strerror>" and exits with 1):
 //   read P, write P TEXT, append P TEXT, copy SRC DST, ls DIR (sorted),
-//   mkdir P, rename A B, rm P, rmdir P, stat P (type and size)
+//   mkdir P, rename A B, rm P, rmdir P, stat P (type and size),
+//   utimes P SECONDS (set-times-at, following a final symlink),
+//   lutimes P SECONDS (not following it), futimes P SECONDS (set-times on
+//   the file P opened for reading; the adapter refuses it on directories),
+//   link OLD NEW, symlink TARGET P, readlink P (the target's length, then
+//   the target).
+//   at DIR MODE ...  the modes above from utimes on act on paths relative
+//                    to DIR opened, which libc hands the host unresolved
+//                    (absolute ones too)
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +36,9 @@ static int failed(void) {
   printf("error: %s\n", strerror(errno));
   return 1;
 }
+
+// Where the *at calls of the link and time modes resolve paths (`at DIR`).
+static int base = AT_FDCWD;
 
 static int compare(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
@@ -79,6 +90,24 @@ static int files(int argc, char** argv) {
     if (stat(argv[2], &st)) return failed();
     printf("%s %lld\n", S_ISDIR(st.st_mode) ? "directory" : S_ISREG(st.st_mode) ? "file" : "other",
            (long long)st.st_size);
+  } else if ((strcmp(mode, "utimes") == 0 || strcmp(mode, "lutimes") == 0) && argc == 4) {
+    const struct timespec times[2] = {{atoll(argv[3]), 0}, {atoll(argv[3]), 0}};
+    if (utimensat(base, argv[2], times, mode[0] == 'l' ? AT_SYMLINK_NOFOLLOW : 0)) return failed();
+  } else if (strcmp(mode, "futimes") == 0 && argc == 4) {
+    const int fd = openat(base, argv[2], O_RDONLY);
+    if (fd < 0) return failed();
+    const struct timespec times[2] = {{atoll(argv[3]), 0}, {atoll(argv[3]), 0}};
+    if (futimens(fd, times)) return failed();
+    close(fd);
+  } else if (strcmp(mode, "link") == 0 && argc == 4) {
+    if (linkat(base, argv[2], base, argv[3], 0)) return failed();
+  } else if (strcmp(mode, "symlink") == 0 && argc == 4) {
+    if (symlinkat(argv[2], base, argv[3])) return failed();
+  } else if (strcmp(mode, "readlink") == 0 && argc == 3) {
+    static char target[8192];
+    const ssize_t n = readlinkat(base, argv[2], target, sizeof target);
+    if (n < 0) return failed();
+    printf("%zd %.*s\n", n, (int)n, target);
   } else {
     return -1;
   }
@@ -95,6 +124,12 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: command args|env|cat|exit|clocks|random|sleep|stderr ...\n");
     return 2;
+  }
+  if (strcmp(argv[1], "at") == 0 && argc >= 4) {
+    base = open(argv[2], O_RDONLY | O_DIRECTORY);
+    if (base < 0) return failed();
+    argc -= 2;
+    argv += 2;
   }
   const char* mode = argv[1];
   const int file_status = files(argc, argv);
