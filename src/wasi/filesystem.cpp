@@ -408,11 +408,9 @@ class Descriptor final : public fs::types::Descriptor {
   FsResult<std::string> readlink_at(Caller&, std::string path) override {
     auto parent = parent_beneath(fd_.get(), path);
     if (!parent) return fail<std::string>();
-    std::string target(4096, '\0');
-    const ssize_t n = ::readlinkat(parent->dir.get(), parent->name.c_str(), target.data(), target.size());
-    if (n < 0) return fail<std::string>();
-    target.resize(static_cast<size_t>(n));
-    return FsResult<std::string>::ok(std::move(target));
+    auto target = read_link_target(parent->dir.get(), parent->name);
+    if (!target) return fail<std::string>();
+    return FsResult<std::string>::ok(std::move(*target));
   }
   FsResult<void> remove_directory_at(Caller&, std::string path) override { return unlink(path, AT_REMOVEDIR); }
   FsResult<void> unlink_file_at(Caller&, std::string path) override { return unlink(path, 0); }
@@ -506,6 +504,23 @@ std::vector<std::tuple<Own<fs::types::Descriptor>, std::string>> open_preopens(
                      p.guest_path);
   }
   return out;
+}
+
+std::optional<std::string> read_link_target(int dir, const std::string& name, size_t first_size, size_t limit) {
+  std::string target(std::clamp<size_t>(first_size, 1, limit), '\0');
+  for (;;) {
+    const ssize_t n = ::readlinkat(dir, name.c_str(), target.data(), target.size());
+    if (n < 0) return std::nullopt;
+    if (static_cast<size_t>(n) < target.size()) {  // room to spare: nothing was cut off
+      target.resize(static_cast<size_t>(n));
+      return target;
+    }
+    if (target.size() >= limit) {
+      errno = ENAMETOOLONG;
+      return std::nullopt;
+    }
+    target.assign(std::min(target.size() * 2, limit), '\0');
+  }
 }
 
 std::optional<fs::types::ErrorCode> filesystem_error_code(io::error::Error& error) {

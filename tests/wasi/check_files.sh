@@ -39,6 +39,12 @@ expect rmdir-not-empty "error: Directory not empty" "$(run rmdir /data/new)"
 expect rm "" "$(run rm /data/new/c.txt)"
 expect rmdir "" "$(run rmdir /data/new)"
 expect missing "error: No such file or directory" "$(run read /data/nope)"
+expect readlink "8 ../a.txt" "$(ln -s ../a.txt "$tmp/box/sub/up" && run readlink /data/sub/up)"
+# The longest target Linux makes (PATH_MAX - 1 bytes) comes back whole.
+long_target=$(head -c 4095 /dev/zero | tr '\0' 'x')
+ln -s "$long_target" "$tmp/box/long-link"
+expect readlink-long "4095 $long_target" "$(run readlink /data/long-link)"
+rm "$tmp/box/long-link" "$tmp/box/sub/up"
 # Read-only: reads work, nothing changes.
 expect ro-read hello "$(run_ro read /data/a.txt)"
 expect ro-write "error: Read-only file system" "$(run_ro write /data/x.txt hi)"
