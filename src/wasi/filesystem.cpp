@@ -98,9 +98,17 @@ class Fd {
 };
 
 // openat2 beneath `dir`; symlinks are followed (within it) only when asked.
+// A guest's string with a NUL byte names no file: the kernel would read it
+// only up to the NUL, so it is refused (`invalid`, as wasmtime does).
+bool has_nul(const std::string& text) { return text.find('\0') != std::string::npos; }
+
 Fd open_beneath(int dir, const std::string& path, int flags, mode_t mode, bool follow) {
   if (path.empty()) {
     errno = ENOENT;
+    return Fd();
+  }
+  if (has_nul(path)) {
+    errno = EINVAL;
     return Fd();
   }
   if (path.front() == '/') {  // absolute: not beneath anything
@@ -125,6 +133,10 @@ struct Parent {
   std::string name;
 };
 std::optional<Parent> parent_beneath(int dir, const std::string& path) {
+  if (has_nul(path)) {
+    errno = EINVAL;
+    return std::nullopt;
+  }
   std::string p = path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   const size_t slash = p.rfind('/');
@@ -410,6 +422,9 @@ class Descriptor final : public fs::types::Descriptor {
     if (!parent) return fail<std::string>();
     auto target = read_link_target(parent->dir.get(), parent->name);
     if (!target) return fail<std::string>();
+    // An absolute target names a host path outside every preopen: not the
+    // guest's to learn (wasmtime refuses it too).
+    if (!target->empty() && target->front() == '/') return fail<std::string>(EPERM);
     return FsResult<std::string>::ok(std::move(*target));
   }
   FsResult<void> remove_directory_at(Caller&, std::string path) override { return unlink(path, AT_REMOVEDIR); }
@@ -426,8 +441,12 @@ class Descriptor final : public fs::types::Descriptor {
   }
   FsResult<void> symlink_at(Caller&, std::string old_path, std::string new_path) override {
     if (!mutable_()) return fail(EROFS);
-    // A link pointing out would escape whenever it is followed by the host.
+    // As wasmtime (cap-std) decides: an absolute target is refused, so no
+    // program outside the sandbox that follows the link is led to a host
+    // path. A relative target is stored as it is: one leading out is never
+    // followed out here (every path is resolved beneath its preopen).
     if (!old_path.empty() && old_path.front() == '/') return fail(EPERM);
+    if (has_nul(old_path)) return fail(EINVAL);
     auto parent = parent_beneath(fd_.get(), new_path);
     if (!parent) return fail();
     return ::symlinkat(old_path.c_str(), parent->dir.get(), parent->name.c_str()) ? fail() : FsResult<void>::ok();

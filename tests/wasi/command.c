@@ -18,6 +18,8 @@
 //   the file P opened for reading; the adapter refuses it on directories),
 //   link OLD NEW, symlink TARGET P, readlink P (the target's length, then
 //   the target).
+//   symlink-raw TARGET P  symlink-at through the raw preview1 call, with
+//                    each `|` a NUL byte (needs `at DIR`)
 //   at DIR MODE ...  the modes above from utimes on act on paths relative
 //                    to DIR opened, which libc hands the host unresolved
 //                    (absolute ones too)
@@ -35,6 +37,19 @@
 static int failed(void) {
   printf("error: %s\n", strerror(errno));
   return 1;
+}
+
+// preview1's path_symlink itself: strings with their lengths, so they may
+// hold NUL bytes, which libc's C strings cannot.
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("path_symlink"))) int32_t
+raw_path_symlink(const char* target, size_t target_length, int32_t fd, const char* path, size_t path_length);
+
+// `|` as NUL, in place.
+static size_t with_nuls(char* text) {
+  const size_t n = strlen(text);
+  for (size_t i = 0; i < n; ++i)
+    if (text[i] == '|') text[i] = '\0';
+  return n;
 }
 
 // Where the *at calls of the link and time modes resolve paths (`at DIR`).
@@ -103,6 +118,10 @@ static int files(int argc, char** argv) {
     if (linkat(base, argv[2], base, argv[3], 0)) return failed();
   } else if (strcmp(mode, "symlink") == 0 && argc == 4) {
     if (symlinkat(argv[2], base, argv[3])) return failed();
+  } else if (strcmp(mode, "symlink-raw") == 0 && argc == 4 && base != AT_FDCWD) {
+    const size_t target_length = with_nuls(argv[2]), path_length = with_nuls(argv[3]);
+    errno = raw_path_symlink(argv[2], target_length, base, argv[3], path_length);
+    if (errno) return failed();
   } else if (strcmp(mode, "readlink") == 0 && argc == 3) {
     static char target[8192];
     const ssize_t n = readlinkat(base, argv[2], target, sizeof target);
