@@ -18,11 +18,10 @@
 //   the file P opened for reading; the adapter refuses it on directories),
 //   link OLD NEW, symlink TARGET P, readlink P (the target's length, then
 //   the target).
-//   symlink-raw TARGET P  symlink-at through the raw preview1 call, with
-//                    each `|` a NUL byte (needs `at DIR`)
-//   at DIR MODE ...  the modes above from utimes on act on paths relative
-//                    to DIR opened, which libc hands the host unresolved
-//                    (absolute ones too)
+//   at DIR MODE ...  the modes from utimes on, through preview1's own calls
+//                    beside DIR opened: paths reach the host as given, each
+//                    `|` a NUL byte (libc would resolve an absolute path
+//                    through its preopens, and its C strings end at a NUL)
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,18 +32,31 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wasi/api.h>
 
 static int failed(void) {
   printf("error: %s\n", strerror(errno));
   return 1;
 }
 
-// preview1's path_symlink itself: strings with their lengths, so they may
-// hold NUL bytes, which libc's C strings cannot.
-__attribute__((import_module("wasi_snapshot_preview1"), import_name("path_symlink"))) int32_t
-raw_path_symlink(const char* target, size_t target_length, int32_t fd, const char* path, size_t path_length);
+// preview1's own calls, taking strings with their lengths.
+#define PREVIEW1(name) __attribute__((import_module("wasi_snapshot_preview1"), import_name(#name)))
+PREVIEW1(path_link)
+int32_t raw_path_link(int32_t old_fd, int32_t old_flags, const char* old_path, size_t old_length, int32_t new_fd,
+                      const char* new_path, size_t new_length);
+PREVIEW1(path_symlink)
+int32_t raw_path_symlink(const char* target, size_t target_length, int32_t fd, const char* path, size_t path_length);
+PREVIEW1(path_readlink)
+int32_t raw_path_readlink(int32_t fd, const char* path, size_t path_length, char* buffer, size_t buffer_length,
+                          size_t* used);
+PREVIEW1(path_filestat_set_times)
+int32_t raw_path_filestat_set_times(int32_t fd, int32_t flags, const char* path, size_t path_length,
+                                    uint64_t access_ns, uint64_t modification_ns, int32_t which);
+PREVIEW1(path_open)
+int32_t raw_path_open(int32_t fd, int32_t flags, const char* path, size_t path_length, int32_t open_flags,
+                      uint64_t rights, uint64_t inherited_rights, int32_t fd_flags, int32_t* opened);
 
-// `|` as NUL, in place.
+// `|` as NUL, in place; the length.
 static size_t with_nuls(char* text) {
   const size_t n = strlen(text);
   for (size_t i = 0; i < n; ++i)
@@ -52,8 +64,9 @@ static size_t with_nuls(char* text) {
   return n;
 }
 
-// Where the *at calls of the link and time modes resolve paths (`at DIR`).
-static int base = AT_FDCWD;
+// The directory of `at DIR`: the link and time modes use preview1's own
+// calls beside it.
+static int base = -1;
 
 static int compare(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
@@ -105,30 +118,60 @@ static int files(int argc, char** argv) {
     if (stat(argv[2], &st)) return failed();
     printf("%s %lld\n", S_ISDIR(st.st_mode) ? "directory" : S_ISREG(st.st_mode) ? "file" : "other",
            (long long)st.st_size);
-  } else if ((strcmp(mode, "utimes") == 0 || strcmp(mode, "lutimes") == 0) && argc == 4) {
-    const struct timespec times[2] = {{atoll(argv[3]), 0}, {atoll(argv[3]), 0}};
-    if (utimensat(base, argv[2], times, mode[0] == 'l' ? AT_SYMLINK_NOFOLLOW : 0)) return failed();
-  } else if (strcmp(mode, "futimes") == 0 && argc == 4) {
-    const int fd = openat(base, argv[2], O_RDONLY);
-    if (fd < 0) return failed();
-    const struct timespec times[2] = {{atoll(argv[3]), 0}, {atoll(argv[3]), 0}};
-    if (futimens(fd, times)) return failed();
-    close(fd);
-  } else if (strcmp(mode, "link") == 0 && argc == 4) {
-    if (linkat(base, argv[2], base, argv[3], 0)) return failed();
-  } else if (strcmp(mode, "symlink") == 0 && argc == 4) {
-    if (symlinkat(argv[2], base, argv[3])) return failed();
-  } else if (strcmp(mode, "symlink-raw") == 0 && argc == 4 && base != AT_FDCWD) {
-    const size_t target_length = with_nuls(argv[2]), path_length = with_nuls(argv[3]);
-    errno = raw_path_symlink(argv[2], target_length, base, argv[3], path_length);
-    if (errno) return failed();
-  } else if (strcmp(mode, "readlink") == 0 && argc == 3) {
-    static char target[8192];
-    const ssize_t n = readlinkat(base, argv[2], target, sizeof target);
-    if (n < 0) return failed();
-    printf("%zd %.*s\n", n, (int)n, target);
   } else {
     return -1;
+  }
+  return 0;
+}
+
+// The link and time modes, through libc or (after `at DIR`) preview1.
+static int links_and_times(int argc, char** argv) {
+  const char* mode = argv[1];
+  const int raw = base >= 0;
+  const size_t length2 = argc > 2 ? (raw ? with_nuls(argv[2]) : strlen(argv[2])) : 0;
+  const size_t length3 = argc > 3 ? (raw ? with_nuls(argv[3]) : strlen(argv[3])) : 0;
+  const uint64_t seconds = argc > 3 ? (uint64_t)atoll(argv[3]) : 0;
+  const struct timespec times[2] = {{(time_t)seconds, 0}, {(time_t)seconds, 0}};
+  int e = 0;
+  if ((strcmp(mode, "utimes") == 0 || strcmp(mode, "lutimes") == 0) && argc == 4) {
+    const int follow = mode[0] != 'l';
+    if (raw)
+      e = raw_path_filestat_set_times(base, follow ? __WASI_LOOKUPFLAGS_SYMLINK_FOLLOW : 0, argv[2], length2,
+                                      seconds * 1000000000, seconds * 1000000000,
+                                      __WASI_FSTFLAGS_ATIM | __WASI_FSTFLAGS_MTIM);
+    else
+      e = utimensat(AT_FDCWD, argv[2], times, follow ? 0 : AT_SYMLINK_NOFOLLOW) ? errno : 0;
+  } else if (strcmp(mode, "futimes") == 0 && argc == 4) {
+    int32_t fd = -1;
+    if (raw)
+      e = raw_path_open(base, __WASI_LOOKUPFLAGS_SYMLINK_FOLLOW, argv[2], length2, 0, __WASI_RIGHTS_FD_READ, 0, 0, &fd);
+    else
+      e = (fd = open(argv[2], O_RDONLY)) < 0 ? errno : 0;
+    if (!e) {
+      e = futimens(fd, times) ? errno : 0;
+      close(fd);
+    }
+  } else if (strcmp(mode, "link") == 0 && argc == 4) {
+    e = raw ? raw_path_link(base, 0, argv[2], length2, base, argv[3], length3) : link(argv[2], argv[3]) ? errno : 0;
+  } else if (strcmp(mode, "symlink") == 0 && argc == 4) {
+    e = raw ? raw_path_symlink(argv[2], length2, base, argv[3], length3) : symlink(argv[2], argv[3]) ? errno : 0;
+  } else if (strcmp(mode, "readlink") == 0 && argc == 3) {
+    static char target[8192];
+    size_t n = 0;
+    if (raw) {
+      e = raw_path_readlink(base, argv[2], length2, target, sizeof target, &n);
+    } else {
+      const ssize_t r = readlink(argv[2], target, sizeof target);
+      e = r < 0 ? errno : 0;
+      n = r < 0 ? 0 : (size_t)r;
+    }
+    if (!e) printf("%zu %.*s\n", n, (int)n, target);
+  } else {
+    return -1;
+  }
+  if (e) {
+    errno = e;
+    return failed();
   }
   return 0;
 }
@@ -153,6 +196,8 @@ int main(int argc, char** argv) {
   const char* mode = argv[1];
   const int file_status = files(argc, argv);
   if (file_status >= 0) return file_status;
+  const int link_status = links_and_times(argc, argv);
+  if (link_status >= 0) return link_status;
   if (strcmp(mode, "args") == 0) {
     for (int i = 0; i < argc; ++i) printf("%s\n", argv[i]);
   } else if (strcmp(mode, "env") == 0 && argc == 3) {
