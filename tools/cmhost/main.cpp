@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   // Options come before FILE; FILE and everything after it (the program's
   // arguments, dashes and all) are left for the program, as `wasmtime run` does.
   run_cmd->prefix_command();
-  run_cmd->footer("Usage: cmhost run [OPTIONS] FILE [ARGS...]");
+  run_cmd->footer("Usage: cmhost run [OPTIONS] FILE [--] [ARGS...]");
   run_cmd->add_option("--env", run.env, "An environment variable NAME=VALUE for the guest (repeatable)")
       ->allow_extra_args(false);
   run_cmd->add_flag("--env-inherit", run.env_inherit, "Give the guest this process's environment");
@@ -210,7 +210,11 @@ int main(int argc, char** argv) {
         return 2;
       }
       run.file = words.front();
-      run.args.assign(words.begin() + 1, words.end());
+      // A `--` right after FILE separates it from the program's arguments
+      // (as `jco run` and `cargo run -- ARGS` take it); a later one is theirs.
+      auto first_arg = words.begin() + 1;
+      if (first_arg != words.end() && *first_arg == "--") ++first_arg;
+      run.args.assign(first_arg, words.end());
       run.limits = limits;
       return cmhost::tools::run_command(run, cmhost::tools::engine_config(engine_name, limits));
     }
