@@ -97,11 +97,11 @@ class Fd {
   int fd_;
 };
 
-// openat2 beneath `dir`; symlinks are followed (within it) only when asked.
 // A guest's string with a NUL byte names no file: the kernel would read it
 // only up to the NUL, so it is refused (`invalid`, as wasmtime does).
 bool has_nul(const std::string& text) { return text.find('\0') != std::string::npos; }
 
+// openat2 beneath `dir`; symlinks are followed (within it) only when asked.
 Fd open_beneath(int dir, const std::string& path, int flags, mode_t mode, bool follow) {
   if (path.empty()) {
     errno = ENOENT;
