@@ -250,7 +250,8 @@ class Engine {
   // The modules of an artifact this backend compiled ahead of time from the
   // component `component` (its bytes). Error (Usage) from backends that
   // compile at run time, or when the artifact was made from other bytes or
-  // does not fit this engine (another backend, version or configuration).
+  // does not fit this engine (another backend, version or build of cmhost,
+  // or configuration).
   virtual std::unique_ptr<Artifact> load_artifact(const std::string& path, std::span<const uint8_t> component);
   // Backends that compile ahead of time: the core modules (`modules`, in
   // order, inside `component`) as one artifact, from the cache when a fresh

@@ -1,12 +1,14 @@
 // Ahead-of-time artifacts as an embedder meets them: written by
 // Component::write_artifact (`cmhost compile`), loaded by
 // from_bytes_with_artifact, kept in the cache on first use; refused, saying
-// what differs, when stamped for other bytes, compilers or flags, or when
-// someone else could have written them.
+// what differs, when stamped for other bytes, another build of cmhost's
+// code generation, compilers or flags, or when someone else could have
+// written them; a stale one in the cache is built anew.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -24,6 +26,46 @@ namespace fs = std::filesystem;
 std::vector<uint8_t> read_fixture(const char* name) {
   std::ifstream in(std::string(CMHOST_TEST_COMPONENTS) + "/" + name + ".wasm", std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<uint8_t> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A new file (a new inode: a loaded artifact stays mapped as it was) that
+// only its owner may read and write.
+void write_private(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  fs::remove(path);
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+// Where an artifact's stamp starts: it is the text before the 16-byte
+// trailer, whose first 8 bytes give its length (little endian).
+size_t stamp_offset(const std::vector<uint8_t>& artifact) {
+  uint64_t length = 0;
+  for (size_t i = 0; i < 8; ++i) length |= uint64_t{artifact.at(artifact.size() - 16 + i)} << (8 * i);
+  return artifact.size() - 16 - static_cast<size_t>(length);
+}
+
+std::string stamp_text(const std::vector<uint8_t>& artifact) {
+  return {artifact.begin() + static_cast<std::ptrdiff_t>(stamp_offset(artifact)), artifact.end() - 16};
+}
+
+// The artifact's bytes as another build of cmhost would have stamped them:
+// the code-generation hash replaced by one of the same length. False when
+// the stamp has none.
+bool restamp_codegen(std::vector<uint8_t>& artifact) {
+  const std::string field = "\ncodegen ";
+  const std::string text = stamp_text(artifact);
+  const size_t at = text.find(field);
+  const size_t end = at == std::string::npos ? at : text.find('\n', at + field.size());
+  if (end == std::string::npos) return false;
+  const auto hash = artifact.begin() + static_cast<std::ptrdiff_t>(stamp_offset(artifact) + at + field.size());
+  std::fill(hash, hash + static_cast<std::ptrdiff_t>(end - at - field.size()), uint8_t{'0'});
+  return true;
 }
 
 class AotArtifacts : public ::testing::Test {
@@ -69,6 +111,49 @@ TEST_F(AotArtifacts, StampsThatDifferAreRefusedSayingWhat) {
   Engine clang(aot({.compiler = "clang"}));
   expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(clang, basics_, path); },
                "was built with another C compiler");
+}
+
+TEST_F(AotArtifacts, AnArtifactOfAnotherBuildIsRefusedAsStale) {
+  Engine engine(aot());
+  const fs::path path = dir_ / "basics.cmhost-aot";
+  Component::write_artifact(engine, basics_, path.string());
+  std::vector<uint8_t> bytes = read_bytes(path);
+  ASSERT_TRUE(restamp_codegen(bytes)) << "the stamp names no code-generation hash";
+  const fs::path stale = dir_ / "stale.cmhost-aot";
+  write_private(stale, bytes);
+  expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(engine, basics_, stale.string()); },
+               "was built by another build of cmhost, whose translator, glue or runtime support differ (stale");
+}
+
+TEST_F(AotArtifacts, AStaleCachedArtifactIsNotLoadedButBuiltAnew) {
+  std::vector<std::string> said;
+  const fs::path cache = dir_ / "cache";
+  Engine engine(aot({.cache_dir = cache.string(), .on_compile = [&](const std::string& s) { said.push_back(s); }}));
+  (void)Component::from_bytes(engine, basics_);
+  ASSERT_EQ(said.size(), 1u);
+  const fs::path cached = fs::directory_iterator(cache)->path();
+  const std::vector<uint8_t> fresh = read_bytes(cached);
+  std::vector<uint8_t> stale = fresh;
+  ASSERT_TRUE(restamp_codegen(stale));
+  write_private(cached, stale);
+  Store store(engine);
+  EXPECT_EQ(add(store, Component::from_bytes(engine, basics_)), 42u);
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_EQ(said[1].rfind("recompiling 1 core module to native code (" + cached.string() + ")", 0), 0u) << said[1];
+  EXPECT_NE(said[1].find("was built by another build of cmhost"), std::string::npos) << said[1];
+  // What replaced it is stamped as this build stamps.
+  EXPECT_EQ(stamp_text(read_bytes(cached)), stamp_text(fresh));
+}
+
+TEST_F(AotArtifacts, FilesOfAnotherUserAreRefused) {
+  Engine engine(aot());
+  const std::string path = (dir_ / "basics.cmhost-aot").string();
+  Component::write_artifact(engine, basics_, path);
+  const uid_t nobody = 65534;
+  if (::geteuid() == nobody || ::chown(path.c_str(), nobody, static_cast<gid_t>(-1)) != 0)
+    GTEST_SKIP() << "cannot give a file to another user here";
+  expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(engine, basics_, path); },
+               "belongs to another user");
 }
 
 TEST_F(AotArtifacts, FilesOthersCouldHaveWrittenAreRefused) {

@@ -1,7 +1,8 @@
 // The ahead-of-time backend's translation: core modules translated to C by
 // wabt's wasm2c writer plus cmhost's glue, which the system C compiler
 // accepts; their shape recorded under their own names; modules the
-// translation cannot handle refused naming the feature.
+// translation cannot handle refused naming the feature; artifacts stamped
+// with this build's code generation.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -166,6 +167,21 @@ TEST(Wasm2cSplit, ASplitModuleRunsAsTheWholeOneDoes) {
   module.free_instance(instance);
   std::free(instance);
   std::filesystem::remove_all(dir);
+}
+
+// The stamp names the code generation of this build (a SHA-256 over its
+// translator, glue and runtime support), and so does the cache key: an
+// artifact another build left in the cache is never the one looked up.
+TEST(Wasm2cStamp, TheCodeGenerationHashIsInTheStampAndTheCacheKey) {
+  const BuildSettings settings;
+  const Stamp stamp = expected_stamp(kAdd, settings, 1);
+  EXPECT_EQ(stamp.codegen.size(), 64u);
+  EXPECT_EQ(stamp.codegen.find_first_not_of("0123456789abcdef"), std::string::npos) << stamp.codegen;
+  EXPECT_NE(stamp.text().find("\ncodegen " + stamp.codegen + "\n"), std::string::npos) << stamp.text();
+  Stamp other_build = stamp;
+  other_build.codegen = std::string(64, '0');
+  EXPECT_NE(cache_path("/cache", other_build), cache_path("/cache", stamp));
+  EXPECT_EQ(cache_path("/cache", expected_stamp(kAdd, settings, 1)), cache_path("/cache", stamp));
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include <sstream>
 #include <thread>
 
+#include "aot_codegen.h"
 #include "cmhost/error.hpp"
 #include "glue.hpp"
 #include "rt.h"
@@ -216,14 +217,15 @@ void register_code(void* handle, const void* symbol) {
 
 std::string Stamp::text() const {
   return "cmhost-artifact " + std::to_string(CMHOST_AOT_ABI) + "\ncomponent " + component_sha256 + "\ncmhost " +
-         cmhost_version + "\ncompiler " + compiler + "\ncompiler-version " + compiler_version + "\nflags " + flags +
-         "\nmodules " + std::to_string(module_count) + "\n";
+         cmhost_version + "\ncodegen " + codegen + "\ncompiler " + compiler + "\ncompiler-version " +
+         compiler_version + "\nflags " + flags + "\nmodules " + std::to_string(module_count) + "\n";
 }
 
 Stamp expected_stamp(std::span<const uint8_t> component, const BuildSettings& settings, size_t module_count) {
   Stamp stamp;
   stamp.component_sha256 = sha256_hex(component);
   stamp.cmhost_version = CMHOST_VERSION;
+  stamp.codegen = CMHOST_AOT_CODEGEN;
   stamp.compiler = compiler_identity(resolve_compiler(settings.compiler));
   stamp.flags = flags(settings.metered);
   stamp.module_count = module_count;
@@ -350,11 +352,15 @@ LoadedArtifact load_artifact_file(const std::string& path, const Stamp& expected
 
   const auto differs = [&](const std::string& name, const std::string& want, const std::string& what) {
     const std::string have = field(text, name);
-    if (have != want) usage("the artifact " + path + " was built " + what + " (" + have + "), not " + want);
+    if (have != want)
+      usage("the artifact " + path + " was built " + what + " (" + (have.empty() ? "none" : have) + "), not " + want);
   };
   differs("cmhost-artifact", std::to_string(CMHOST_AOT_ABI), "for another artifact format");
   differs("component", expected.component_sha256, "from another component, whose SHA-256 is");
   differs("cmhost", expected.cmhost_version, "by another version of cmhost");
+  differs("codegen", expected.codegen,
+          "by another build of cmhost, whose translator, glue or runtime support differ (stale: compile it again); "
+          "its code-generation hash is");
   differs("compiler", expected.compiler, "with another C compiler");
   differs("flags", expected.flags, "with other flags");
   if (expected.module_count != kAnyModuleCount)
@@ -411,8 +417,8 @@ std::string cache_directory(const std::string& configured) {
 }
 
 std::string cache_path(const std::string& directory, const Stamp& stamp) {
-  const std::string key = stamp.component_sha256 + "\n" + stamp.cmhost_version + "\n" + stamp.compiler + "\n" +
-                          stamp.flags + "\n" + std::to_string(stamp.module_count);
+  const std::string key = stamp.component_sha256 + "\n" + stamp.cmhost_version + "\n" + stamp.codegen + "\n" +
+                          stamp.compiler + "\n" + stamp.flags + "\n" + std::to_string(stamp.module_count);
   const std::string hash =
       sha256_hex({reinterpret_cast<const uint8_t*>(key.data()), key.size()});
   return (fs::path(directory) / (hash.substr(0, 40) + ".cmhost-aot")).string();

@@ -4,7 +4,10 @@
 //
 // An artifact file is the shared object followed by a stamp (what built it
 // from what: the component's SHA-256, cmhost's version, the compiler and its
-// flags) and a fixed trailer giving the stamp's length. A loaded artifact is
+// flags, and the code-generation hash: a SHA-256 the build computes over
+// the translator, glue and runtime support, so that an artifact another
+// build of cmhost produced is never run) and a fixed trailer giving the
+// stamp's length. A loaded artifact is
 // never unloaded: funcrefs into its code may live as long as the process.
 #pragma once
 
@@ -31,6 +34,7 @@ struct BuildSettings {
 struct Stamp {
   std::string component_sha256;
   std::string cmhost_version;
+  std::string codegen;   // CMHOST_AOT_CODEGEN of the build that compiled it
   std::string compiler;  // resolved path, size and modification time
   std::string compiler_version;
   std::string flags;
@@ -68,7 +72,8 @@ LoadedArtifact load_artifact_file(const std::string& path, const Stamp& expected
 // not a directory of ours closed to others.
 std::string cache_directory(const std::string& configured);
 
-// The cache file for an artifact with that stamp.
+// The cache file for an artifact with that stamp: another code-generation
+// hash, compiler or flags name another file.
 std::string cache_path(const std::string& directory, const Stamp& stamp);
 
 }  // namespace cmhost::engine::wasm2c
