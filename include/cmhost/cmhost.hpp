@@ -75,10 +75,14 @@ class Component {
   static Component from_bytes(Engine& engine, std::vector<uint8_t> bytes);
   static Component from_file(Engine& engine, const std::string& path);
   // The component with its core modules from `artifact_path`, which the
-  // engine's backend compiled ahead of time (Engine::load_artifact): Error
-  // (Usage) when the artifact does not fit the engine or the component.
+  // engine's backend compiled ahead of time (Engine::load_artifact), instead
+  // of compiled or taken from the cache: Error (Usage) saying why when the
+  // artifact does not fit the engine or the component (another component,
+  // a stale build, other flags), is no artifact, or is a file another user
+  // owns or others may write.
   static Component from_bytes_with_artifact(Engine& engine, std::vector<uint8_t> bytes,
                                             const std::string& artifact_path);
+  static Component from_file_with_artifact(Engine& engine, const std::string& path, const std::string& artifact_path);
   // Compiles the component's core modules ahead of time into an artifact
   // file for from_bytes_with_artifact (`cmhost compile`). Error (Usage) on
   // an engine whose backend has no artifacts; Validate naming the module

@@ -45,6 +45,11 @@ Component Component::from_file(Engine& engine, const std::string& path) {
   return from_bytes(engine, support::read_file(path));
 }
 
+Component Component::from_file_with_artifact(Engine& engine, const std::string& path,
+                                              const std::string& artifact_path) {
+  return from_bytes_with_artifact(engine, support::read_file(path), artifact_path);
+}
+
 const ComponentType& Component::type() const { return impl_->compiled.plan.root->type; }
 
 }  // namespace cmhost

@@ -85,8 +85,15 @@ class AotArtifacts : public ::testing::Test {
     return instance.typed_func<uint32_t(uint32_t, uint32_t)>("add").call(store, 2, 40);
   }
 
+  // An engine caching in `cache` that keeps what it says it compiles in said_.
+  Engine cached_in(const fs::path& cache) {
+    return Engine(aot({.cache_dir = cache.string(),
+                       .on_compile = [this](const std::string& line) { said_.push_back(line); }}));
+  }
+
   fs::path dir_;
   std::vector<uint8_t> basics_ = read_fixture("basics");
+  std::vector<std::string> said_;
 };
 
 TEST_F(AotArtifacts, AWrittenArtifactLoadsAndRuns) {
@@ -107,7 +114,11 @@ TEST_F(AotArtifacts, StampsThatDifferAreRefusedSayingWhat) {
                "was built from another component");
   Engine metered(aot({.metering = true}));
   expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(metered, basics_, path); },
-               "was built with other flags");
+               "was built without metering, which fuel and deadlines need");
+  const std::string metered_path = (dir_ / "metered.cmhost-aot").string();
+  Component::write_artifact(metered, basics_, metered_path);
+  expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(engine, basics_, metered_path); },
+               "was built with metering, which this engine does not do");
   Engine clang(aot({.compiler = "clang"}));
   expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(clang, basics_, path); },
                "was built with another C compiler");
@@ -126,11 +137,10 @@ TEST_F(AotArtifacts, AnArtifactOfAnotherBuildIsRefusedAsStale) {
 }
 
 TEST_F(AotArtifacts, AStaleCachedArtifactIsNotLoadedButBuiltAnew) {
-  std::vector<std::string> said;
   const fs::path cache = dir_ / "cache";
-  Engine engine(aot({.cache_dir = cache.string(), .on_compile = [&](const std::string& s) { said.push_back(s); }}));
+  Engine engine = cached_in(cache);
   (void)Component::from_bytes(engine, basics_);
-  ASSERT_EQ(said.size(), 1u);
+  ASSERT_EQ(said_.size(), 1u);
   const fs::path cached = fs::directory_iterator(cache)->path();
   const std::vector<uint8_t> fresh = read_bytes(cached);
   std::vector<uint8_t> stale = fresh;
@@ -138,9 +148,9 @@ TEST_F(AotArtifacts, AStaleCachedArtifactIsNotLoadedButBuiltAnew) {
   write_private(cached, stale);
   Store store(engine);
   EXPECT_EQ(add(store, Component::from_bytes(engine, basics_)), 42u);
-  ASSERT_EQ(said.size(), 2u);
-  EXPECT_EQ(said[1].rfind("recompiling 1 core module to native code (" + cached.string() + ")", 0), 0u) << said[1];
-  EXPECT_NE(said[1].find("was built by another build of cmhost"), std::string::npos) << said[1];
+  ASSERT_EQ(said_.size(), 2u);
+  EXPECT_EQ(said_[1].rfind("recompiling 1 core module to native code (" + cached.string() + ")", 0), 0u) << said_[1];
+  EXPECT_NE(said_[1].find("was built by another build of cmhost"), std::string::npos) << said_[1];
   // What replaced it is stamped as this build stamps.
   EXPECT_EQ(stamp_text(read_bytes(cached)), stamp_text(fresh));
 }
@@ -186,11 +196,10 @@ TEST_F(AotArtifacts, TheCacheCompilesOnFirstUseOnly) {
 }
 
 TEST_F(AotArtifacts, ADamagedCachedArtifactIsBuiltAnew) {
-  std::vector<std::string> said;
   const fs::path cache = dir_ / "cache";
-  Engine engine(aot({.cache_dir = cache.string(), .on_compile = [&](const std::string& s) { said.push_back(s); }}));
+  Engine engine = cached_in(cache);
   (void)Component::from_bytes(engine, basics_);
-  ASSERT_EQ(said.size(), 1u);
+  ASSERT_EQ(said_.size(), 1u);
   for (const auto& entry : fs::directory_iterator(cache)) {
     // A new file under the name (the loaded one stays mapped as it was).
     const fs::path path = entry.path();
@@ -200,9 +209,9 @@ TEST_F(AotArtifacts, ADamagedCachedArtifactIsBuiltAnew) {
   }
   Store store(engine);
   EXPECT_EQ(add(store, Component::from_bytes(engine, basics_)), 42u);
-  ASSERT_EQ(said.size(), 2u);
-  EXPECT_EQ(said[1].rfind("recompiling 1 core module to native code (", 0), 0u) << said[1];
-  EXPECT_NE(said[1].find("is not a cmhost artifact"), std::string::npos) << said[1];
+  ASSERT_EQ(said_.size(), 2u);
+  EXPECT_EQ(said_[1].rfind("recompiling 1 core module to native code (", 0), 0u) << said_[1];
+  EXPECT_NE(said_[1].find("is not a cmhost artifact"), std::string::npos) << said_[1];
 }
 
 TEST_F(AotArtifacts, ACacheOthersCanWriteIsRefused) {

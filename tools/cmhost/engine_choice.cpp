@@ -22,6 +22,11 @@ engine::EngineConfig engine_config(const std::string& name, const GuestLimits& l
   return config;
 }
 
+Component load_component(Engine& engine, const std::string& file, const std::string& artifact) {
+  return artifact.empty() ? Component::from_file(engine, file)
+                          : Component::from_file_with_artifact(engine, file, artifact);
+}
+
 GuestLimiter::GuestLimiter(Engine& engine, Store& store, const GuestLimits& limits) : limits_(limits), store_(store) {
   if (limits.max_memory_bytes) {
     StoreLimits store_limits = store.limits();

@@ -1,5 +1,5 @@
-// `--engine=interp|aot`, `--fuel`, `--timeout` and `--max-memory`, on every
-// command that runs guests.
+// `--engine=interp|aot`, `--artifact`, `--fuel`, `--timeout` and
+// `--max-memory`, on every command that runs guests.
 #pragma once
 
 #include <condition_variable>
@@ -26,6 +26,12 @@ struct GuestLimits {
 // component on first use into the cache, saying so on stderr; fuel or a
 // timeout meter the guest code. Usage for other names.
 engine::EngineConfig engine_config(const std::string& name, const GuestLimits& limits = {});
+
+// The component in `file`; with an `artifact` (`--artifact`, written by
+// `cmhost compile`), its core modules come from that file rather than the
+// engine's compiler or cache, after the checks of
+// Component::from_bytes_with_artifact.
+Component load_component(Engine& engine, const std::string& file, const std::string& artifact);
 
 // Applies the limits to a store for as long as it lives: a timeout starts a
 // timer thread that moves the engine's epoch past the store's deadline.

@@ -30,10 +30,10 @@ CallText split_call(const std::string& text) {
 }  // namespace
 
 int run_invoke(const std::string& file, const std::string& call, bool stub_imports,
-               const engine::EngineConfig& config, const GuestLimits& limits) {
+               const engine::EngineConfig& config, const GuestLimits& limits, const std::string& artifact) {
   try {
     Engine engine(config);
-    const auto component = Component::from_file(engine, file);
+    const auto component = load_component(engine, file, artifact);
     const CallText text = split_call(call);
     Linker linker;
     linker.allow_stub_imports(stub_imports);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "abi_check.hpp"
 #include "abi_demo.hpp"
@@ -66,6 +67,13 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"interp", "aot"}));
   };
   add_engine_option(invoke);
+  std::string artifact_file;
+  const auto add_artifact_option = [&](CLI::App* command) {
+    command->add_option("--artifact", artifact_file,
+                        "Take the core modules from this artifact (written by `cmhost compile` for FILE) instead of "
+                        "compiling them or using the cache; implies --engine=aot");
+  };
+  add_artifact_option(invoke);
   cmhost::tools::GuestLimits limits;
   const CLI::Validator whole_number(
       [](std::string& input) {
@@ -101,6 +109,10 @@ int main(int argc, char** argv) {
   auto* compile = app.add_subcommand("compile", "Compile a component's core modules to native code ahead of time");
   compile->add_option("file", compile_file, "Component binary (.wasm)")->required();
   compile->add_option("-o,--output", compile_output, "The artifact to write (default: FILE with .cmhost-aot)");
+  bool compile_metered = false;
+  compile->add_flag("--metered", compile_metered,
+                    "Make the guest code count what it runs, as --fuel and --timeout need when the artifact is run "
+                    "with them (--artifact)");
 
   cmhost::tools::RunCommand run;
   auto* run_cmd = app.add_subcommand("run", "Run a WASI command component (wasi:cli/run), or call an export with WASI linked");
@@ -119,6 +131,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run_cmd->add_option("--invoke", run.invoke, "Call this export instead of wasi:cli/run, e.g. 'f(1, \"x\")'");
   add_engine_option(run_cmd);
+  add_artifact_option(run_cmd);
   add_limit_options(run_cmd);
 
   cmhost::tools::BindgenCommand bindgen;
@@ -190,6 +203,19 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  // An artifact is native code: it runs on the ahead-of-time engine, which
+  // an explicit --engine=interp contradicts.
+  const auto engine_for = [&](CLI::App* command) -> std::optional<std::string> {
+    if (artifact_file.empty()) return engine_name;
+    if (command->get_option("--engine")->count() > 0 && engine_name != "aot") {
+      fmt::print(stderr,
+                 "cmhost: usage error: --artifact holds native code compiled ahead of time: it runs on "
+                 "--engine=aot, not --engine={}\n",
+                 engine_name);
+      return std::nullopt;
+    }
+    return "aot";
+  };
   try {
     if (*check) return cmhost::tools::run_abi_check(vector_files, verbose);
     if (*demo) return cmhost::tools::run_abi_demo();
@@ -216,11 +242,17 @@ int main(int argc, char** argv) {
       if (first_arg != words.end() && *first_arg == "--") ++first_arg;
       run.args.assign(first_arg, words.end());
       run.limits = limits;
-      return cmhost::tools::run_command(run, cmhost::tools::engine_config(engine_name, limits));
+      run.artifact = artifact_file;
+      const auto engine = engine_for(run_cmd);
+      if (!engine) return 2;
+      return cmhost::tools::run_command(run, cmhost::tools::engine_config(*engine, limits));
     }
-    if (*invoke)
+    if (*invoke) {
+      const auto engine = engine_for(invoke);
+      if (!engine) return 2;
       return cmhost::tools::run_invoke(component_file, call_text, stub_imports,
-                                       cmhost::tools::engine_config(engine_name, limits), limits);
+                                       cmhost::tools::engine_config(*engine, limits), limits, artifact_file);
+    }
     if (*compile) {
       if (compile_output.empty()) {
         const auto dot = compile_file.rfind('.');
@@ -228,7 +260,9 @@ int main(int argc, char** argv) {
         const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
         compile_output = (has_extension ? compile_file.substr(0, dot) : compile_file) + ".cmhost-aot";
       }
-      return cmhost::tools::run_compile(compile_file, compile_output, cmhost::tools::engine_config("aot"));
+      cmhost::engine::EngineConfig config = cmhost::tools::engine_config("aot");
+      config.metering = compile_metered;
+      return cmhost::tools::run_compile(compile_file, compile_output, config);
     }
     if (*wast_cmd) {
       wast.assembler.cache_dir = no_cache ? std::nullopt : cache_dir.empty() ? default_cache_dir() : cache_dir;

@@ -54,7 +54,7 @@ int run_command(const RunCommand& command, const engine::EngineConfig& config) {
                                         " is a core module, not a component: make it one first, e.g. with jco's "
                                         "`componentNew` and its wasi_snapshot_preview1.command.wasm adapter");
     Engine engine(config);
-    const auto component = Component::from_file(engine, command.file);
+    const auto component = load_component(engine, command.file, command.artifact);
     wasi::WasiConfig wasi;
     wasi.args.push_back(command.file);
     wasi.args.insert(wasi.args.end(), command.args.begin(), command.args.end());

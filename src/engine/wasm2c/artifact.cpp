@@ -83,6 +83,10 @@ std::string compiler_identity(const std::string& resolved) {
   return resolved + " " + std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec);
 }
 
+// What the flags of a metered artifact end with (the metering rewrite
+// before translation: a refill import called per slice).
+constexpr const char* kMeteredFlag = " metered=slices";
+
 // No sibling-call optimisation: wasm calls are never tail calls, and a
 // recursion the C compiler turned into a loop would never reach the stack
 // limit.
@@ -91,7 +95,7 @@ std::string flags(bool metered) {
   f += CMHOST_RT_GUARD_PAGES ? " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=1" : " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0";
   f += " -w";
   f += " abi=" + std::to_string(CMHOST_AOT_ABI);
-  if (metered) f += " metered=slices";  // instrument.hpp's rewrite: a refill import called per slice
+  if (metered) f += kMeteredFlag;
   return f;
 }
 
@@ -362,6 +366,11 @@ LoadedArtifact load_artifact_file(const std::string& path, const Stamp& expected
           "by another build of cmhost, whose translator, glue or runtime support differ (stale: compile it again); "
           "its code-generation hash is");
   differs("compiler", expected.compiler, "with another C compiler");
+  // Metering alone is told apart: the fix is another artifact, not another compiler.
+  if (field(text, "flags") + kMeteredFlag == expected.flags)
+    usage("the artifact " + path + " was built without metering, which fuel and deadlines need");
+  if (field(text, "flags") == expected.flags + kMeteredFlag)
+    usage("the artifact " + path + " was built with metering, which this engine does not do");
   differs("flags", expected.flags, "with other flags");
   if (expected.module_count != kAnyModuleCount)
     differs("modules", std::to_string(expected.module_count), "with another number of core modules");
