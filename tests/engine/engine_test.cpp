@@ -1103,6 +1103,30 @@ TEST_F(EngineTest, EveryGrowthIsCheckedAgainstTheTotalInUse) {
   EXPECT_EQ(call1(*first, "pages") + call1(*second, "pages"), 7u);
 }
 
+// Two core instances with one memory each, made before either grows: the
+// memory the interpreter grows unguarded and the guarded one see each
+// other's growth, and the host's.
+TEST_F(EngineTest, MemoriesMadeBeforeEitherGrowsShareTheTotal) {
+  store_->set_memory_limits({.total_memory_bytes = 5 * 65536});
+  auto first = instantiate(wasm(kGrow));   // 1 page
+  auto second = instantiate(wasm(kGrow));  // 1 page
+  EXPECT_EQ(call1(*second, "grow", {2}), 1u);  // 4 in use
+  EXPECT_EQ(call1(*first, "grow", {2}), kFailed32);
+  EXPECT_EQ(call1(*first, "grow", {1}), 1u);  // 5
+  EXPECT_EQ(call1(*second, "grow", {1}), kFailed32);
+  EXPECT_EQ(store_->grow_memory(exported(*second, "memory"), 1), std::nullopt);
+  EXPECT_EQ(call1(*first, "size") + call1(*second, "size"), 5u);
+  // The host's growth counts as well.
+  auto other = engine_->new_store();
+  other->set_memory_limits({.total_memory_bytes = 4 * 65536});
+  auto a = other->instantiate(*engine_->compile(wasm(kGrow)), {});
+  auto b = other->instantiate(*engine_->compile(wasm(kGrow)), {});
+  EXPECT_EQ(other->grow_memory(exported(*b, "memory"), 2), std::optional<uint64_t>(1));
+  std::vector<uint64_t> result(1);
+  other->call(*a->get_export("grow"), {std::vector<uint64_t>{1}}, result);
+  EXPECT_EQ(result[0], kFailed32);
+}
+
 TEST_F(EngineTest, OneCallGrowingTwoMemoriesStaysWithinTheTotal) {
   store_->set_memory_limits({.total_memory_bytes = 3 * 65536});
   auto growth = instantiate(read_test_module("growth.wasm"));

@@ -230,7 +230,6 @@ int main(int argc, char** argv) {
     }
     if (*run_cmd) {
       std::vector<std::string> words = run_cmd->remaining();
-      if (!words.empty() && words.front() == "--") words.erase(words.begin());
       if (words.empty()) {
         fmt::print(stderr, "cmhost: usage error: run needs a component file\n");
         return 2;

@@ -42,7 +42,7 @@ class CodeScan : public wabt::BinaryReaderNop {
     return reader;
   }
   unsigned deepest() const { return deepest_; }
-  bool grows() const { return grows_; }
+  const GrowthSites& growth() const { return growth_; }
 
   bool OnError(const wabt::Error&) override { return true; }  // quietly
   wabt::Result BeginFunctionBody(wabt::Index, wabt::Offset) override {
@@ -55,8 +55,15 @@ class CodeScan : public wabt::BinaryReaderNop {
   wabt::Result OnTryExpr(wabt::Type) override { return enter(); }
   wabt::Result OnEndExpr() override { return leave(); }
   wabt::Result OnDelegateExpr(wabt::Index) override { return leave(); }  // ends its try
-  wabt::Result OnMemoryGrowExpr(wabt::Index) override { return grow(); }
-  wabt::Result OnTableGrowExpr(wabt::Index) override { return grow(); }
+  wabt::Result OnMemoryGrowExpr(wabt::Index memory) override {
+    if (std::find(growth_.memories.begin(), growth_.memories.end(), memory) == growth_.memories.end())
+      growth_.memories.push_back(memory);
+    return wabt::Result::Ok;
+  }
+  wabt::Result OnTableGrowExpr(wabt::Index) override {
+    growth_.tables = true;
+    return wabt::Result::Ok;
+  }
 
  private:
   wabt::Result enter() {
@@ -67,14 +74,9 @@ class CodeScan : public wabt::BinaryReaderNop {
     if (depth_ > 0) --depth_;
     return wabt::Result::Ok;
   }
-  wabt::Result grow() {
-    grows_ = true;
-    return wabt::Result::Ok;
-  }
-
   unsigned depth_ = 0;
   unsigned deepest_ = 0;
-  bool grows_ = false;
+  GrowthSites growth_;
 };
 
 // What metering has to rewrite, found with wabt's (non-recursive) visitor:
@@ -315,8 +317,8 @@ const char* engine_import_name(EngineImport import) {
   return "?";
 }
 
-bool grows_memory_or_table(const uint8_t* bytes, size_t size, const wabt::Features& features) {
-  return CodeScan::of(bytes, size, features).grows();
+GrowthSites find_growth(const uint8_t* bytes, size_t size, const wabt::Features& features) {
+  return CodeScan::of(bytes, size, features).growth();
 }
 
 InstrumentedModule instrument(const uint8_t* bytes, size_t size, const wabt::Features& features,

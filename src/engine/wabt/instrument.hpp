@@ -15,7 +15,9 @@
 // maximum it was made with and cannot ask anyone, so `memory.grow M` becomes
 // `i32.const M; call memory.grow` (and `table.grow T` likewise), imported
 // functions where the store checks its limits against what its memories and
-// tables hold at that moment.
+// tables hold at that moment. The interpreter needs them only for a store
+// whose code grows more than one memory (wabt_backend.cpp): one memory
+// alone is bounded exactly by its maximum.
 //
 // The engine's imports (module kEngineImportModule) come after the module's
 // own, in the order `InstrumentedModule::imports` lists them.
@@ -56,10 +58,15 @@ struct InstrumentedModule {
   std::vector<EngineImport> imports;  // appended after the module's own, in this order
 };
 
-// Whether the module grows a memory or a table from its code (read without
-// building the module; a malformed module answers false and is left to the
-// loader to report).
-bool grows_memory_or_table(const uint8_t* bytes, size_t size, const wabt::Features& features);
+// What the module's code grows, read without building the module (a
+// malformed module answers what was read before the fault and is left to
+// the loader to report).
+struct GrowthSites {
+  std::vector<uint32_t> memories;  // indices of the memories memory.grow names
+  bool tables = false;             // any table.grow
+  bool any() const { return tables || !memories.empty(); }
+};
+GrowthSites find_growth(const uint8_t* bytes, size_t size, const wabt::Features& features);
 
 // Decodes and validates `bytes` (cmhost::Error of kind Decode or Validate),
 // then returns the rewritten module.

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <exception>
 #include <limits>
+#include <mutex>
 #include <unordered_map>
 #include <utility>
 
@@ -34,6 +35,18 @@ struct CompiledCode {
   bool metered = false;
   std::vector<EngineImport> engine_imports;  // after the module's own (instrument.hpp)
   uint64_t id = 0;  // a store's key for its copy of the module; never reused
+
+  // Unmetered code that grows memories or tables loads as it is; a store
+  // that cannot bound its growth by a maximum alone (see WabtStore::
+  // instantiate) takes the guarded copy, made from `original` when first
+  // wanted.
+  GrowthSites growth;
+  std::vector<uint8_t> original;
+  std::shared_ptr<const CompiledCode> guarded() const;
+
+ private:
+  mutable std::mutex guarded_mutex_;
+  mutable std::shared_ptr<const CompiledCode> guarded_;
 };
 
 namespace {
@@ -237,18 +250,19 @@ void apply_caps(wi::ModuleDesc& desc, const Caps& caps, uint64_t memory_bytes_in
 
 }  // namespace
 
-CompiledModule compile(const uint8_t* original, size_t original_size, bool metered) {
+namespace {
+
+// Loads `bytes` into wabt, rewritten first when `what` asks for anything.
+std::shared_ptr<CompiledCode> load(const uint8_t* original, size_t original_size, Instrumentation what) {
   const wabt::Features features = enabled_features();
-  // Metered modules are rewritten anyway; others only when their code grows
-  // a memory or a table, which the store must see.
   InstrumentedModule instrumented;
-  const bool rewritten = metered || grows_memory_or_table(original, original_size, features);
-  if (rewritten) instrumented = instrument(original, original_size, features, {metered, /*guard_growth=*/true});
+  const bool rewritten = what.meter || what.guard_growth;
+  if (rewritten) instrumented = instrument(original, original_size, features, what);
   const uint8_t* bytes = rewritten ? instrumented.bytes.data() : original;
   const size_t size = rewritten ? instrumented.bytes.size() : original_size;
 
   auto code = std::make_shared<CompiledCode>();
-  code->metered = metered;
+  code->metered = what.meter;
   code->engine_imports = std::move(instrumented.imports);
   code->id = next_code_id.fetch_add(1, std::memory_order_relaxed);
   wabt::Errors errors;
@@ -260,6 +274,30 @@ CompiledModule compile(const uint8_t* original, size_t original_size, bool meter
       throw Error(ErrorKind::Decode, "malformed core module: " + describe(errors));
     }
     throw Error(ErrorKind::Validate, "invalid core module: " + describe(errors));
+  }
+  return code;
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledCode> CompiledCode::guarded() const {
+  std::lock_guard lock(guarded_mutex_);
+  if (!guarded_) {
+    auto copy = load(original.data(), original.size(), {/*meter=*/false, /*guard_growth=*/true});
+    copy->growth = growth;
+    guarded_ = std::move(copy);
+  }
+  return guarded_;
+}
+
+CompiledModule compile(const uint8_t* original, size_t original_size, bool metered) {
+  // Metered modules are rewritten anyway, growth guards included.
+  const GrowthSites growth =
+      metered ? GrowthSites{} : find_growth(original, original_size, enabled_features());
+  std::shared_ptr<CompiledCode> code = load(original, original_size, {metered, /*guard_growth=*/metered});
+  if (growth.any()) {
+    code->growth = growth;
+    code->original.assign(original, original + original_size);
   }
 
   CompiledModule out;
@@ -343,7 +381,10 @@ class WabtStore final : public InterpStore {
   Handle remember(wi::Ref ref);
   wi::Store& wabt_store() { return store_; }
 
-  void set_caps(const Caps& caps) override { caps_ = caps; }
+  void set_caps(const Caps& caps) override {
+    caps_ = caps;
+    refresh_unguarded_room();
+  }
   void set_fuel(std::optional<uint64_t> units) override {
     require_metered("set_fuel");
     meter_.set_fuel(units);
@@ -413,6 +454,9 @@ class WabtStore final : public InterpStore {
   // Grows a memory by `pages` within the store's caps: the old size in
   // pages, or nullopt when refused.
   std::optional<uint64_t> grow_within_caps(wi::Memory& memory, uint64_t pages);
+  // Sets the maximum of the one memory unguarded code grows to what the
+  // store's limits leave it now.
+  void refresh_unguarded_room();
   // What the store gives an instrumented module for one of its engine imports.
   wi::Ref engine_import(EngineImport import);
 
@@ -423,6 +467,8 @@ class WabtStore final : public InterpStore {
   wi::Global::Ptr fuel_;      // metered stores: the slice counter the modules import
   wi::HostFunc::Ptr refill_;  // metered stores: what the modules call when a slice is spent
   wi::HostFunc::Ptr growth_guards_[6];  // by EngineImport, made when a module first needs one
+  wi::Memory* unguarded_memory_ = nullptr;  // the one memory code without growth guards grows
+  uint64_t unguarded_max_pages_ = 0;        // its own maximum, the store's per-memory cap applied
   Caps caps_;
   // The store's copy of each module (by CompiledCode::id), with the memory
   // and table maxima it was made with.
@@ -594,6 +640,7 @@ std::optional<uint64_t> WabtStore::grow_within_caps(wi::Memory& memory, uint64_t
     // them, accesses stay bounded by the real bytes); nothing can undo that.
     return std::nullopt;
   }
+  if (&memory != unguarded_memory_) refresh_unguarded_room();
   return old_pages;
 }
 
@@ -615,10 +662,36 @@ void WabtStore::fail(const wi::Trap::Ptr& trap, bool outermost) {
   throw Error(ErrorKind::Trap, message);
 }
 
-std::vector<Handle> WabtStore::instantiate(const CompiledCode& code, const Handle* imports, size_t count) {
-  if (code.metered != static_cast<bool>(fuel_)) {
+std::vector<Handle> WabtStore::instantiate(const CompiledCode& given, const Handle* imports, size_t count) {
+  if (given.metered != static_cast<bool>(fuel_)) {
     usage_error("module and store disagree on metering (compiled by another engine?)");
   }
+  // Code that grows one memory, the only one the store's unguarded code
+  // grows, runs as it is: that memory's maximum follows what the store's
+  // total leaves (refresh_unguarded_room), which bounds it exactly. Code
+  // that grows tables or another memory takes its guarded copy.
+  const CompiledCode* chosen = &given;
+  std::shared_ptr<const CompiledCode> guarded;
+  std::optional<uint32_t> unguarded_index;  // the memory it grows, if it runs as it is
+  if (given.growth.any()) {
+    bool as_it_is = !given.growth.tables && given.growth.memories.size() == 1;
+    if (as_it_is) {
+      const uint32_t grown = given.growth.memories.front();
+      uint32_t memory_imports = 0;
+      for (size_t i = 0; i < given.desc.imports.size() && i < count; ++i) {
+        if (given.desc.imports[i].type.type->kind != wi::ExternKind::Memory) continue;
+        if (memory_imports++ == grown)
+          as_it_is = !unguarded_memory_ || unguarded_memory_ == &resolve_as<wi::Memory>(imports[i], KindCode::Memory);
+      }
+      if (grown >= memory_imports) as_it_is = !unguarded_memory_;  // one it defines
+      if (as_it_is) unguarded_index = grown;
+    }
+    if (!as_it_is) {
+      guarded = given.guarded();
+      chosen = guarded.get();
+    }
+  }
+  const CompiledCode& code = *chosen;
   wi::Module::Ptr module = module_for(code, caps_);
   const auto& import_types = module->import_types();
   const size_t own_imports = import_types.size() - code.engine_imports.size();
@@ -654,6 +727,12 @@ std::vector<Handle> WabtStore::instantiate(const CompiledCode& code, const Handl
   if (!instance || trap) fail(trap, total_depth_ == 0);  // trap alone: see call()
 
   instances_.push_back(instance);
+  if (unguarded_index && !unguarded_memory_) {
+    unguarded_memory_ = store_.UnsafeGet<wi::Memory>(instance->memories()[*unguarded_index]).get();
+    const wabt::Limits& limits = unguarded_memory_->type().limits;
+    unguarded_max_pages_ = limits.has_max ? limits.max : limits.is_64 ? uint64_t{1} << 48 : 65536;
+  }
+  refresh_unguarded_room();  // the new memories took some of it
   std::vector<Handle> exports;
   exports.reserve(instance->exports().size());
   for (wi::Ref ref : instance->exports()) exports.push_back(remember(ref));
@@ -787,6 +866,21 @@ MemoryView WabtStore::memory(Handle handle) {
 
 std::optional<uint64_t> WabtStore::grow_memory(Handle handle, uint64_t pages) {
   return grow_within_caps(resolve_as<wi::Memory>(handle, KindCode::Memory), pages);
+}
+
+void WabtStore::refresh_unguarded_room() {
+  if (!unguarded_memory_) return;
+  uint64_t pages = unguarded_max_pages_;
+  if (caps_.total_memory_bytes) {
+    const uint64_t in_use = memory_bytes_in_use();
+    const uint64_t left = *caps_.total_memory_bytes - std::min(in_use, *caps_.total_memory_bytes);
+    pages = std::min(pages, unguarded_memory_->PageSize() + left / kPageBytes);
+  }
+  // wabt reads the maximum at each memory.grow; nothing else of the memory
+  // depends on it.
+  wabt::Limits& limits = const_cast<wi::MemoryType&>(unguarded_memory_->type()).limits;
+  limits.max = pages;
+  limits.has_max = true;
 }
 
 uint64_t WabtStore::global_get(Handle handle) const {
