@@ -150,18 +150,27 @@ MeteringSites find_sites(wabt::Module& module) {
   return sites;
 }
 
+// Moves every reference at or above `index` of one index space up by one
+// (the code's, the exports' and, for functions, the start's), making room
+// for an import there.
+void make_room(wabt::Module& module, const std::vector<wabt::Var*>& refs, wabt::ExternalKind kind, wabt::Index index) {
+  auto shift = [index](wabt::Var& var) {
+    if (var.is_index() && var.index() >= index) var.set_index(var.index() + 1);
+  };
+  for (wabt::Var* var : refs) shift(*var);
+  for (wabt::Export* export_ : module.exports) {
+    if (export_->kind == kind) shift(export_->var);
+  }
+  if (kind == wabt::ExternalKind::Func)
+    for (wabt::Var* start : module.starts) shift(*start);
+}
+
 // Appends the fuel import after the module's other imports and returns its
 // global index. Imported globals come first in the index space, so the
 // module's own globals move up by one.
 wabt::Index add_fuel_import(wabt::Module& module, const MeteringSites& sites) {
   const wabt::Index fuel = module.num_global_imports;
-  auto shift = [fuel](wabt::Var& var) {
-    if (var.is_index() && var.index() >= fuel) var.set_index(var.index() + 1);
-  };
-  for (wabt::Var* var : sites.global_refs) shift(*var);
-  for (wabt::Export* export_ : module.exports) {
-    if (export_->kind == wabt::ExternalKind::Global) shift(export_->var);
-  }
+  make_room(module, sites.global_refs, wabt::ExternalKind::Global, fuel);
 
   auto import = std::make_unique<wabt::GlobalImport>();
   import->module_name = kEngineImportModule;
@@ -196,14 +205,7 @@ wabt::Index func_type_index(wabt::Module& module, const wabt::TypeVector& params
 wabt::Index add_func_import(wabt::Module& module, const MeteringSites& sites, EngineImport which,
                             const wabt::TypeVector& params, const wabt::TypeVector& results) {
   const wabt::Index index = module.num_func_imports;
-  auto shift = [index](wabt::Var& var) {
-    if (var.is_index() && var.index() >= index) var.set_index(var.index() + 1);
-  };
-  for (wabt::Var* var : sites.func_refs) shift(*var);
-  for (wabt::Export* export_ : module.exports) {
-    if (export_->kind == wabt::ExternalKind::Func) shift(export_->var);
-  }
-  for (wabt::Var* start : module.starts) shift(*start);
+  make_room(module, sites.func_refs, wabt::ExternalKind::Func, index);
 
   const wabt::Index type_index = func_type_index(module, params, results);
   auto import = std::make_unique<wabt::FuncImport>();
