@@ -6,7 +6,7 @@
 
 #include "call_context.hpp"
 #include "cmhost/error.hpp"
-#include "lower.hpp"
+#include "canon_lower.hpp"
 #include "scheduler.hpp"
 #include "waitables.hpp"
 

@@ -8,7 +8,7 @@
 #include "guest_memory.hpp"
 #include "handles.hpp"
 #include "lifted_call.hpp"
-#include "lower.hpp"
+#include "canon_lower.hpp"
 #include "scheduler.hpp"
 #include "task.hpp"
 

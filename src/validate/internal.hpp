@@ -44,7 +44,7 @@ std::optional<std::string> core_module_mismatch(const CoreModuleType& actual,
 std::string to_string(const binary::CoreValType& type);
 std::string to_string(const binary::CoreFuncType& type);
 
-// ---- types.cpp: substitution, free resources, subtyping ----
+// ---- subtyping.cpp: substitution, free resources, subtyping ----
 
 using ResourceMap = std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef>;
 using TypeMap = std::unordered_map<const abi::Type*, abi::TypeRef>;

@@ -1,4 +1,4 @@
-#include "lower.hpp"
+#include "canon_lower.hpp"
 
 #include "call_context.hpp"
 #include "cmhost/error.hpp"
