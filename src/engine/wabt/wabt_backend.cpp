@@ -681,7 +681,9 @@ std::vector<Handle> WabtStore::instantiate(const CompiledCode& given, const Hand
       for (size_t i = 0; i < given.desc.imports.size() && i < count; ++i) {
         if (given.desc.imports[i].type.type->kind != wi::ExternKind::Memory) continue;
         if (memory_imports++ == grown)
-          as_it_is = !unguarded_memory_ || unguarded_memory_ == &resolve_as<wi::Memory>(imports[i], KindCode::Memory);
+          // Anything but a memory is left to the link check below to name.
+          as_it_is = imports[i].kind == KindCode::Memory &&
+                     (!unguarded_memory_ || unguarded_memory_ == &resolve_as<wi::Memory>(imports[i], KindCode::Memory));
       }
       if (grown >= memory_imports) as_it_is = !unguarded_memory_;  // one it defines
       if (as_it_is) unguarded_index = grown;
