@@ -7,7 +7,7 @@ include(CMakePackageConfigHelpers)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/cmhost DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS cmhost_lib EXPORT cmhostTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS cmhost RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/src/engine/wasm2c/exports.list DESTINATION ${CMAKE_INSTALL_DATADIR}/cmhost)
+install(FILES ${PROJECT_SOURCE_DIR}/src/engine/aot/exports.list DESTINATION ${CMAKE_INSTALL_DATADIR}/cmhost)
 install(EXPORT cmhostTargets NAMESPACE cmhost:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cmhost)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cmhostConfig.cmake.in

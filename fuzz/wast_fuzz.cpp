@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cmhost/error.hpp"
-#include "wast_script.hpp"
+#include "wast/script.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

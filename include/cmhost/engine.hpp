@@ -195,8 +195,8 @@ class Store {
 // The core engines cmhost can run guests on. Each is a folder of
 // src/engine/ (docs/architecture.md).
 enum class Backend : uint8_t {
-  Interpreter,  // wabt's interpreter (src/engine/wabt/): no compiler needed at run time
-  AheadOfTime,  // wasm2c and the system C compiler (src/engine/wasm2c/): native code, cached
+  Interpreter,  // wabt's interpreter (src/engine/interp/): no compiler needed at run time
+  AheadOfTime,  // wasm2c and the system C compiler (src/engine/aot/): native code, cached
 };
 const char* to_string(Backend backend) noexcept;
 

@@ -1,11 +1,11 @@
-// The backend an EngineConfig names. A new backend is a folder beside wabt/,
+// The backend an EngineConfig names. A new backend is a folder beside interp/ and aot/,
 // one Backend value and one case here.
 #include <mutex>
 
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
-#include "wabt/wabt_engine.hpp"
-#include "wasm2c/aot_engine.hpp"
+#include "interp/interp_engine.hpp"
+#include "aot/aot_engine.hpp"
 
 namespace cmhost::engine {
 
@@ -61,7 +61,7 @@ void Engine::write_artifact(std::span<const uint8_t>, const std::vector<std::spa
 
 std::unique_ptr<Engine> make_engine(EngineConfig config) {
   switch (config.backend) {
-    case Backend::Interpreter: return make_wabt_engine(std::move(config));
+    case Backend::Interpreter: return make_interpreter_engine(std::move(config));
     case Backend::AheadOfTime: return make_aot_engine(std::move(config));
   }
   throw Error(ErrorKind::Usage, "unknown engine backend " + std::to_string(static_cast<int>(config.backend)));

@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "../../src/engine/wabt/wabt_backend.hpp"
+#include "../../src/engine/interp/wabt_backend.hpp"
 #include "cmhost/error.hpp"
 
 namespace cmhost::engine {

@@ -1,4 +1,4 @@
-// The host side of wasi:filesystem (src/wasi/filesystem.cpp) below what a
+// The host side of wasi:filesystem (src/wasi/p2/filesystem.cpp) below what a
 // guest can reach: symlink targets longer than the first buffer, and the
 // bound on what reading one allocates.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string>
 
-#include "../../src/wasi/filesystem.hpp"
+#include "../../src/wasi/p2/filesystem.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "cmhost/error.hpp"
 #include "cmhost/types.hpp"
 #include "support/files.hpp"
-#include "wit_printer.hpp"
+#include "wit/printer.hpp"
 
 namespace cmhost::tools {
 

@@ -9,11 +9,11 @@
 #include "abi_check.hpp"
 #include "abi_demo.hpp"
 #include "engine_choice.hpp"
-#include "bindgen.hpp"
+#include "wit/bindgen.hpp"
 #include "inspect.hpp"
 #include "run.hpp"
 #include "invoke.hpp"
-#include "wast_runner.hpp"
+#include "wast/runner.hpp"
 
 namespace {
 

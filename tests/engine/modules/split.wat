@@ -1,5 +1,5 @@
 ;; A module whose C translation is split over several units in the tests
-;; (tests/engine/wasm2c_test.cpp): functions that call one another directly
+;; (tests/engine/aot_translate_test.cpp): functions that call one another directly
 ;; and through a table, memory, a global, and memory.init from a passive
 ;; data segment (which keeps its user in the first unit). Generated once by
 ;; hand-run Python; edit freely.

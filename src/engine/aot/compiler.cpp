@@ -1,0 +1,127 @@
+#include "compiler.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "cmhost/error.hpp"
+#include "rt.h"
+
+extern char** environ;
+
+namespace cmhost::engine::aot {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void usage(const std::string& message) { throw Error(ErrorKind::Usage, message); }
+
+void start(CompilerJob& job) {
+  std::vector<char*> argv;
+  for (std::string& a : job.argv) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, job.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  const int failed = posix_spawnp(&job.pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (failed) usage("cannot run the C compiler " + job.argv[0] + ": " + std::strerror(failed));
+}
+
+std::string first_lines(const std::string& path, size_t count) {
+  std::ifstream in(path);
+  std::string line, out;
+  for (size_t i = 0; i < count && std::getline(in, line); ++i) out += (i ? "\n" : "") + line;
+  return out;
+}
+
+}  // namespace
+
+std::string resolve_compiler(const std::string& name) {
+  if (name.find('/') != std::string::npos) return fs::weakly_canonical(name).string();
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / name;
+    if (access(candidate.c_str(), X_OK) == 0) return fs::canonical(candidate).string();
+  }
+  usage("the ahead-of-time backend needs a C compiler: `" + name + "` is not on PATH");
+}
+
+std::string compiler_identity(const std::string& resolved) {
+  struct stat info {};
+  if (stat(resolved.c_str(), &info) != 0) usage("cannot read the C compiler " + resolved);
+  return resolved + " " + std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec);
+}
+
+std::string compiler_version(const std::string& resolved, const fs::path& scratch) {
+  CompilerJob job{{resolved, "--version"}, (scratch / "version.log").string(), "--version"};
+  // --version writes to stdout: send it to the log instead.
+  std::vector<char*> argv{job.argv[0].data(), job.argv[1].data(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, job.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = -1;
+  int status = 0;
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0) waitpid(pid, &status, 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return first_lines(job.log, 1);
+}
+
+// No sibling-call optimisation: wasm calls are never tail calls, and a
+// recursion the C compiler turned into a loop would never reach the stack
+// limit.
+std::string artifact_flags(bool metered) {
+  std::string f = "-std=gnu11 -O2 -fPIC -fvisibility=hidden -fstack-clash-protection -fno-strict-aliasing -fno-optimize-sibling-calls -DNDEBUG";
+  f += CMHOST_RT_GUARD_PAGES ? " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=1" : " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0";
+  f += " -w";
+  f += " abi=" + std::to_string(CMHOST_AOT_ABI);
+  if (metered) f += kMeteredFlag;
+  return f;
+}
+
+std::vector<std::string> compile_flags(bool metered) {
+  std::vector<std::string> out;
+  std::istringstream words(artifact_flags(metered));
+  std::string word;
+  while (words >> word)
+    if (word.rfind('-', 0) == 0) out.push_back(word);
+  return out;
+}
+
+void run_all(std::vector<CompilerJob>& jobs) {
+  const size_t parallel = std::max(1u, std::thread::hardware_concurrency());
+  size_t next = 0, running = 0;
+  std::string failure;
+  while (next < jobs.size() || running > 0) {
+    while (failure.empty() && next < jobs.size() && running < parallel) {
+      start(jobs[next++]);
+      ++running;
+    }
+    if (running == 0) break;
+    int status = 0;
+    const pid_t done = waitpid(-1, &status, 0);
+    if (done < 0) break;
+    --running;
+    for (CompilerJob& job : jobs) {
+      if (job.pid != done) continue;
+      if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && failure.empty())
+        failure = "the C compiler failed on " + job.what + ":\n" + first_lines(job.log, 12);
+    }
+  }
+  if (!failure.empty()) usage(failure);
+}
+
+}  // namespace cmhost::engine::aot

@@ -1,0 +1,93 @@
+// What wasi:sockets' TCP, UDP and name lookup share (src/wasi/p2/tcp.cpp,
+// udp.cpp, sockets.cpp): the socket's descriptor, addresses between WASI and
+// POSIX, the checks every bind, connect and send makes, and errno mapped to
+// wasi:sockets/network's error codes.
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <memory>
+#include <optional>
+
+#include "common.hpp"
+
+namespace cmhost::wasi::detail {
+
+namespace net = ::wasi::sockets::network;
+
+// A socket's descriptor, closed when the socket and every stream and
+// pollable made from it are gone (a guest may drop them in any order).
+class SocketFd {
+ public:
+  explicit SocketFd(int fd) : fd_(fd) {}
+  ~SocketFd();
+  SocketFd(const SocketFd&) = delete;
+  SocketFd& operator=(const SocketFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// The host resource types the socket implementations make handles of.
+struct SocketHandles {
+  std::shared_ptr<const Handles> io;
+  std::optional<::wasi::sockets::tcp::Resources> tcp;
+  std::optional<::wasi::sockets::udp::Resources> udp;
+  std::optional<::wasi::sockets::ip_name_lookup::Resources> lookup;
+};
+
+template <typename T>
+using NetResult = abi::typed::Result<T, net::ErrorCode>;
+
+inline NetResult<void> ok() { return NetResult<void>::ok(); }
+template <typename T = void>
+NetResult<T> fail(net::ErrorCode code) {
+  return NetResult<T>::err(code);
+}
+
+net::ErrorCode error_code(int os_error);
+// The same for a connect, and for a datagram's send or receive.
+net::ErrorCode connect_error(int os_error);
+net::ErrorCode datagram_error(int os_error);
+
+int address_family(net::IpAddressFamily family);
+net::IpAddressFamily family_of(const net::IpSocketAddress& address);
+
+struct SockAddr {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&storage); }
+};
+SockAddr to_sockaddr(const net::IpSocketAddress& address);
+net::IpSocketAddress from_sockaddr(const sockaddr_storage& address);
+net::IpAddress ip_of(const net::IpSocketAddress& address);
+
+// What a local address to bind must be for a socket of `family`:
+// invalid-argument when it is of the other family, multicast, broadcast, or
+// an IPv4-mapped IPv6 address (cmhost's IPv6 sockets are IPv6-only).
+std::optional<net::ErrorCode> check_local(const net::IpSocketAddress& address, net::IpAddressFamily family);
+// A datagram's remote address: of the family, not IPv4-mapped, specified
+// (not 0.0.0.0 or ::) and with a port.
+std::optional<net::ErrorCode> check_datagram_remote(const net::IpSocketAddress& address, net::IpAddressFamily family);
+// A TCP peer's must also be unicast.
+std::optional<net::ErrorCode> check_remote(const net::IpSocketAddress& address, net::IpAddressFamily family);
+
+// A fresh non-blocking socket (IPv6 ones IPv6-only).
+NetResult<std::shared_ptr<SocketFd>> open_socket(net::IpAddressFamily family, int type);
+
+NetResult<net::IpSocketAddress> local_address_of(int fd);
+NetResult<net::IpSocketAddress> remote_address_of(int fd);
+
+// Socket options as wasi:sockets exposes them: a zero value is
+// invalid-argument, values past what the kernel takes are clamped, buffer
+// sizes read back as set (Linux reports twice the size asked for).
+NetResult<uint64_t> get_option(int fd, int level, int name);
+NetResult<void> set_option(int fd, int level, int name, uint64_t value, uint64_t max);
+NetResult<uint64_t> get_buffer_size(int fd, int name);
+NetResult<void> set_buffer_size(int fd, int name, uint64_t value);
+NetResult<uint8_t> get_hop_limit(int fd, net::IpAddressFamily family);
+NetResult<void> set_hop_limit(int fd, net::IpAddressFamily family, uint8_t value);
+
+}  // namespace cmhost::wasi::detail

@@ -1,0 +1,19 @@
+// What WAVE's printer and parser share: its reserved words and when an
+// option's or result's payload may be written bare. Private to the wave stage.
+#pragma once
+
+#include <string_view>
+
+#include "cmhost/abi/type.hpp"
+
+namespace cmhost::wave_text {
+
+// WAVE's reserved words. Variant and enum cases spelled like one are written
+// with a `%` prefix; record fields and flags never need it.
+bool is_keyword(std::string_view label);
+
+// Option and result payloads may be written bare, without `some(...)` or
+// `ok(...)`, unless the payload is itself an option or result.
+bool is_flattenable(const abi::Type& payload);
+
+}  // namespace cmhost::wave_text
