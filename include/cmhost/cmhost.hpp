@@ -30,7 +30,6 @@
 
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
-#include "cmhost/abi/typed_lower.hpp"
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
 #include "cmhost/function_ref.hpp"
@@ -461,7 +460,7 @@ class TypedFunc<R(Args...)> {
       if (type.result) return "the export returns " + type.result->to_wit() + ", the C++ signature nothing";
     } else {
       if (!type.result) return "the export returns nothing";
-      if (!abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*type.result))
+      if (!abi::typed::Lift<R, abi::AddrWidth::I32>::matches(*type.result))
         return "the result is " + type.result->to_wit();
       if (!abi::typed::is_flat_liftable_v<R> && !results_spilled)
         return "the result " + type.result->to_wit() + " is passed as a core value, which the C++ type cannot hold";
@@ -695,8 +694,8 @@ class Linker {
   static void bind_site(const abi::FunctionAbi& abi, abi::typed::HandleTypes& handles) {
     const abi::typed::BindingHandles binding(handles);
     size_t i = 0;
-    ((void)abi::typed::Canon<A, abi::AddrWidth::I32>::matches(*abi.params()[i++]), ...);
-    if constexpr (!std::is_void_v<R>) (void)abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*abi.results()[0]);
+    ((void)abi::typed::Lift<A, abi::AddrWidth::I32>::matches(*abi.params()[i++]), ...);
+    if constexpr (!std::is_void_v<R>) (void)abi::typed::Lift<R, abi::AddrWidth::I32>::matches(*abi.results()[0]);
   }
   // Why a callable taking A... and returning R cannot implement `type`, or
   // empty; binds the signature's handle tags in `handles`.
@@ -709,7 +708,7 @@ class Linker {
     const abi::typed::BindingHandles binding(handles);
     std::string why;
     size_t i = 0;
-    ((why.empty() && !abi::typed::Canon<A, abi::AddrWidth::I32>::matches(*type.params[i])
+    ((why.empty() && !abi::typed::Lift<A, abi::AddrWidth::I32>::matches(*type.params[i])
           ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type.param_names[i] + "`) is " +
                          type.params[i]->to_wit())
           : (void)0,
@@ -720,7 +719,7 @@ class Linker {
         if (type.result) why = "the import returns " + type.result->to_wit() + ", the C++ function nothing";
       } else {
         if (!type.result) why = "the import returns nothing";
-        else if (!abi::typed::Canon<R, abi::AddrWidth::I32>::matches(*type.result))
+        else if (!abi::typed::Lift<R, abi::AddrWidth::I32>::matches(*type.result))
           why = "the result is " + type.result->to_wit();
       }
     }

@@ -221,13 +221,13 @@ class StreamReader : public ChannelEnd {
              return streams_detail::with_width(cx, [&](auto width) {
                constexpr abi::AddrWidth W = decltype(width)::value;
                const abi::typed::Reader reader(cx);
-               constexpr uint64_t size = abi::typed::Canon<View, W>::size;
-               reader.check(ptr, n * size, abi::typed::Canon<View, W>::align, "stream elements");
+               constexpr uint64_t size = abi::typed::Lift<View, W>::size;
+               reader.check(ptr, n * size, abi::typed::Lift<View, W>::align, "stream elements");
                for (uint64_t i = 0; i < n; ++i) {
                  if constexpr (streams_detail::is_variant_v<View>)
                    abi::typed::visit_variant<View, W>(reader, ptr + i * size, visit);
                  else
-                   visit(static_cast<const View&>(abi::typed::Canon<View, W>::load(reader, ptr + i * size)));
+                   visit(static_cast<const View&>(abi::typed::Lift<View, W>::load(reader, ptr + i * size)));
                }
                return n;
              });
@@ -277,9 +277,9 @@ class StreamReader : public ChannelEnd {
       streams_detail::with_width(cx, [&](auto width) {
         constexpr abi::AddrWidth W = decltype(width)::value;
         const abi::typed::Reader reader(cx);
-        constexpr uint64_t size = abi::typed::Canon<T, W>::size;
-        reader.check(ptr, n * size, abi::typed::Canon<T, W>::align, "stream elements");
-        for (uint64_t i = 0; i < n; ++i) out.push_back(abi::typed::Canon<T, W>::load(reader, ptr + i * size));
+        constexpr uint64_t size = abi::typed::Lift<T, W>::size;
+        reader.check(ptr, n * size, abi::typed::Lift<T, W>::align, "stream elements");
+        for (uint64_t i = 0; i < n; ++i) out.push_back(abi::typed::Lift<T, W>::load(reader, ptr + i * size));
       });
     }
   }
@@ -289,17 +289,17 @@ class StreamReader : public ChannelEnd {
     streams_detail::with_width(cx, [&](auto width) {
       constexpr abi::AddrWidth W = decltype(width)::value;
       const abi::typed::Reader reader(cx, resource);
-      constexpr uint64_t size = abi::typed::Canon<T, W>::size;
-      reader.check(ptr, n * size, abi::typed::Canon<T, W>::align, "stream elements");
+      constexpr uint64_t size = abi::typed::Lift<T, W>::size;
+      reader.check(ptr, n * size, abi::typed::Lift<T, W>::align, "stream elements");
       out.reserve(out.size() + n);
       for (uint64_t i = 0; i < n; ++i) {
         const uint64_t at = ptr + i * size;
-        if constexpr (requires { abi::typed::Canon<T, W>::emplace_back(reader, at, out); })
-          abi::typed::Canon<T, W>::emplace_back(reader, at, out);  // a variant's case built in its slot
+        if constexpr (requires { abi::typed::Lift<T, W>::emplace_back(reader, at, out); })
+          abi::typed::Lift<T, W>::emplace_back(reader, at, out);  // a variant's case built in its slot
         else if constexpr (std::is_default_constructible_v<T>)
           abi::typed::detail::load_into<T, W>(reader, at, out.emplace_back());
         else
-          out.push_back(abi::typed::Canon<T, W>::load(reader, at));
+          out.push_back(abi::typed::Lift<T, W>::load(reader, at));
       }
     });
   }
@@ -370,7 +370,7 @@ class StreamWriter : public ChannelEnd {
       cx.set_typed_handles(nullptr);
       streams_detail::with_width(cx, [&](auto width) {
         constexpr abi::AddrWidth W = decltype(width)::value;
-        constexpr uint64_t size = abi::typed::Canon<T, W>::size;
+        constexpr uint64_t size = abi::typed::Lift<T, W>::size;
         for (uint64_t i = 0; i < n; ++i) abi::typed::Lower<T, W>::store(cx, ptr + i * size, values[i]);
       });
     }

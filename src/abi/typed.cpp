@@ -1,5 +1,5 @@
 // The non-template parts of typed lifts: strings, messages, type shapes.
-#include "cmhost/abi/typed_lower.hpp"
+#include "cmhost/abi/typed.hpp"
 
 #include "cmhost/error.hpp"
 #include "program.hpp"

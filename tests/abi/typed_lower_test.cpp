@@ -1,4 +1,4 @@
-// Typed lowers (abi/typed_lower.hpp) against the Val path (ValueAbi, checked
+// Typed lowers (abi/typed.hpp) against the Val path (ValueAbi, checked
 // by the reference vectors), for every value type a C++ type stands for: a
 // value stored or flattened typed is loaded or lifted dynamically and must
 // equal the expected Val, and a value stored or flattened dynamically must
@@ -21,7 +21,7 @@
 #include "../support/expect_error.hpp"
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/host_memory.hpp"
-#include "cmhost/abi/typed_lower.hpp"
+#include "cmhost/abi/typed.hpp"
 
 namespace lower_test {
 
@@ -99,8 +99,8 @@ template <class T, AddrWidth W>
 void check_width(const TypeRef& type, const T& value, const Val& val) {
   SCOPED_TRACE(type->to_wit() + (W == AddrWidth::I64 ? " (memory64)" : ""));
   ASSERT_TRUE((typed::matches<T, W>(*type)));
-  EXPECT_EQ((typed::Canon<T, W>::size), type->layout(W).size);
-  EXPECT_EQ((typed::Canon<T, W>::align), type->layout(W).align);
+  EXPECT_EQ((typed::Lift<T, W>::size), type->layout(W).size);
+  EXPECT_EQ((typed::Lift<T, W>::align), type->layout(W).align);
   ASSERT_EQ((typed::Lower<T, W>::flat_count), type->layout(W).flat_count);
   HostMemory mem(1 << 16, 8);
   mem.set_growth_per_allocation(4096);  // memory moves under every realloc

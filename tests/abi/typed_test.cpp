@@ -125,13 +125,13 @@ struct Stored {
 };
 
 TEST(Typed, LayoutsEqualTheAbiStages) {
-  EXPECT_EQ((typed::Canon<Entry, AddrWidth::I32>::size), entry_type()->layout(AddrWidth::I32).size);
-  EXPECT_EQ((typed::Canon<Entry, AddrWidth::I32>::align), entry_type()->layout(AddrWidth::I32).align);
-  EXPECT_EQ((typed::Canon<Entry, AddrWidth::I64>::size), entry_type()->layout(AddrWidth::I64).size);
-  EXPECT_EQ((typed::Canon<Shape, AddrWidth::I32>::size), shape_type()->layout(AddrWidth::I32).size);
-  EXPECT_EQ((typed::Canon<Shape, AddrWidth::I32>::align), shape_type()->layout(AddrWidth::I32).align);
+  EXPECT_EQ((typed::Lift<Entry, AddrWidth::I32>::size), entry_type()->layout(AddrWidth::I32).size);
+  EXPECT_EQ((typed::Lift<Entry, AddrWidth::I32>::align), entry_type()->layout(AddrWidth::I32).align);
+  EXPECT_EQ((typed::Lift<Entry, AddrWidth::I64>::size), entry_type()->layout(AddrWidth::I64).size);
+  EXPECT_EQ((typed::Lift<Shape, AddrWidth::I32>::size), shape_type()->layout(AddrWidth::I32).size);
+  EXPECT_EQ((typed::Lift<Shape, AddrWidth::I32>::align), shape_type()->layout(AddrWidth::I32).align);
   using Tup = std::tuple<uint8_t, std::string, uint64_t>;
-  EXPECT_EQ((typed::Canon<Tup, AddrWidth::I32>::size),
+  EXPECT_EQ((typed::Lift<Tup, AddrWidth::I32>::size),
             Type::tuple({Type::u8(), Type::string(), Type::u64()})->layout(AddrWidth::I32).size);
 }
 
