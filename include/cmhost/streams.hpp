@@ -33,17 +33,9 @@
 
 namespace cmhost {
 
-enum class CopyStatus : uint8_t {
-  Completed,  // the copy moved what it could
-  Dropped,    // the other end is gone: no more elements will come (or go)
-  Cancelled,  // cancelled by the host
-};
-
-// How a copy ended, and how many elements it moved.
-struct CopyOutcome {
-  CopyStatus status = CopyStatus::Completed;
-  uint64_t count = 0;
-};
+// How a copy ended (cmhost/abi/canon.hpp).
+using abi::CopyStatus;
+using abi::CopyOutcome;
 
 // One step of a copy in place: `count` elements at `ptr` in the guest's
 // memory as `cx` sees it (its options: encoding, address width, realloc).

@@ -38,17 +38,6 @@ class ChannelEnd::Impl {
   }
 };
 
-namespace {
-
-CopyOutcome to_public(host::CopyOutcome o) {
-  const CopyStatus status = o.status == host::CopyStatus::Completed ? CopyStatus::Completed
-                            : o.status == host::CopyStatus::Dropped ? CopyStatus::Dropped
-                                                                    : CopyStatus::Cancelled;
-  return {status, o.count};
-}
-
-}  // namespace
-
 ChannelEnd::ChannelEnd(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ChannelEnd::ChannelEnd(ChannelEnd&&) noexcept = default;
 ChannelEnd& ChannelEnd::operator=(ChannelEnd&&) noexcept = default;
@@ -126,7 +115,7 @@ void ChannelEnd::check_store(const Store& store) const {
 
 CopyOutcome ChannelEnd::copy_in_place(Store& store, uint64_t max, InPlaceStep step) {
   check_store(store);
-  return to_public(impl_->end->run(max, step));
+  return impl_->end->run(max, step);
 }
 
 void ChannelEnd::start_in_place(Store& store, uint64_t max, OwnedInPlaceStep step, std::function<void(CopyOutcome)> done) {
@@ -134,13 +123,13 @@ void ChannelEnd::start_in_place(Store& store, uint64_t max, OwnedInPlaceStep ste
   Impl* impl = impl_.get();
   impl->end->check_startable();  // before the step of a copy in flight is replaced
   impl->started_step = std::move(step);
-  impl->end->start(max, impl->started_step, [impl, done = std::move(done)](host::CopyOutcome outcome) {
+  impl->end->start(max, impl->started_step, [impl, done = std::move(done)](CopyOutcome outcome) {
     impl->started_step = nullptr;
-    if (done) done(to_public(outcome));
+    if (done) done(outcome);
   });
 }
 
-CopyOutcome ChannelEnd::cancel() { return to_public(impl_->end->cancel()); }
+CopyOutcome ChannelEnd::cancel() { return impl_->end->cancel(); }
 
 void ChannelEnd::close() { impl_->end->close(); }
 

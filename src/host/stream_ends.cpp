@@ -176,7 +176,7 @@ bool HostEnd::try_progress() {
     // A future's one value, straight between the guest's buffer and the host.
     if (step_in_place(copy, *pending.buffer, 1) != 1)
       throw Error(ErrorKind::Usage, fmt::format("{}: the step did not move the future's value", what()));
-    channel_->reset_and_notify_pending(runtime::CopyResult::Completed);
+    channel_->reset_and_notify_pending(CopyStatus::Completed);
     ended_ = true;
     finish(CopyStatus::Completed);
     return true;
@@ -199,7 +199,7 @@ bool HostEnd::try_stream_read(Copy& copy, runtime::PendingCopy& pending) {
     return true;
   }
   if (buffer.zero_length()) {  // the writer asked whether a reader is there: it is
-    channel_->reset_and_notify_pending(runtime::CopyResult::Completed);
+    channel_->reset_and_notify_pending(CopyStatus::Completed);
     return true;
   }
   return false;  // read to its end: the writer has yet to take its event
@@ -224,7 +224,7 @@ bool HostEnd::try_stream_write(Copy& copy, runtime::PendingCopy& pending) {
       finish(CopyStatus::Completed);
       return true;
     }
-    channel_->reset_and_notify_pending(runtime::CopyResult::Completed);
+    channel_->reset_and_notify_pending(CopyStatus::Completed);
     return true;
   }
   return false;  // filled: the reader has yet to take its event

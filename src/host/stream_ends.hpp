@@ -25,12 +25,8 @@
 
 namespace cmhost::host {
 
-enum class CopyStatus : uint8_t { Completed, Dropped, Cancelled };
-
-struct CopyOutcome {
-  CopyStatus status = CopyStatus::Completed;
-  uint64_t count = 0;  // elements moved by this copy
-};
+using abi::CopyOutcome;
+using abi::CopyStatus;
 
 // One step of a copy: the guest's elements [ptr, ptr + n * size) in `cx`
 // (the guest's memory and options); returns how many it took (a read) or

@@ -83,9 +83,9 @@ struct Builtins::Site {
   }
 };
 
-HandleTable& Builtins::handles(const Site& site) { return *site.inst->handles_; }
+HandleTable& Builtins::handles(const Site& site) { return *site.inst->state().handles; }
 
-bool* Builtins::may_leave_flag(const Site& site) { return &site.inst->may_leave_; }
+bool* Builtins::may_leave_flag(const Site& site) { return &site.inst->state().may_leave; }
 
 // The end a stream or future built-in names at `index`: a handle of the kind
 // the built-in works on, whose element type is the built-in's.
@@ -110,13 +110,13 @@ CopyEnd& Builtins::copy_end(const Site& site, uint32_t index) {
 }
 
 void Builtins::check_may_leave(const Site& site) {
-  if (!site.inst->may_leave_)
-    throw_trap(fmt::format("cannot leave component instance `{}`: {} while may_leave is false", site.inst->name_,
+  if (!site.inst->state().may_leave)
+    throw_trap(fmt::format("cannot leave component instance `{}`: {} while may_leave is false", site.inst->spaces().name,
                            site.name()));
 }
 
 Thread& Builtins::other_thread(const Site& site, uint32_t index) {
-  return *site.inst->threads_->get(index, "thread");
+  return *site.inst->state().threads->get(index, "thread");
 }
 
 void Builtins::store_event(const Site& site, uint64_t ptr, uint32_t code, uint32_t index, uint32_t payload,
@@ -238,7 +238,7 @@ uint32_t Builtins::new_thread(const Site& site, uint32_t function_index, uint32_
       try {
         throw;
       } catch (const Error& e) {
-        if (e.kind() == ErrorKind::Trap) owner->inst->poisoned_ = true;
+        if (e.kind() == ErrorKind::Trap) owner->inst->state().poisoned = true;
         throw;
       }
     }
@@ -255,27 +255,27 @@ engine::HostFunc Builtins::make_func(const Site& site) {
       return [site](engine::Caller&, Params p, Results) { site.thread().storage[site.context_slot] = p[0]; };
     case CanonKind::BackpressureInc:
       return [site](engine::Caller&, Params, Results) {
-        if (++site.inst->backpressure_ >= (1u << 16)) throw_trap("backpressure counter overflow (2^16)");
+        if (++site.inst->state().backpressure >= (1u << 16)) throw_trap("backpressure counter overflow (2^16)");
       };
     case CanonKind::BackpressureDec:
       return [site](engine::Caller&, Params, Results) {
-        if (site.inst->backpressure_ == 0) throw_trap("backpressure.dec below zero");
-        --site.inst->backpressure_;
+        if (site.inst->state().backpressure == 0) throw_trap("backpressure.dec below zero");
+        --site.inst->state().backpressure;
       };
     case CanonKind::TaskReturn:
       return [site](engine::Caller&, Params p, Results) {
         Task& task = site.task();
         check_may_leave(site);
-        if (!task.func->async_lift_) throw_trap("task.return called by a task not lifted with the async option");
+        if (!task.func->lifted().async_lift) throw_trap("task.return called by a task not lifted with the async option");
         const auto& result = task.func->type().result;
         if (!result != !site.type || (result && !abi::equal(*result, *site.type)))
           throw_trap("task.return's result type is not the task's result type");
         // The reference compares the options outright; like the suite (and
         // wasmtime) cmhost compares what lifting the result uses.
         if (result && result_reads_memory(*result, site.options.abi.addr)) {
-          if (site.links.memory != task.func->memory_ ||
+          if (site.links.memory != task.func->lifted().memory ||
               (any_node(*result, abi::TypeKind::String) &&
-               site.options.abi.encoding != task.func->abi_->options().encoding))
+               site.options.abi.encoding != task.func->lifted().abi->options().encoding))
             throw_trap("task.return's options differ from those of the task's lift");
         }
         task.return_(task.callee_abi->cx(), p);
@@ -284,7 +284,7 @@ engine::HostFunc Builtins::make_func(const Site& site) {
       return [site](engine::Caller&, Params, Results) {
         Task& task = site.task();
         check_may_leave(site);
-        if (!task.func->async_lift_) throw_trap("task.cancel called by a task not lifted with the async option");
+        if (!task.func->lifted().async_lift) throw_trap("task.cancel called by a task not lifted with the async option");
         task.cancel();
       };
     case CanonKind::WaitableSetNew:

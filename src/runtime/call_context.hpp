@@ -51,7 +51,7 @@ class GuestContext {
                                                     const std::optional<engine::Extern>& memory,
                                                     const std::optional<engine::Extern>& realloc) {
     if (!memory) return std::nullopt;
-    return std::optional<CoreGuestMemory>(std::in_place, store.core(), *memory, realloc, &inst.may_leave_);
+    return std::optional<CoreGuestMemory>(std::in_place, store.core(), *memory, realloc, &inst.state().may_leave);
   }
 
   std::optional<CoreGuestMemory> memory_;
@@ -67,10 +67,10 @@ class CoreCall {
   template <class OnResults>
   static void run(Store& store, ComponentInstance& inst, const Func& func, std::span<const uint64_t> args,
                   std::vector<uint64_t>& results, OnResults&& on_results) {
-    results.resize(func.core_result_count_);
-    func.prepared_->call(args, results);
+    results.resize(func.lifted().core_result_count);
+    func.lifted().prepared->call(args, results);
     on_results(std::span<const uint64_t>(results));
-    if (func.post_return_) post_return(store, inst, *func.post_return_, results);
+    if (func.lifted().post_return) post_return(store, inst, *func.lifted().post_return, results);
   }
 
  private:

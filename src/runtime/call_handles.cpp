@@ -27,7 +27,7 @@ void check_type(const ResourceHandle& h, const ResourceTypeRef& expected) {
 void CallHandles::release_lends() {
   for (uint32_t index : lent_) {
     try {
-      ResourceHandle& h = inst_.handles_->get(index);
+      ResourceHandle& h = inst_.state().handles->get(index);
       if (h.num_lends) --h.num_lends;
     } catch (const Error&) {
       // The lending handle cannot have been dropped while lent (drop traps),
@@ -45,10 +45,10 @@ void CallHandles::release_lends() {
 }
 
 ResourceTypeRef CallHandles::runtime_type(const abi::Type& type) const {
-  auto it = inst_.resources_.find(type.resource().get());
-  if (it == inst_.resources_.end())
+  auto it = inst_.spaces().resources.find(type.resource().get());
+  if (it == inst_.spaces().resources.end())
     throw Error(ErrorKind::Link, "resource type `" + type.resource()->name + "` is not bound in `" +
-                                     inst_.name_ + "`");
+                                     inst_.spaces().name + "`");
   return it->second;
 }
 
@@ -56,16 +56,16 @@ uint32_t CallHandles::lift_handle(const abi::Type& type, uint32_t index) {
   switch (type.kind()) {
     case abi::TypeKind::Own: {
       const auto rt = runtime_type(type);
-      ResourceHandle& h = inst_.handles_->get(index);
+      ResourceHandle& h = inst_.state().handles->get(index);
       check_type(h, rt);
       if (!h.own) throw_trap("a borrow handle was passed where an own handle is expected");
       if (h.num_lends) throw_trap("an own handle was passed while it is lent to a call");
-      ResourceHandle moved = inst_.handles_->remove(index);
+      ResourceHandle moved = inst_.state().handles->remove(index);
       return store_.host_handles().add(std::move(moved));
     }
     case abi::TypeKind::Borrow: {
       const auto rt = runtime_type(type);
-      ResourceHandle& h = inst_.handles_->get(index);
+      ResourceHandle& h = inst_.state().handles->get(index);
       check_type(h, rt);
       ++h.num_lends;
       lent_.push_back(index);
@@ -79,7 +79,7 @@ uint32_t CallHandles::lift_handle(const abi::Type& type, uint32_t index) {
       return store_.host_handles().add(kind, std::move(shared));
     }
     case abi::TypeKind::ErrorContext: {
-      auto& context = inst_.handles_->get<ErrorContext>(index, HandleKind::ErrorContext);
+      auto& context = inst_.state().handles->get<ErrorContext>(index, HandleKind::ErrorContext);
       return store_.host_handles().add(HandleKind::ErrorContext, context.shared_from_this());
     }
     default: throw Error(ErrorKind::Usage, std::string("not a handle type: ") + abi::to_string(type.kind()));
@@ -97,7 +97,7 @@ uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
       if (h.type != rt || !h.own)
         throw_invalid_value(fmt::format("host handle {} is not an own<{}>", host_index, rt->name));
       ResourceHandle moved = store_.host_handles().remove(host_index);
-      return inst_.handles_->add(std::move(moved));
+      return inst_.state().handles->add(std::move(moved));
     }
     case abi::TypeKind::Borrow: {
       const auto rt = runtime_type(type);
@@ -106,8 +106,8 @@ uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
         throw_invalid_value(fmt::format("host handle {} is not a {}", host_index, rt->name));
       // The implementation of a resource sees its own borrows as the rep.
       if (rt->owner == &inst_) return h.rep;
-      ++inst_.borrows_by_call_[call_id_];
-      return inst_.handles_->add(ResourceHandle{rt, h.rep, false, 0, call_id_});
+      ++inst_.state().borrows_by_call[call_id_];
+      return inst_.state().handles->add(ResourceHandle{rt, h.rep, false, 0, call_id_});
     }
     case abi::TypeKind::Stream:
     case abi::TypeKind::Future:
@@ -125,7 +125,7 @@ uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
         throw_invalid_value(fmt::format("host handle {} is not a {}: its elements are of another type", host_index,
                                         type.to_wit()));
       HandleTable::Entry entry = store_.host_handles().remove_entry(host_index);
-      if (expected == HandleKind::ErrorContext) return inst_.handles_->add(expected, std::move(entry.object));
+      if (expected == HandleKind::ErrorContext) return inst_.state().handles->add(expected, std::move(entry.object));
       return Streams::lower_end(inst_, type, std::move(entry.object));
     }
     default: throw Error(ErrorKind::Usage, std::string("not a handle type: ") + abi::to_string(type.kind()));
@@ -133,10 +133,10 @@ uint32_t CallHandles::lower_handle(const abi::Type& type, uint32_t host_index) {
 }
 
 void CallHandles::check_borrows_of_call() {
-  auto it = inst_.borrows_by_call_.find(call_id_);
-  if (it == inst_.borrows_by_call_.end()) return;
+  auto it = inst_.state().borrows_by_call.find(call_id_);
+  if (it == inst_.state().borrows_by_call.end()) return;
   const uint32_t left = it->second;
-  inst_.borrows_by_call_.erase(it);
+  inst_.state().borrows_by_call.erase(it);
   if (left) throw_trap(fmt::format("{} borrowed handle(s) not dropped by the end of the call", left));
 }
 
@@ -148,30 +148,30 @@ engine::Extern CallHandles::resource_builtin(Store& store, ComponentInstance& in
     case binary::CanonKind::ResourceNew:
       return store.core().host_func({{CoreType::I32}, {CoreType::I32}},
                                     [self, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t> r) {
-                                      if (!self->may_leave_)
+                                      if (!self->state().may_leave)
                                         throw_trap("cannot leave component instance: resource.new while may_leave is false");
-                                      r[0] = self->handles_->add(ResourceHandle{type, uint32_t(p[0]), true, 0, 0});
+                                      r[0] = self->state().handles->add(ResourceHandle{type, uint32_t(p[0]), true, 0, 0});
                                     });
     case binary::CanonKind::ResourceRep:
       return store.core().host_func({{CoreType::I32}, {CoreType::I32}},
                                     [self, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t> r) {
-                                      const ResourceHandle& h = self->handles_->get(uint32_t(p[0]));
+                                      const ResourceHandle& h = self->state().handles->get(uint32_t(p[0]));
                                       check_type(h, type);
                                       r[0] = h.rep;
                                     });
     case binary::CanonKind::ResourceDrop:
       return store.core().host_func({{CoreType::I32}, {}},
                                     [self, s, type](engine::Caller&, std::span<const uint64_t> p, std::span<uint64_t>) {
-                                      if (!self->may_leave_)
+                                      if (!self->state().may_leave)
                                         throw_trap("cannot leave component instance: resource.drop while may_leave is false");
                                       const auto index = uint32_t(p[0]);
-                                      ResourceHandle& h = self->handles_->get(index);
+                                      ResourceHandle& h = self->state().handles->get(index);
                                       check_type(h, type);
                                       if (h.num_lends) throw_trap("resource.drop of a handle that is lent to a call");
-                                      ResourceHandle dropped = self->handles_->remove(index);
+                                      ResourceHandle dropped = self->state().handles->remove(index);
                                       if (!dropped.own) {
-                                        auto it = self->borrows_by_call_.find(dropped.borrow_scope);
-                                        if (it != self->borrows_by_call_.end() && it->second) --it->second;
+                                        auto it = self->state().borrows_by_call.find(dropped.borrow_scope);
+                                        if (it != self->state().borrows_by_call.end() && it->second) --it->second;
                                         return;
                                       }
                                       run_destructor(*s, *type, dropped.rep);

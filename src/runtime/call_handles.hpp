@@ -28,7 +28,7 @@ class CallHandles final : public abi::HandleHooks {
 
   // After a call into `inst`: traps unless it dropped every borrow lent to it.
   void check_borrows_dropped() {
-    if (!inst_.borrows_by_call_.empty()) check_borrows_of_call();  // most instances hold no borrows
+    if (!inst_.state().borrows_by_call.empty()) check_borrows_of_call();  // most instances hold no borrows
   }
   // Ends the lends of this call (the destructor does it too). Most calls
   // lend nothing: that case stays inline.

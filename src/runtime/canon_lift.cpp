@@ -18,11 +18,7 @@ FuncRef Func::host_async(std::shared_ptr<const validate::FuncType> type, std::st
                          AsyncHostCallback callback) {
   auto f = std::shared_ptr<Func>(new Func());
   f->type_ = std::move(type);
-  f->async_host_ = std::move(callback);
-  f->host_name_ = std::move(name);
-  f->host_ = [name = f->host_name_](HostCall&, std::span<const abi::Val>) -> std::vector<abi::Val> {
-    throw Error(ErrorKind::Usage, "`" + name + "` is an async host function: guests call it, through the event loop");
-  };
+  f->host_ = AsyncHostFunc{std::move(callback), std::move(name)};
   return f;
 }
 
@@ -31,38 +27,48 @@ std::vector<abi::TypeRef> results_of(const validate::FuncType& type) {
   return {};
 }
 
+FuncRef Func::lift(std::shared_ptr<const validate::FuncType> type, LiftedFunc lifted) {
+  auto f = std::shared_ptr<Func>(new Func());
+  f->type_ = std::move(type);
+  f->lifted_ = std::move(lifted);
+  return f;
+}
+
 FuncRef Func::host_flat(std::shared_ptr<const validate::FuncType> type, FlatHostCallback callback) {
   auto abi = std::make_shared<const abi::FunctionAbi>(type->params, results_of(*type), abi::CanonOptions{});
   auto f = std::shared_ptr<Func>(new Func());
   f->type_ = std::move(type);
-  f->flat_host_ = callback;
-  f->host_ = [callback = std::move(callback), abi](HostCall& call, std::span<const abi::Val> args) {
-    // Memory for the arguments and the result, as a guest's would hold them.
-    abi::HostMemory scratch(8, 8);
-    scratch.set_grow_on_demand(true);
-    scratch.set_log_allocations(false);
-    abi::AbiContext cx(&scratch, abi->options());
-    std::vector<uint64_t> flat;
-    abi->lower_args(cx, args, flat);  // spilled as a guest's lower spills them
-    if (abi->results().empty()) {
-      callback(call, cx, *abi, flat, {});
-      return std::vector<abi::Val>{};
-    }
-    uint64_t result = 0;
-    const bool through_memory = abi->results_spilled();
-    if (through_memory) {
-      const abi::Layout& layout = abi->results()[0]->layout(abi::AddrWidth::I32);
-      result = cx.realloc(0, 0, layout.align, layout.size);
-      flat.push_back(result);
-    }
-    callback(call, cx, *abi, flat, through_memory ? std::span<uint64_t>() : std::span<uint64_t>(&result, 1));
-    cx.refresh();
-    return abi->lift_results(cx, std::span<const uint64_t>(&result, 1));
-  };
+  f->host_ = FlatHostFunc{std::move(callback), std::move(abi)};
   return f;
 }
 
 namespace {
+
+// A flat host function called with Vals: lowered into memory of its own, as
+// a guest's would hold them, and its result lifted from there.
+std::vector<abi::Val> call_flat_with_vals(const FlatHostCallback& callback, const abi::FunctionAbi& abi,
+                                          HostCall& call, std::span<const abi::Val> args) {
+  abi::HostMemory scratch(8, 8);
+  scratch.set_grow_on_demand(true);
+  scratch.set_log_allocations(false);
+  abi::AbiContext cx(&scratch, abi.options());
+  std::vector<uint64_t> flat;
+  abi.lower_args(cx, args, flat);  // spilled as a guest's lower spills them
+  if (abi.results().empty()) {
+    callback(call, cx, abi, flat, {});
+    return std::vector<abi::Val>{};
+  }
+  uint64_t result = 0;
+  const bool through_memory = abi.results_spilled();
+  if (through_memory) {
+    const abi::Layout& layout = abi.results()[0]->layout(abi::AddrWidth::I32);
+    result = cx.realloc(0, 0, layout.align, layout.size);
+    flat.push_back(result);
+  }
+  callback(call, cx, abi, flat, through_memory ? std::span<uint64_t>() : std::span<uint64_t>(&result, 1));
+  cx.refresh();
+  return abi.lift_results(cx, std::span<const uint64_t>(&result, 1));
+}
 
 void check_result_count(const validate::FuncType& type, const std::vector<abi::Val>& results) {
   const size_t want = type.result ? 1 : 0;
@@ -180,38 +186,46 @@ class InlineTask {
 }  // namespace
 
 void Func::call_reading(Store& store, std::span<const abi::Val> args, const ResultReader& read) const {
-  if (host_) throw Error(ErrorKind::Usage, "host functions return Vals: call them with call()");
-  ReadingSteps steps(*abi_, args, read);
+  if (is_host()) throw Error(ErrorKind::Usage, "host functions return Vals: call them with call()");
+  ReadingSteps steps(*lifted_.abi, args, read);
   call_lifted(store, steps);
 }
 
 void Func::call_lowering(Store& store, const ArgLowerer& lower, const ResultReader& read) const {
-  if (host_ || type_->async) throw Error(ErrorKind::Usage, "flat calls are for lifted functions of synchronous types");
+  if (is_host() || type_->async) throw Error(ErrorKind::Usage, "flat calls are for lifted functions of synchronous types");
   // The arity is the caller's to get right (TypedFunc checks it once); the
   // engine refuses a core call of the wrong arity anyway.
-  if (abi_->params_spilled(abi::AbiSide::Lift))
+  if (lifted_.abi->params_spilled(abi::AbiSide::Lift))
     throw Error(ErrorKind::Usage, "the function's parameters are passed in memory, not as flat values");
-  LoweringSteps steps(*abi_, lower, read);
+  LoweringSteps steps(*lifted_.abi, lower, read);
   call_lifted(store, steps);
 }
 
 std::vector<abi::Val> Func::call_host(HostCall& call, std::span<const abi::Val> args) const {
-  if (!host_) throw Error(ErrorKind::Usage, "call_host calls host functions");
+  if (!is_host()) throw Error(ErrorKind::Usage, "call_host calls host functions");
   if (args.size() != type_->params.size())
     throw_invalid_value("expected " + std::to_string(type_->params.size()) + " arguments, got " +
                         std::to_string(args.size()));
-  auto results = host_(call, args);
+  std::vector<abi::Val> results;
+  if (const auto* vals = std::get_if<HostCallback>(&host_)) {
+    results = (*vals)(call, args);
+  } else if (const auto* flat = std::get_if<FlatHostFunc>(&host_)) {
+    results = call_flat_with_vals(flat->callback, *flat->abi, call, args);
+  } else {
+    throw Error(ErrorKind::Usage, "`" + std::get<AsyncHostFunc>(host_).name +
+                                      "` is an async host function: guests call it, through the event loop");
+  }
   check_result_count(*type_, results);
   return results;
 }
 
 std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) const {
-  if (host_) {
+  if (is_host()) {
     HostCall call{store};
     return call_host(call, args);
   }
   if (!type_->async) {
-    ValSteps steps(*abi_, args);
+    ValSteps steps(*lifted_.abi, args);
     call_lifted(store, steps);
     return std::move(steps.results);
   }
@@ -222,19 +236,19 @@ std::vector<abi::Val> Func::call(Store& store, std::span<const abi::Val> args) c
 
 std::shared_ptr<const AsyncCallResult> Func::call_async(Store& store, std::span<const abi::Val> args) const {
   auto result = std::make_shared<AsyncCallResult>();
-  if (host_ || !type_->async) {
+  if (is_host() || !type_->async) {
     result->results = call(store, args);
     result->resolved = true;
     return result;
   }
-  auto steps = std::make_shared<AsyncValSteps>(abi_, args, result);
+  auto steps = std::make_shared<AsyncValSteps>(lifted_.abi, args, result);
   Task::start_async(store, *this, std::move(steps), nullptr);
   return result;
 }
 
 void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* caller) const {
   if (type_->async) throw Error(ErrorKind::Usage, "call_lifted runs functions of synchronous types");
-  ComponentInstance& inst = *instance_;
+  ComponentInstance& inst = *lifted_.instance;
   Task::check_may_enter(inst, caller);
   if (!caller) store.check_deadline_before_entering(inst);
   Store::CallDepth depth(store);
@@ -245,7 +259,7 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
   task.inst = &inst;
   task.func = this;
   task.caller = &steps;
-  task.id = store.next_call_id_++;
+  task.id = store.next_call_id();
   Thread& thread = task.inline_thread;
   thread.task = &task;
   thread.inst = &inst;
@@ -253,13 +267,13 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
   try {
     task.implicit_thread = &thread;
     task.register_thread(thread);
-    GuestContext callee(store, inst, memory_, realloc_, abi_->options(), task.id, moves_handles_);
+    GuestContext callee(store, inst, lifted_.memory, lifted_.realloc, lifted_.abi->options(), task.id, lifted_.moves_handles);
     abi::AbiContext& cx = callee.cx();
     std::vector<uint64_t>& flat = task.flat_args;
     flat.clear();
     task.start(cx, flat);
     CoreCall::run(store, inst, *this, flat, task.core_results, [&](std::span<const uint64_t> results) {
-      if (moves_handles_) callee.handles().check_borrows_dropped();
+      if (lifted_.moves_handles) callee.handles().check_borrows_dropped();
       cx.refresh();  // the callee may have grown memory
       task.return_(cx, results);
     });
@@ -267,10 +281,10 @@ void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* 
     task.implicit_thread = nullptr;
     task.unregister_thread(thread);
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Trap) inst.poisoned_ = true;
+    if (e.kind() == ErrorKind::Trap) inst.state().poisoned = true;
     throw;
   } catch (...) {
-    inst.poisoned_ = true;  // a host's own exception cut the guest's code short
+    inst.state().poisoned = true;  // a host's own exception cut the guest's code short
     throw;
   }
 }

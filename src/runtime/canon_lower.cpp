@@ -109,8 +109,8 @@ class SyncSteps final : public LiftedCallSteps {
 }  // namespace
 
 void Lowering::check_may_leave(const ComponentInstance& caller) {
-  if (!caller.may_leave_)
-    throw_trap("cannot leave component instance `" + caller.name_ + "` here (may_leave is false)");
+  if (!caller.state().may_leave)
+    throw_trap("cannot leave component instance `" + caller.spaces().name + "` here (may_leave is false)");
 }
 
 // A synchronous call into another instance's synchronous lifted function
@@ -118,17 +118,17 @@ void Lowering::check_may_leave(const ComponentInstance& caller) {
 // memories to be distinct (the source must not move while the
 // destination's realloc runs).
 bool Lowering::can_fuse(const LowerSite& site, const Func& target) {
-  if (site.async || target.is_host() || target.instance_ == site.inst) return false;
-  if (target.type_->async || !target.abi_) return false;
-  return !(site.memory && target.memory_ && *site.memory == *target.memory_);
+  if (site.async || target.is_host() || target.lifted().instance == site.inst) return false;
+  if (target.type().async || !target.lifted().abi) return false;
+  return !(site.memory && target.lifted().memory && *site.memory == *target.lifted().memory);
 }
 
 engine::HostFunc Lowering::fused(const LowerSite& site, FuncRef target) {
-  auto copy = std::make_shared<const abi::CallCopy>(*site.abi, *target->abi_);
+  auto copy = std::make_shared<const abi::CallCopy>(*site.abi, *target->lifted().abi);
   return [site, target, copy](engine::Caller&, std::span<const uint64_t> params, std::span<uint64_t> results) {
     check_may_leave(*site.inst);
     GuestContext caller(*site.store, *site.inst, site.memory, site.realloc, site.abi->options(),
-                        site.store->next_call_id_++);
+                        site.store->next_call_id());
     CopySteps steps(*copy, caller.cx(), params);
     target->call_lifted(*site.store, steps, site.inst);
     std::copy(steps.results.begin(), steps.results.end(), results.begin());
@@ -139,7 +139,7 @@ engine::HostFunc Lowering::make(LowerSite site, FuncRef target) {
   if (can_fuse(site, *target)) return fused(site, std::move(target));
   return [site, target](engine::Caller&, std::span<const uint64_t> params, std::span<uint64_t> results) {
     check_may_leave(*site.inst);
-    if (target->async_host_) return call_async_host(site, *target, params, results);
+    if (std::holds_alternative<AsyncHostFunc>(target->host_form())) return call_async_host(site, *target, params, results);
     if (target->is_host()) return call_host(site, *target, params, results);
     if (!target->type().async) return call_sync(site, *target, params, results);
     call_async(site, *target, params, results);
@@ -152,9 +152,9 @@ void Lowering::call_host(const LowerSite& site, const Func& target, std::span<co
   Store& store = *site.store;
   GuestContext caller(store, *site.inst, site.memory, site.realloc, site.abi->options(), uint64_t{0});
   abi::AbiContext& cx = caller.cx();
-  if (target.flat_host_) {  // no Vals: the function reads and writes the core values
+  if (const auto* flat = std::get_if<FlatHostFunc>(&target.host_form())) {  // no Vals: it reads and writes the core values
     HostCall call{store, site.inst, &cx};
-    target.flat_host_(call, cx, *site.abi, params, site.async ? std::span<uint64_t>() : results);
+    flat->callback(call, cx, *site.abi, params, site.async ? std::span<uint64_t>() : results);
     if (site.async) results[0] = pack_subtask(Subtask::State::Returned, 0);
     return;
   }
@@ -175,6 +175,7 @@ void Lowering::call_host(const LowerSite& site, const Func& target, std::span<co
 // or later from the event loop.
 void Lowering::call_async_host(const LowerSite& site, const Func& target, std::span<const uint64_t> params,
                                std::span<uint64_t> results) {
+  const AsyncHostFunc& async = std::get<AsyncHostFunc>(target.host_form());
   Store& store = *site.store;
   Scheduler& scheduler = store.scheduler();
   HostDriver* driver = scheduler.host_driver();
@@ -189,12 +190,12 @@ void Lowering::call_async_host(const LowerSite& site, const Func& target, std::s
   }
   subtask->on_start();
   auto completion = std::make_shared<HostCompletion>(site, target.type_ref(), params, subtask, driver->post_box(),
-                                                     target.host_name_);
+                                                     async.name);
   driver->call_started();
   try {
     GuestContext context(store, caller, site.memory, site.realloc, site.abi->options(), uint64_t{0});
     HostCall call{store, site.inst, &context.cx()};
-    target.async_host_(call, args, completion);
+    async.callback(call, args, completion);
   } catch (...) {
     completion->abandon();  // the call fails here, with what the callable threw
     throw;
@@ -230,7 +231,7 @@ uint32_t Lowering::hand_to_async_caller(ComponentInstance& caller, const std::sh
     subtask->deliver_resolve();
     return pack_subtask(Subtask::State::Returned, 0);
   }
-  const uint32_t index = caller.handles_->add(HandleKind::Subtask, subtask);
+  const uint32_t index = caller.state().handles->add(HandleKind::Subtask, subtask);
   subtask->index = index;
   subtask->reports_progress();
   return pack_subtask(subtask->state, index);
@@ -240,7 +241,7 @@ void Lowering::call_sync(const LowerSite& site, const Func& target, std::span<co
                          std::span<uint64_t> results) {
   Store& store = *site.store;
   GuestContext caller(store, *site.inst, site.memory, site.realloc, site.abi->options(), uint64_t{0});
-  SyncSteps steps(*site.abi, caller.cx(), *target.abi_, params);
+  SyncSteps steps(*site.abi, caller.cx(), *target.lifted().abi, params);
   target.call_lifted(store, steps, site.inst);
   if (site.async) {
     results[0] = pack_subtask(Subtask::State::Returned, 0);
@@ -259,7 +260,7 @@ void Lowering::call_async(const LowerSite& site, const Func& target, std::span<c
   ComponentInstance& caller = *site.inst;
   auto subtask = std::make_shared<Subtask>();
   subtask->lenders = std::make_unique<CallHandles>(store, caller, 0);
-  auto steps = std::make_shared<LowerSteps>(site, target.abi_, params, subtask);
+  auto steps = std::make_shared<LowerSteps>(site, target.lifted().abi, params, subtask);
   subtask->callee = Task::start_async(store, target, std::move(steps), &caller);
   if (!site.async) {
     if (!subtask->resolved()) {

@@ -132,7 +132,7 @@ void HostCompletion::fail_call(const LowerSite& site, Subtask& subtask, Error er
     subtask.host_failure = std::move(error);
     return;
   }
-  site.inst->poisoned_ = true;
+  site.inst->state().poisoned = true;
   throw error;
 }
 

@@ -25,7 +25,7 @@ const Item* InstanceItems::find(std::string_view name) const {
   return nullptr;
 }
 
-std::optional<engine::Extern> ComponentInstance::CoreInstance::find(std::string_view name) const {
+std::optional<engine::Extern> InstanceSpaces::CoreInstance::find(std::string_view name) const {
   if (engine_instance) return engine_instance->get_export(name);
   for (const auto& [n, e] : bag)
     if (n == name) return e;
@@ -89,10 +89,10 @@ class Instantiator {
                                          const ComponentInstance* scope = nullptr, ComponentInstance* parent = nullptr) {
     store_.count_instance();
     auto inst = std::make_shared<ComponentInstance>(store_.handle_limits());
-    inst->name_ = plan.name;
-    inst->plan_ = &plan;
-    inst->scope_ = scope;
-    inst->parent_ = parent;
+    inst->spaces().name = plan.name;
+    inst->spaces().plan = &plan;
+    inst->spaces().scope = scope;
+    inst->state().parent = parent;
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       try {
         std::visit([&](const auto& s) { execute(*inst, s, imports); }, plan.steps[i]);
@@ -109,11 +109,11 @@ class Instantiator {
 
   static void push(ComponentInstance& inst, const Item& item) {
     switch (item.sort) {
-      case Sort::Func: inst.funcs_.push_back(item.func); break;
-      case Sort::Instance: inst.instances_.push_back(item.instance); break;
-      case Sort::Component: inst.components_.push_back(item); break;
+      case Sort::Func: inst.spaces().funcs.push_back(item.func); break;
+      case Sort::Instance: inst.spaces().instances.push_back(item.instance); break;
+      case Sort::Component: inst.spaces().components.push_back(item); break;
       case Sort::Type: break;  // types are static: Type operands index the plan's types
-      case Sort::CoreModule: inst.core_modules_.push_back(item.core_module); break;
+      case Sort::CoreModule: inst.spaces().core_modules.push_back(item.core_module); break;
       default: link_error(std::string("cannot use a ") + binary::to_string(item.sort) + " here");
     }
   }
@@ -122,21 +122,21 @@ class Instantiator {
     Item item;
     item.sort = si.sort;
     switch (si.sort) {
-      case Sort::Func: item.func = at(inst.funcs_, si.index, "func"); break;
-      case Sort::Instance: item.instance = at(inst.instances_, si.index, "instance"); break;
-      case Sort::Component: item = at(inst.components_, si.index, "component"); break;
+      case Sort::Func: item.func = at(inst.spaces().funcs, si.index, "func"); break;
+      case Sort::Instance: item.instance = at(inst.spaces().instances, si.index, "instance"); break;
+      case Sort::Component: item = at(inst.spaces().components, si.index, "component"); break;
       case Sort::Type: {
-        const validate::ExternDesc& type = at(inst.plan_->types, si.index, "type");
+        const validate::ExternDesc& type = at(inst.spaces().plan->types, si.index, "type");
         item.value_type = type.value;
         if (type.resource) {
-          auto it = inst.resources_.find(type.resource.get());
-          if (it == inst.resources_.end())
+          auto it = inst.spaces().resources.find(type.resource.get());
+          if (it == inst.spaces().resources.end())
             link_error("resource type `" + type.resource->name + "` is not bound");
           item.resource = it->second;
         }
         break;
       }
-      case Sort::CoreModule: item.core_module = at(inst.core_modules_, si.index, "core module"); break;
+      case Sort::CoreModule: item.core_module = at(inst.spaces().core_modules, si.index, "core module"); break;
       default: link_error(std::string(binary::to_string(si.sort)) + " items are not supported yet");
     }
     return item;
@@ -144,11 +144,11 @@ class Instantiator {
 
   static std::vector<engine::Extern>& core_space(ComponentInstance& inst, Sort sort) {
     switch (sort) {
-      case Sort::CoreFunc: return inst.core_funcs_;
-      case Sort::CoreTable: return inst.core_tables_;
-      case Sort::CoreMemory: return inst.core_memories_;
-      case Sort::CoreGlobal: return inst.core_globals_;
-      case Sort::CoreTag: return inst.core_tags_;
+      case Sort::CoreFunc: return inst.spaces().core_funcs;
+      case Sort::CoreTable: return inst.spaces().core_tables;
+      case Sort::CoreMemory: return inst.spaces().core_memories;
+      case Sort::CoreGlobal: return inst.spaces().core_globals;
+      case Sort::CoreTag: return inst.spaces().core_tags;
       default: link_error(std::string("not a core extern sort: ") + binary::to_string(sort));
     }
   }
@@ -161,7 +161,7 @@ class Instantiator {
       const Item* item = actual.find(e.name);
       if (!item) continue;
       if (e.desc.sort == Sort::Type && e.desc.resource && item->resource)
-        inst.resources_[e.desc.resource.get()] = item->resource;
+        inst.spaces().resources[e.desc.resource.get()] = item->resource;
       if (e.desc.sort == Sort::Instance && e.desc.instance && item->instance)
         bind_instance_resources(inst, *e.desc.instance, *item->instance);
     }
@@ -170,7 +170,7 @@ class Instantiator {
   static void bind_resource(ComponentInstance& inst, const abi::ResourceTypeRef& id, const Item& item) {
     if (!id) return;
     if (!item.resource) link_error("expected a resource type for `" + id->name + "`");
-    inst.resources_[id.get()] = item.resource;
+    inst.spaces().resources[id.get()] = item.resource;
   }
 
   // ---- imports ----
@@ -197,47 +197,47 @@ class Instantiator {
   static const ComponentInstance& outer_scope(const ComponentInstance& inst, uint32_t count) {
     const ComponentInstance* scope = &inst;
     for (uint32_t i = 0; i < count; ++i) {
-      if (!scope->scope_) link_error("outer alias reaches beyond the outermost component");
-      scope = scope->scope_;
+      if (!scope->spaces().scope) link_error("outer alias reaches beyond the outermost component");
+      scope = scope->spaces().scope;
     }
     return *scope;
   }
 
   void execute(ComponentInstance& inst, const step::CoreModule& s, const ImportMap&) {
     if (s.outer)
-      inst.core_modules_.push_back(at(outer_scope(inst, s.outer->count).core_modules_, s.outer->index, "core module"));
+      inst.spaces().core_modules.push_back(at(outer_scope(inst, s.outer->count).spaces().core_modules, s.outer->index, "core module"));
     else
-      inst.core_modules_.push_back(s.module);
+      inst.spaces().core_modules.push_back(s.module);
   }
 
   void execute(ComponentInstance& inst, const step::CoreInstantiate& s, const ImportMap&) {
-    const auto& module = *compiled_.modules.at(at(inst.core_modules_, s.module, "core module"));
+    const auto& module = *compiled_.modules.at(at(inst.spaces().core_modules, s.module, "core module"));
     std::vector<engine::Extern> externs;
     for (const auto& import : module.imports()) {
-      const ComponentInstance::CoreInstance* source = nullptr;
+      const InstanceSpaces::CoreInstance* source = nullptr;
       for (const auto& [name, index] : s.args)
-        if (name == import.module) source = &at(inst.core_instances_, index, "core instance");
+        if (name == import.module) source = &at(inst.spaces().core_instances, index, "core instance");
       if (!source) link_error(fmt::format("core module import `{}` is not supplied", import.module));
       auto e = source->find(import.name);
       if (!e) link_error(fmt::format("core import `{}` `{}` is not exported by the supplied instance",
                                      import.module, import.name));
       externs.push_back(*e);
     }
-    ComponentInstance::CoreInstance ci;
+    InstanceSpaces::CoreInstance ci;
     store_.count_instance();
     ci.engine_instance = store_.core().instantiate(module, externs);
-    inst.core_instances_.push_back(std::move(ci));
+    inst.spaces().core_instances.push_back(std::move(ci));
   }
 
   void execute(ComponentInstance& inst, const step::CoreInlineInstance& s, const ImportMap&) {
-    ComponentInstance::CoreInstance ci;
+    InstanceSpaces::CoreInstance ci;
     for (const auto& item : s.exports)
       ci.bag.emplace_back(item.name, at(core_space(inst, item.sort), item.index, "core item"));
-    inst.core_instances_.push_back(std::move(ci));
+    inst.spaces().core_instances.push_back(std::move(ci));
   }
 
   void execute(ComponentInstance& inst, const step::CoreAliasExport& s, const ImportMap&) {
-    const auto e = at(inst.core_instances_, s.instance, "core instance").find(s.name);
+    const auto e = at(inst.spaces().core_instances, s.instance, "core instance").find(s.name);
     if (!e) link_error(fmt::format("core instance {} has no export `{}`", s.instance, s.name));
     if (e->kind != core_kind(s.sort))
       link_error(fmt::format("core export `{}` is a {}, not a {}", s.name, engine::to_string(e->kind),
@@ -256,7 +256,7 @@ class Instantiator {
   }
 
   void execute(ComponentInstance& inst, const step::AliasExport& s, const ImportMap&) {
-    const Item* item = at(inst.instances_, s.instance, "instance")->find(s.name);
+    const Item* item = at(inst.spaces().instances, s.instance, "instance")->find(s.name);
     if (!item) link_error(fmt::format("instance {} has no export `{}`", s.instance, s.name));
     bind_resource(inst, s.resource, *item);
     push(inst, *item);
@@ -264,67 +264,66 @@ class Instantiator {
 
   void execute(ComponentInstance& inst, const step::Component& s, const ImportMap&) {
     if (s.outer) {
-      inst.components_.push_back(at(outer_scope(inst, s.outer->count).components_, s.outer->index, "component"));
+      inst.spaces().components.push_back(at(outer_scope(inst, s.outer->count).spaces().components, s.outer->index, "component"));
       return;
     }
     Item item;
     item.sort = Sort::Component;
     item.component = s.plan;
     item.component_scope = &inst;
-    inst.components_.push_back(std::move(item));
+    inst.spaces().components.push_back(std::move(item));
   }
 
   void execute(ComponentInstance& inst, const step::Instantiate& s, const ImportMap&) {
     ImportMap args;
     for (const auto& [name, target] : s.args) args.emplace(name, item_at(inst, target));
-    const Item& component = at(inst.components_, s.component, "component");
+    const Item& component = at(inst.spaces().components, s.component, "component");
     auto child = run(*component.component, args, component.component_scope, &inst);
     if (s.type) bind_instance_resources(inst, *s.type, child->exports());
-    inst.instances_.push_back(child->exports_ref());
-    inst.children_.push_back(std::move(child));
+    inst.spaces().instances.push_back(child->exports_ref());
+    inst.spaces().children.push_back(std::move(child));
   }
 
   void execute(ComponentInstance& inst, const step::InlineInstance& s, const ImportMap&) {
     auto items = std::make_shared<InstanceItems>();
     for (const auto& [name, target] : s.exports) items->exports.emplace_back(name, item_at(inst, target));
-    inst.instances_.push_back(std::move(items));
+    inst.spaces().instances.push_back(std::move(items));
   }
 
   void execute(ComponentInstance& inst, const step::Lift& s, const ImportMap&) {
-    auto f = std::shared_ptr<Func>(new Func());
-    f->type_ = s.type;
-    f->instance_ = &inst;
-    f->core_func_ = at(inst.core_funcs_, s.core_func, "core func");
-    if (!s.options.async) f->prepared_ = store_.core().prepare_call(f->core_func_);
-    if (s.options.memory) f->memory_ = at(inst.core_memories_, *s.options.memory, "core memory");
-    if (s.options.realloc) f->realloc_ = at(inst.core_funcs_, *s.options.realloc, "core func");
-    if (s.options.post_return) f->post_return_ = at(inst.core_funcs_, *s.options.post_return, "core func");
+    LiftedFunc f;
+    f.instance = &inst;
+    f.core_func = at(inst.spaces().core_funcs, s.core_func, "core func");
+    if (!s.options.async) f.prepared = store_.core().prepare_call(f.core_func);
+    if (s.options.memory) f.memory = at(inst.spaces().core_memories, *s.options.memory, "core memory");
+    if (s.options.realloc) f.realloc = at(inst.spaces().core_funcs, *s.options.realloc, "core func");
+    if (s.options.post_return) f.post_return = at(inst.spaces().core_funcs, *s.options.post_return, "core func");
     if (s.options.callback) {
-      f->callback_ = at(inst.core_funcs_, *s.options.callback, "core func");
-      f->callback_params_ = store_.core().func_type(*f->callback_).params.size();
+      f.callback = at(inst.spaces().core_funcs, *s.options.callback, "core func");
+      f.callback_params = store_.core().func_type(*f.callback).params.size();
     }
-    f->async_lift_ = s.options.async;
-    f->abi_ = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
+    f.async_lift = s.options.async;
+    f.abi = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
                                                  s.options.async);
-    f->moves_handles_ = std::any_of(s.type->params.begin(), s.type->params.end(),
+    f.moves_handles = std::any_of(s.type->params.begin(), s.type->params.end(),
                                     [](const abi::TypeRef& t) { return moves_handles(*t); }) ||
                         (s.type->result && moves_handles(*s.type->result));
     // An async lift returns nothing, or the callback code.
-    f->core_result_count_ = s.options.async ? (s.options.callback ? 1 : 0)
-                                            : f->abi_->core_signature(abi::AbiSide::Lift).results.size();
-    inst.funcs_.push_back(std::move(f));
+    f.core_result_count = s.options.async ? (s.options.callback ? 1 : 0)
+                                            : f.abi->core_signature(abi::AbiSide::Lift).results.size();
+    inst.spaces().funcs.push_back(Func::lift(s.type, std::move(f)));
   }
 
   void execute(ComponentInstance& inst, const step::Lower& s, const ImportMap&) {
-    FuncRef target = at(inst.funcs_, s.func, "func");
+    FuncRef target = at(inst.spaces().funcs, s.func, "func");
     auto abi = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
                                                   s.options.async);
     std::optional<engine::Extern> memory, realloc;
-    if (s.options.memory) memory = at(inst.core_memories_, *s.options.memory, "core memory");
-    if (s.options.realloc) realloc = at(inst.core_funcs_, *s.options.realloc, "core func");
+    if (s.options.memory) memory = at(inst.spaces().core_memories, *s.options.memory, "core memory");
+    if (s.options.realloc) realloc = at(inst.spaces().core_funcs, *s.options.realloc, "core func");
     const engine::FuncType core_type = core_func_type(abi->core_signature(abi::AbiSide::Lower));
     LowerSite site{&store_, &inst, abi, memory, realloc, s.options.async};
-    inst.core_funcs_.push_back(store_.core().host_func(core_type, Lowering::make(std::move(site), target)));
+    inst.spaces().core_funcs.push_back(store_.core().host_func(core_type, Lowering::make(std::move(site), target)));
   }
 
   void execute(ComponentInstance& inst, const step::ResourceDefinition& s, const ImportMap&) {
@@ -332,25 +331,25 @@ class Instantiator {
     rt->name = s.resource ? s.resource->name : "resource";
     rt->owner = &inst;
     rt->abi_type = std::make_shared<const abi::ResourceType>(abi::ResourceType{rt->name});
-    if (s.dtor) rt->dtor = at(inst.core_funcs_, *s.dtor, "core func");
-    inst.resources_[s.resource.get()] = rt;
+    if (s.dtor) rt->dtor = at(inst.spaces().core_funcs, *s.dtor, "core func");
+    inst.spaces().resources[s.resource.get()] = rt;
   }
 
   void execute(ComponentInstance& inst, const step::ResourceBuiltin& s, const ImportMap&) {
-    auto it = inst.resources_.find(s.resource.get());
-    if (it == inst.resources_.end())
+    auto it = inst.spaces().resources.find(s.resource.get());
+    if (it == inst.spaces().resources.end())
       link_error(fmt::format("canon {}: resource type `{}` is not bound", binary::to_string(s.kind),
                              s.resource ? s.resource->name : "?"));
-    inst.core_funcs_.push_back(CallHandles::resource_builtin(store_, inst, s.kind, it->second));
+    inst.spaces().core_funcs.push_back(CallHandles::resource_builtin(store_, inst, s.kind, it->second));
   }
 
   void execute(ComponentInstance& inst, const step::CanonBuiltin& s, const ImportMap&) {
     Builtins::Links links;
-    if (s.options.memory) links.memory = at(inst.core_memories_, *s.options.memory, "core memory");
-    if (s.options.realloc) links.realloc = at(inst.core_funcs_, *s.options.realloc, "core func");
+    if (s.options.memory) links.memory = at(inst.spaces().core_memories, *s.options.memory, "core memory");
+    if (s.options.realloc) links.realloc = at(inst.spaces().core_funcs, *s.options.realloc, "core func");
     if (s.canon.kind == binary::CanonKind::ThreadNewIndirect)
-      links.table = at(inst.core_tables_, s.canon.table_index, "core table");
-    inst.core_funcs_.push_back(Builtins::make(store_, inst, s, links));
+      links.table = at(inst.spaces().core_tables, s.canon.table_index, "core table");
+    inst.spaces().core_funcs.push_back(Builtins::make(store_, inst, s, links));
   }
 
   void execute(ComponentInstance& inst, const step::Export& s, const ImportMap&) {
@@ -360,7 +359,7 @@ class Instantiator {
     if (s.desc.sort == Sort::Type && s.desc.resource) bind_resource(inst, s.desc.resource, item);
     if (s.desc.sort == Sort::Instance && s.desc.instance && item.instance)
       bind_instance_resources(inst, *s.desc.instance, *item.instance);
-    inst.exports_->exports.emplace_back(s.name, item);
+    inst.spaces().exports->exports.emplace_back(s.name, item);
     push(inst, item);
   }
 
@@ -372,13 +371,15 @@ class Instantiator {
   const CompiledComponent& compiled_;
 };
 
-ComponentInstance::ComponentInstance(std::shared_ptr<HandleLimits> limits)
-    : threads_(std::make_unique<IndexTable<Thread*>>()), handles_(std::make_unique<HandleTable>(std::move(limits))) {}
+ComponentInstance::ComponentInstance(std::shared_ptr<HandleLimits> limits) {
+  state_.threads = std::make_unique<IndexTable<Thread*>>();
+  state_.handles = std::make_unique<HandleTable>(std::move(limits));
+}
 ComponentInstance::~ComponentInstance() = default;
 
 std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> ComponentInstance::run_time_resources() const {
   std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> out;
-  for (const auto& [identity, type] : resources_)
+  for (const auto& [identity, type] : spaces_.resources)
     if (type && type->abi_type) out.emplace(identity, type->abi_type);
   return out;
 }
@@ -421,7 +422,7 @@ void Store::CallDepth::too_deep() {
 std::shared_ptr<ComponentInstance> Store::instantiate(const CompiledComponent& component,
                                                       const ImportMap& imports) {
   auto inst = Instantiator(*this, component).run(*component.plan.root, imports);
-  inst->root_plan_ = component.plan.root;
+  inst->spaces().root_plan = component.plan.root;
   instances_.push_back(inst);
   return inst;
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <unordered_map>
+#include <variant>
 #include <memory>
 #include <span>
 #include <string>
@@ -127,6 +128,37 @@ struct AsyncCallResult {
   bool cancelled = false;
 };
 
+// What a lifted function calls and how (canon lift's options, resolved in
+// its instance); the parts that call lifted functions (tasks, lowerings,
+// fused calls, built-ins) read it through Func::lifted().
+struct LiftedFunc {
+  ComponentInstance* instance = nullptr;
+  engine::Extern core_func;
+  std::unique_ptr<engine::PreparedCall> prepared;  // core_func ready to call (synchronous lifts)
+  std::optional<engine::Extern> memory, realloc, post_return;
+  std::shared_ptr<const abi::FunctionAbi> abi;
+  size_t core_result_count = 0;
+  bool async_lift = false;     // lifted with the async option
+  bool moves_handles = true;   // a handle type in its parameters or result
+  std::optional<engine::Extern> callback;
+  size_t callback_params = 0;  // the callback's core parameters, counted once
+};
+
+// Host functions made by Func::host_flat: called with core values, or with
+// Vals lowered into scratch memory by `abi`.
+struct FlatHostFunc {
+  FlatHostCallback callback;
+  std::shared_ptr<const abi::FunctionAbi> abi;
+};
+// Host functions made by Func::host_async, which only guests call.
+struct AsyncHostFunc {
+  AsyncHostCallback callback;
+  std::string name;  // the import's name, for messages
+};
+// What a function runs: lifted core wasm (monostate here, LiftedFunc
+// beside), or one of the host's three forms.
+using HostFuncForm = std::variant<std::monostate, HostCallback, FlatHostFunc, AsyncHostFunc>;
+
 // A component-level function: lifted from core wasm, or defined by the host.
 class Func {
  public:
@@ -137,14 +169,20 @@ class Func {
   // A host function that may complete after it returns; guests call it.
   static FuncRef host_async(std::shared_ptr<const validate::FuncType> type, std::string name,
                             AsyncHostCallback callback);
+  // A function lifted from core wasm (the instantiation of a canon lift).
+  static FuncRef lift(std::shared_ptr<const validate::FuncType> type, LiftedFunc lifted);
 
   const validate::FuncType& type() const { return *type_; }
-  bool is_host() const { return static_cast<bool>(host_); }
+  bool is_host() const { return !std::holds_alternative<std::monostate>(host_); }
   // Whether a lifted function returns its result, or takes its parameters,
   // through memory.
-  bool results_spilled() const { return abi_ && abi_->results_spilled(); }
-  bool params_spilled() const { return abi_ && abi_->params_spilled(abi::AbiSide::Lift); }
-  bool memory64() const { return abi_ && abi_->options().addr == abi::AddrWidth::I64; }
+  bool results_spilled() const { return lifted_.abi && lifted_.abi->results_spilled(); }
+  bool params_spilled() const { return lifted_.abi && lifted_.abi->params_spilled(abi::AbiSide::Lift); }
+  bool memory64() const { return lifted_.abi && lifted_.abi->options().addr == abi::AddrWidth::I64; }
+  // Lifted functions: what they call (empty for host functions).
+  const LiftedFunc& lifted() const { return lifted_; }
+  // Host functions: what they run (monostate for lifted functions).
+  const HostFuncForm& host_form() const { return host_; }
   std::shared_ptr<const validate::FuncType> type_ref() const { return type_; }
   // Calls the function: a trap poisons the callee's instance and throws
   // cmhost::Error (Trap); bad arguments throw InvalidValue. An async
@@ -166,103 +204,88 @@ class Func {
   // in memory rather than flat.
   using ArgLowerer = FunctionRef<void(abi::AbiContext& callee, std::vector<uint64_t>& flat)>;
   void call_lowering(Store& store, const ArgLowerer& lower, const ResultReader& read) const;
-
- private:
-  friend class Instantiator;
-  friend class Task;
-  friend class Lowering;
-  friend class Builtins;
-  friend class CoreCall;
-  Func() = default;
   // Calls a lifted function of a synchronous type with the spec's
   // enter/leave rules, borrow checks and poisoning; `steps` passes the
   // values. `caller` is the calling instance (null: the host).
   void call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* caller = nullptr) const;
 
+ private:
+  Func() = default;
+
   std::shared_ptr<const validate::FuncType> type_;
-  HostCallback host_;
-  FlatHostCallback flat_host_;  // with host_, for functions made by host_flat
-  AsyncHostCallback async_host_;  // with host_ (which refuses host calls), for host_async
-  std::string host_name_;         // async host functions: their import's name, for messages
-  // Lifted functions:
-  ComponentInstance* instance_ = nullptr;
-  engine::Extern core_func_;
-  std::unique_ptr<engine::PreparedCall> prepared_;  // core_func_ ready to call (synchronous lifts)
-  std::optional<engine::Extern> memory_, realloc_, post_return_;
-  std::shared_ptr<const abi::FunctionAbi> abi_;
-  size_t core_result_count_ = 0;
-  bool async_lift_ = false;  // lifted with the async option
-  bool moves_handles_ = true;  // a handle type in its parameters or result
-  std::optional<engine::Extern> callback_;
-  size_t callback_params_ = 0;  // the callback's core parameters, counted once
+  HostFuncForm host_;
+  LiftedFunc lifted_;
 };
 
-class ComponentInstance {
- public:
-  explicit ComponentInstance(std::shared_ptr<HandleLimits> limits = nullptr);
-  ~ComponentInstance();
-  const std::string& name() const { return name_; }
-  const InstanceItems& exports() const { return *exports_; }
-  std::shared_ptr<const InstanceItems> exports_ref() const { return exports_; }
-  bool poisoned() const { return poisoned_; }
-  // The validated type of the instance's component (its exports as the
-  // validator typed them), null for instances made without one.
-  const validate::ComponentType* type() const { return plan_ ? &plan_->type : nullptr; }
-  // The run-time identity of each resource type its type names: a type
-  // substituted with these says which resources this very instance has
-  // (validate::substitute_resources), as the one link check needs.
-  std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> run_time_resources() const;
-
- private:
-  friend class Instantiator;
-  friend class Store;
-  friend class GuestContext;
-  friend class CoreCall;
-  friend class Func;
-  friend class CallHandles;
-  friend class Scheduler;
-  friend class Task;
-  friend class Lowering;
-  friend class Builtins;
-  friend class Streams;
-  friend class HostCompletion;
-
+// A component instance's run-time index spaces and what it was made from:
+// what instantiation (the Instantiator) fills, through
+// ComponentInstance::spaces().
+struct InstanceSpaces {
   struct CoreInstance {
     std::shared_ptr<engine::Instance> engine_instance;        // instantiated module
     std::vector<std::pair<std::string, engine::Extern>> bag;  // inline exports
     std::optional<engine::Extern> find(std::string_view name) const;
   };
 
-  std::string name_;
-  // Run-time index spaces.
-  std::vector<engine::Extern> core_funcs_, core_tables_, core_memories_, core_globals_, core_tags_;
-  std::vector<CoreInstance> core_instances_;
-  std::vector<uint32_t> core_modules_;
-  std::vector<FuncRef> funcs_;
-  std::vector<std::shared_ptr<const InstanceItems>> instances_;
-  std::vector<Item> components_;  // plan and scope
-  const validate::ComponentPlan* plan_ = nullptr;  // its types resolve Type operands
+  std::string name;
+  std::vector<engine::Extern> core_funcs, core_tables, core_memories, core_globals, core_tags;
+  std::vector<CoreInstance> core_instances;
+  std::vector<uint32_t> core_modules;
+  std::vector<FuncRef> funcs;
+  std::vector<std::shared_ptr<const InstanceItems>> instances;
+  std::vector<Item> components;  // plan and scope
+  const validate::ComponentPlan* plan = nullptr;  // its types resolve Type operands
   // A root instance keeps its plan (and so its type) alive: the component it
   // was made from may go first.
-  std::shared_ptr<const validate::ComponentPlan> root_plan_;
-  const ComponentInstance* scope_ = nullptr;       // the enclosing instance, for outer aliases
-  std::map<const abi::ResourceType*, ResourceTypeRef> resources_;
-  std::vector<std::shared_ptr<ComponentInstance>> children_;
-  std::shared_ptr<InstanceItems> exports_ = std::make_shared<InstanceItems>();
+  std::shared_ptr<const validate::ComponentPlan> root_plan;
+  const ComponentInstance* scope = nullptr;  // the enclosing instance, for outer aliases
+  std::map<const abi::ResourceType*, ResourceTypeRef> resources;
+  std::vector<std::shared_ptr<ComponentInstance>> children;
+  std::shared_ptr<InstanceItems> exports = std::make_shared<InstanceItems>();
+};
 
-  // The spec's per-instance state (CanonicalABI.md "Component Instances").
-  bool may_leave_ = true;
-  bool may_enter_ = true;
-  bool poisoned_ = false;
-  ComponentInstance* parent_ = nullptr;  // the instance that instantiated this one
-  uint32_t backpressure_ = 0;
-  uint32_t num_waiting_to_enter_ = 0;
-  Thread* exclusive_thread_ = nullptr;
-  std::unique_ptr<IndexTable<Thread*>> threads_;
+// The spec's per-instance state (CanonicalABI.md "Component Instances"),
+// with the instance's handles: what calls, tasks, built-ins and streams read
+// and change, through ComponentInstance::state().
+struct InstanceState {
+  bool may_leave = true;
+  bool may_enter = true;
+  bool poisoned = false;
+  ComponentInstance* parent = nullptr;  // the instance that instantiated this one
+  uint32_t backpressure = 0;
+  uint32_t num_waiting_to_enter = 0;
+  Thread* exclusive_thread = nullptr;
+  std::unique_ptr<IndexTable<Thread*>> threads;
 
-  std::unique_ptr<HandleTable> handles_;
+  std::unique_ptr<HandleTable> handles;
   // Borrow handles lent into this instance per call still in progress.
-  std::map<uint64_t, uint32_t> borrows_by_call_;
+  std::map<uint64_t, uint32_t> borrows_by_call;
+};
+
+class ComponentInstance {
+ public:
+  explicit ComponentInstance(std::shared_ptr<HandleLimits> limits = nullptr);
+  ~ComponentInstance();
+  const std::string& name() const { return spaces_.name; }
+  const InstanceItems& exports() const { return *spaces_.exports; }
+  std::shared_ptr<const InstanceItems> exports_ref() const { return spaces_.exports; }
+  bool poisoned() const { return state_.poisoned; }
+  // The validated type of the instance's component (its exports as the
+  // validator typed them), null for instances made without one.
+  const validate::ComponentType* type() const { return spaces_.plan ? &spaces_.plan->type : nullptr; }
+  // The run-time identity of each resource type its type names: a type
+  // substituted with these says which resources this very instance has
+  // (validate::substitute_resources), as the one link check needs.
+  std::unordered_map<const abi::ResourceType*, abi::ResourceTypeRef> run_time_resources() const;
+
+  InstanceSpaces& spaces() { return spaces_; }
+  const InstanceSpaces& spaces() const { return spaces_; }
+  InstanceState& state() { return state_; }
+  const InstanceState& state() const { return state_; }
+
+ private:
+  InstanceSpaces spaces_;
+  InstanceState state_;
 };
 
 // Compiled core modules of one validated component, shared by its instances.
@@ -335,12 +358,10 @@ class Store {
   uint32_t resource_rep(uint32_t handle, const ResourceTypeRef& type);
   void drop_resource(uint32_t handle);
 
+  // A new id for a call or a task, unique within the store.
+  uint64_t next_call_id() { return next_call_id_++; }
+
  private:
-  friend class Instantiator;
-  friend class Func;
-  friend class CallHandles;
-  friend class Task;
-  friend class Lowering;
   engine::Engine& engine_;
   std::unique_ptr<engine::Store> core_;
   const bool metered_;  // only metered engines have deadlines

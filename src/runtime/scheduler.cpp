@@ -199,7 +199,7 @@ Thread* Scheduler::next_ready(const ComponentInstance* only_in) const {
     if (only_in) {
       // The reference's candidates: registered threads of the instance,
       // except the one holding it exclusively.
-      if (t->inst != only_in || t->index == 0 || t == only_in->exclusive_thread_) continue;
+      if (t->inst != only_in || t->index == 0 || t == only_in->state().exclusive_thread) continue;
     } else {
       // The event loop cannot reach into a synchronous task's loop.
       // Nor resume threads of instances that trapped.

@@ -114,12 +114,12 @@ void CopyEnd::start_copy(uint32_t index, std::unique_ptr<GuestBuffer> buffer) {
 }
 
 void CopyEnd::on_copy() {
-  result_ = CopyResult::Completed;
+  result_ = CopyStatus::Completed;
   reclaim_ = true;
   set_pending_event();
 }
 
-void CopyEnd::on_copy_done(CopyResult result) {
+void CopyEnd::on_copy_done(CopyStatus result) {
   result_ = result;
   reclaim_ = false;
   set_pending_event();
@@ -128,13 +128,13 @@ void CopyEnd::on_copy_done(CopyResult result) {
 Event CopyEnd::deliver() {
   // A buffer parked in the shared state is given back with the event.
   if (reclaim_ && is_stream()) stream().reset_pending();
-  const CopyResult result = result_;
+  const CopyStatus result = result_;
   uint32_t payload = static_cast<uint32_t>(result);
   if (is_stream()) {
-    state = result == CopyResult::Dropped ? State::Done : State::Idle;
+    state = result == CopyStatus::Dropped ? State::Done : State::Idle;
     payload |= static_cast<uint32_t>(buffer_->progress()) << 4;
   } else {
-    state = result == CopyResult::Cancelled ? State::Idle : State::Done;
+    state = result == CopyStatus::Cancelled ? State::Idle : State::Done;
   }
   buffer_.reset();
   reclaim_ = false;
@@ -165,7 +165,7 @@ void CopyEnd::detach() {
 
 // ---- the state a stream's or future's two ends share ----
 
-void SharedChannel::reset_and_notify_pending(CopyResult result) {
+void SharedChannel::reset_and_notify_pending(CopyStatus result) {
   CopyEnd* end = pending.end;
   reset_pending();
   end->on_copy_done(result);
@@ -174,12 +174,12 @@ void SharedChannel::reset_and_notify_pending(CopyResult result) {
 void SharedChannel::drop() {
   if (dropped) return;
   dropped = true;
-  if (pending) reset_and_notify_pending(CopyResult::Dropped);
+  if (pending) reset_and_notify_pending(CopyStatus::Dropped);
 }
 
 bool SharedChannel::finish_or_park(ComponentInstance& inst, GuestBuffer& buffer, CopyEnd& end, const char* what) {
   if (dropped) {
-    end.on_copy_done(CopyResult::Dropped);
+    end.on_copy_done(CopyStatus::Dropped);
     return true;
   }
   if (!pending) {
@@ -199,9 +199,9 @@ void SharedStream::read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end)
       GuestBuffer::copy(*pending.buffer, dst, std::min(dst.remain(), pending.buffer->remain()));
       pending.end->on_copy();
     }
-    end.on_copy_done(CopyResult::Completed);
+    end.on_copy_done(CopyStatus::Completed);
   } else {
-    reset_and_notify_pending(CopyResult::Completed);
+    reset_and_notify_pending(CopyStatus::Completed);
     pending = {&inst, &dst, &end};
   }
 }
@@ -213,11 +213,11 @@ void SharedStream::write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end
       GuestBuffer::copy(src, *pending.buffer, std::min(src.remain(), pending.buffer->remain()));
       pending.end->on_copy();
     }
-    end.on_copy_done(CopyResult::Completed);
+    end.on_copy_done(CopyStatus::Completed);
   } else if (src.zero_length() && pending.buffer->zero_length()) {
-    end.on_copy_done(CopyResult::Completed);
+    end.on_copy_done(CopyStatus::Completed);
   } else {
-    reset_and_notify_pending(CopyResult::Completed);
+    reset_and_notify_pending(CopyStatus::Completed);
     pending = {&inst, &src, &end};
   }
 }
@@ -227,15 +227,15 @@ void SharedStream::write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end
 void SharedFuture::read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end) {
   if (finish_or_park(inst, dst, end, "future")) return;
   GuestBuffer::copy(*pending.buffer, dst, 1);
-  reset_and_notify_pending(CopyResult::Completed);
-  end.on_copy_done(CopyResult::Completed);
+  reset_and_notify_pending(CopyStatus::Completed);
+  end.on_copy_done(CopyStatus::Completed);
 }
 
 void SharedFuture::write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end) {
   if (finish_or_park(inst, src, end, "future")) return;
   GuestBuffer::copy(src, *pending.buffer, 1);
-  reset_and_notify_pending(CopyResult::Completed);
-  end.on_copy_done(CopyResult::Completed);
+  reset_and_notify_pending(CopyStatus::Completed);
+  end.on_copy_done(CopyStatus::Completed);
 }
 
 // ---- moving readable ends across calls ----
@@ -245,7 +245,7 @@ std::pair<HandleKind, std::shared_ptr<HandleObject>> Streams::lift_end(Component
   const bool stream = type.kind() == abi::TypeKind::Stream;
   const char* what = stream ? "stream" : "future";
   const HandleKind kind = stream ? HandleKind::StreamReadable : HandleKind::FutureReadable;
-  HandleTable::Entry entry = inst.handles_->remove_entry(index);
+  HandleTable::Entry entry = inst.state().handles->remove_entry(index);
   if (entry.kind != kind)
     throw_trap("handle index " + std::to_string(index) + " is a " + to_string(entry.kind) + ", not a readable " +
                what + " end");
@@ -265,7 +265,7 @@ uint32_t Streams::lower_end(ComponentInstance& inst, const abi::Type& type, std:
   auto end = std::make_shared<CopyEnd>(stream ? CopyEnd::Kind::StreamReadable : CopyEnd::Kind::FutureReadable,
                                        std::move(shared));
   const HandleKind kind = end->handle_kind();
-  return inst.handles_->add(kind, std::move(end));
+  return inst.state().handles->add(kind, std::move(end));
 }
 
 }  // namespace cmhost::runtime

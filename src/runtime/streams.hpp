@@ -24,7 +24,8 @@
 
 namespace cmhost::runtime {
 
-enum class CopyResult : uint32_t { Completed = 0, Dropped = 1, Cancelled = 2 };
+// How a copy ended; its value is the code the copy's event carries.
+using abi::CopyStatus;
 
 // The canonical options of a stream or future built-in.
 struct CopyOptions {
@@ -99,7 +100,7 @@ class CopyEnd final : public Waitable {
   // The reference's on_copy (elements moved; the partner's parked buffer
   // is reclaimed when the event is delivered) and on_copy_done.
   void on_copy();
-  void on_copy_done(CopyResult result);
+  void on_copy_done(CopyStatus result);
   // CopyEnd.drop: traps while copying; tells the shared state.
   void drop();
   // Its table is going away: a copy it parked must not outlive it (the host
@@ -114,7 +115,7 @@ class CopyEnd final : public Waitable {
   std::shared_ptr<HandleObject> shared_;
   std::unique_ptr<GuestBuffer> buffer_;
   uint32_t index_ = 0;
-  CopyResult result_ = CopyResult::Completed;
+  CopyStatus result_ = CopyStatus::Completed;
   bool reclaim_ = false;
 };
 
@@ -136,8 +137,8 @@ class SharedChannel : public HandleObject {
   PendingCopy pending;
 
   void reset_pending() { pending = {}; }
-  void reset_and_notify_pending(CopyResult result);
-  void cancel() { reset_and_notify_pending(CopyResult::Cancelled); }
+  void reset_and_notify_pending(CopyStatus result);
+  void cancel() { reset_and_notify_pending(CopyStatus::Cancelled); }
   void drop();
 
  protected:

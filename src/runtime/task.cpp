@@ -19,15 +19,15 @@ enum CallbackCode : uint32_t { kExit = 0, kYield = 1, kWait = 2, kMaxCode = 2 };
 // ---- entering instances ----
 
 void Task::cannot_enter(const ComponentInstance& inst) {
-  if (inst.poisoned_) throw_trap("cannot enter component instance `" + inst.name_ + "`: it trapped earlier");
-  throw_trap("cannot enter component instance `" + inst.name_ + "` while it is running");
+  if (inst.state().poisoned) throw_trap("cannot enter component instance `" + inst.spaces().name + "`: it trapped earlier");
+  throw_trap("cannot enter component instance `" + inst.spaces().name + "` while it is running");
 }
 
 // ---- the task's state ----
 
-bool Task::async_type() const { return func->type_->async; }
+bool Task::async_type() const { return func->type().async; }
 
-bool Task::needs_exclusive() const { return !func->async_lift_ || func->callback_.has_value(); }
+bool Task::needs_exclusive() const { return !func->lifted().async_lift || func->lifted().callback.has_value(); }
 
 void Task::reset_fully() {
   inst = nullptr;
@@ -46,20 +46,20 @@ bool Task::enter_implicit_thread(Thread& thread) {
   implicit_thread = &thread;
   if (async_type()) {
     auto has_backpressure = [this] {
-      return inst->backpressure_ > 0 || (needs_exclusive() && inst->exclusive_thread_ != nullptr);
+      return inst->state().backpressure > 0 || (needs_exclusive() && inst->state().exclusive_thread != nullptr);
     };
-    if (has_backpressure() || inst->num_waiting_to_enter_ > 0) {
-      ++inst->num_waiting_to_enter_;
+    if (has_backpressure() || inst->state().num_waiting_to_enter > 0) {
+      ++inst->state().num_waiting_to_enter;
       // Queued: tasks enter in the order they arrived.
       const bool cancelled =
           scheduler_.wait_until(thread, [has_backpressure] { return !has_backpressure(); }, true, true);
-      --inst->num_waiting_to_enter_;
+      --inst->state().num_waiting_to_enter;
       if (cancelled) {
         cancel();
         return false;
       }
     }
-    if (needs_exclusive()) inst->exclusive_thread_ = &thread;
+    if (needs_exclusive()) inst->state().exclusive_thread = &thread;
   }
   register_thread(thread);
   return true;
@@ -68,7 +68,7 @@ bool Task::enter_implicit_thread(Thread& thread) {
 
 void Task::exit_implicit_thread() {
   Thread& thread = *implicit_thread;
-  if (async_type() && needs_exclusive() && inst->exclusive_thread_ == &thread) inst->exclusive_thread_ = nullptr;
+  if (async_type() && needs_exclusive() && inst->state().exclusive_thread == &thread) inst->state().exclusive_thread = nullptr;
   implicit_thread = nullptr;
   unregister_thread(thread);
 }
@@ -80,9 +80,9 @@ void Task::exited_unresolved() {
 void Task::drop_thread(Thread& thread) {
   auto it = std::find(threads.begin(), threads.end(), &thread);
   if (it != threads.end()) threads.erase(it);
-  if (thread.index) inst->threads_->remove(thread.index);
+  if (thread.index) inst->state().threads->remove(thread.index);
   thread.index = 0;
-  if (inst->exclusive_thread_ == &thread) inst->exclusive_thread_ = nullptr;
+  if (inst->state().exclusive_thread == &thread) inst->state().exclusive_thread = nullptr;
   if (implicit_thread == &thread) implicit_thread = nullptr;
   if (threads.empty()) {
     caller_owner.reset();
@@ -99,7 +99,7 @@ void Task::request_cancellation(ComponentInstance* caller_inst) {
   std::vector<Thread*> candidates;
   for (Thread* t : threads)
     if (t->cancellable() && !t->running()) candidates.push_back(t);
-  if (needs_exclusive() && inst->exclusive_thread_ && inst->exclusive_thread_ != implicit_thread)
+  if (needs_exclusive() && inst->state().exclusive_thread && inst->state().exclusive_thread != implicit_thread)
     std::erase(candidates, implicit_thread);
   if (!candidates.empty() && may_enter_from(*inst, caller_inst)) {
     state = State::CancelDelivered;
@@ -135,7 +135,7 @@ void Task::cancel() {
 
 std::shared_ptr<Task> Task::start_async(Store& store, const Func& func, std::shared_ptr<LiftedCallSteps> steps,
                                         ComponentInstance* caller_inst) {
-  ComponentInstance& inst = *func.instance_;
+  ComponentInstance& inst = *func.lifted().instance;
   check_may_enter(inst, caller_inst);
   if (!caller_inst) store.check_deadline_before_entering(inst);
   Entering entering(inst, caller_inst);
@@ -145,7 +145,7 @@ std::shared_ptr<Task> Task::start_async(Store& store, const Func& func, std::sha
   task->func = &func;
   task->caller = steps.get();
   task->caller_owner = std::move(steps);
-  task->id = store.next_call_id_++;
+  task->id = store.next_call_id();
   Store* store_ptr = &store;
   Thread& thread = scheduler.new_fiber_thread(task.get(), &inst, [task, store_ptr] {
     try {
@@ -158,7 +158,7 @@ std::shared_ptr<Task> Task::start_async(Store& store, const Func& func, std::sha
       try {
         throw;
       } catch (const Error& e) {
-        if (e.kind() == ErrorKind::Trap) task->inst->poisoned_ = true;
+        if (e.kind() == ErrorKind::Trap) task->inst->state().poisoned = true;
         throw;
       }
     }
@@ -171,12 +171,12 @@ std::shared_ptr<Task> Task::start_async(Store& store, const Func& func, std::sha
 void Task::run_implicit_thread(Store& store) {
   Thread& thread = *store.scheduler().current();
   if (!enter_implicit_thread(thread)) return;
-  callee_abi = std::make_unique<GuestContext>(store, *inst, func->memory_, func->realloc_, func->abi_->options(), id);
+  callee_abi = std::make_unique<GuestContext>(store, *inst, func->lifted().memory, func->lifted().realloc, func->lifted().abi->options(), id);
   abi::AbiContext& cx = callee_abi->cx();
   std::vector<uint64_t> flat_args;
   start(cx, flat_args);
 
-  if (!func->async_lift_) {
+  if (!func->lifted().async_lift) {
     // An async type lifted synchronously: the core function returns the
     // result, then post-return runs.
     std::vector<uint64_t> flat_results;
@@ -187,13 +187,13 @@ void Task::run_implicit_thread(Store& store) {
     exit_implicit_thread();
     return;
   }
-  if (!func->callback_) {
-    store.core().call(func->core_func_, flat_args, {});
+  if (!func->lifted().callback) {
+    store.core().call(func->lifted().core_func, flat_args, {});
     exit_implicit_thread();
     return;
   }
   uint64_t packed = 0;
-  store.core().call(func->core_func_, flat_args, std::span<uint64_t>(&packed, 1));
+  store.core().call(func->lifted().core_func, flat_args, std::span<uint64_t>(&packed, 1));
   run_callback_loop(store, thread, packed);
   exit_implicit_thread();
 }
@@ -201,24 +201,24 @@ void Task::run_implicit_thread(Store& store) {
 void Task::run_callback_loop(Store& store, Thread& thread, uint64_t packed) {
   Scheduler& scheduler = store.scheduler();
   ComponentInstance* instance = inst;
-  auto not_exclusive = [instance] { return instance->exclusive_thread_ == nullptr; };
-  const size_t callback_params = func->callback_params_;
+  auto not_exclusive = [instance] { return instance->state().exclusive_thread == nullptr; };
+  const size_t callback_params = func->lifted().callback_params;
   for (;;) {
     const uint32_t code = packed & 0xf;
     const uint32_t set_index = static_cast<uint32_t>(packed >> 4);
     if (code > kMaxCode) throw_trap("unsupported callback code " + std::to_string(code));
     if (code == kExit) return;
-    inst->exclusive_thread_ = nullptr;
+    inst->state().exclusive_thread = nullptr;
     Event event{EventCode::None, 0, 0};
     if (code == kYield) {
       if (scheduler.wait_until(thread, not_exclusive, true, true)) event = {EventCode::TaskCancelled, 0, 0};
     } else {
-      auto& set = inst->handles_->get<WaitableSet>(set_index, HandleKind::WaitableSet);
+      auto& set = inst->state().handles->get<WaitableSet>(set_index, HandleKind::WaitableSet);
       event = set.wait_for_event_and(scheduler, thread, not_exclusive, true);
     }
-    inst->exclusive_thread_ = &thread;
+    inst->state().exclusive_thread = &thread;
     const uint64_t args[3] = {static_cast<uint64_t>(event.code), event.index, event.payload};
-    store.core().call(*func->callback_, std::span<const uint64_t>(args, callback_params),
+    store.core().call(*func->lifted().callback, std::span<const uint64_t>(args, callback_params),
                       std::span<uint64_t>(&packed, 1));
   }
 }

@@ -54,7 +54,7 @@ class Task : public std::enable_shared_from_this<Task> {
   bool enter_implicit_thread(Thread& thread);
   void register_thread(Thread& thread) {
     threads.push_back(&thread);
-    thread.index = inst->threads_->add(&thread);
+    thread.index = inst->state().threads->add(&thread);
   }
   void exit_implicit_thread();
   void unregister_thread(Thread& thread) {
@@ -62,7 +62,7 @@ class Task : public std::enable_shared_from_this<Task> {
       threads.pop_back();
     else
       threads.erase(std::find(threads.begin(), threads.end(), &thread));
-    if (thread.index) inst->threads_->remove(thread.index);
+    if (thread.index) inst->state().threads->remove(thread.index);
     thread.index = 0;
     if (threads.empty()) {
       if (state != State::Resolved) exited_unresolved();
@@ -98,17 +98,17 @@ class Task : public std::enable_shared_from_this<Task> {
   // instances a call from `caller` (null: the host) enters: `inst` and its
   // ancestors, less the caller and its ancestors.
   static bool may_enter_from(const ComponentInstance& inst, const ComponentInstance* caller) {
-    for (const ComponentInstance* i = &inst; i; i = i->parent_)
-      if (!i->may_enter_ && !in_chain(i, caller)) return false;
+    for (const ComponentInstance* i = &inst; i; i = i->state().parent)
+      if (!i->state().may_enter && !in_chain(i, caller)) return false;
     return true;
   }
   static void set_may_enter(ComponentInstance& inst, const ComponentInstance* caller, bool value) {
-    for (ComponentInstance* i = &inst; i; i = i->parent_)
-      if (!in_chain(i, caller)) i->may_enter_ = value;
+    for (ComponentInstance* i = &inst; i; i = i->state().parent)
+      if (!in_chain(i, caller)) i->state().may_enter = value;
   }
   // Traps when `inst` trapped earlier or may not be entered from `caller`.
   static void check_may_enter(const ComponentInstance& inst, const ComponentInstance* caller) {
-    if (inst.poisoned_ || !may_enter_from(inst, caller)) cannot_enter(inst);
+    if (inst.state().poisoned || !may_enter_from(inst, caller)) cannot_enter(inst);
   }
 
   // Back to the state of a new task, for reuse. A synchronous call only
@@ -126,7 +126,7 @@ class Task : public std::enable_shared_from_this<Task> {
 
  private:
   static bool in_chain(const ComponentInstance* inst, const ComponentInstance* chain) {
-    for (; chain; chain = chain->parent_)
+    for (; chain; chain = chain->state().parent)
       if (chain == inst) return true;
     return false;
   }

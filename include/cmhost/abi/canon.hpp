@@ -32,6 +32,20 @@ struct CanonOptions {
   bool canonicalize_nan = true;
 };
 
+// How a stream or future copy ended: the reference's CopyResult, whose
+// values are the codes a copy's event carries to the guest.
+enum class CopyStatus : uint8_t {
+  Completed = 0,  // the copy moved what it could
+  Dropped = 1,    // the other end is gone: no more elements will come (or go)
+  Cancelled = 2,  // cancelled (by the host, for the host's ends)
+};
+
+// How a copy ended, and how many elements it moved.
+struct CopyOutcome {
+  CopyStatus status = CopyStatus::Completed;
+  uint64_t count = 0;
+};
+
 class GuestMemory {
  public:
   virtual ~GuestMemory() = default;
