@@ -323,20 +323,38 @@ struct Instance {
 
 // ---- Canonical definitions ----
 
+// The canonical definitions, one per row of binary/canon_table.def.
 enum class CanonKind : uint8_t {
-  Lift, Lower, ResourceNew, ResourceDrop, ResourceRep,
-  BackpressureInc, BackpressureDec, TaskReturn, TaskCancel, ContextGet, ContextSet,
-  SubtaskCancel, SubtaskDrop,
-  StreamNew, StreamRead, StreamWrite, StreamCancelRead, StreamCancelWrite,
-  StreamDropReadable, StreamDropWritable,
-  FutureNew, FutureRead, FutureWrite, FutureCancelRead, FutureCancelWrite,
-  FutureDropReadable, FutureDropWritable,
-  ErrorContextNew, ErrorContextDebugMessage, ErrorContextDrop,
-  WaitableSetNew, WaitableSetWait, WaitableSetPoll, WaitableSetDrop, WaitableJoin,
-  ThreadIndex, ThreadNewIndirect, ThreadResumeLater, ThreadSuspend, ThreadYield,
-  ThreadSuspendThenResume, ThreadYieldThenResume, ThreadSuspendThenPromote,
-  ThreadYieldThenPromote, ThreadSpawnRef, ThreadSpawnIndirect, ThreadAvailableParallelism,
+#define CMHOST_CANON(kind, ...) kind,
+#include "binary/canon_table.def"
+#undef CMHOST_CANON
 };
+// What follows a canonical definition's opcode (the table's immediates
+// column), as flags; the decoder reads them in the order listed.
+namespace canon_immediates {
+inline constexpr uint16_t none = 0;
+inline constexpr uint16_t lift = 1u << 0;           // 0x00 funcidx options typeidx
+inline constexpr uint16_t lower = 1u << 1;          // 0x00 funcidx options
+inline constexpr uint16_t shared = 1u << 2;         // a flag
+inline constexpr uint16_t context = 1u << 3;        // core value type, slot
+inline constexpr uint16_t result = 1u << 4;         // resultlist
+inline constexpr uint16_t resource_type = 1u << 5;  // typeidx of a resource
+inline constexpr uint16_t stream_type = 1u << 6;    // typeidx of a stream
+inline constexpr uint16_t future_type = 1u << 7;    // typeidx of a future
+inline constexpr uint16_t options = 1u << 8;        // canonical options
+inline constexpr uint16_t async = 1u << 9;          // a flag
+inline constexpr uint16_t cancellable = 1u << 10;   // a flag
+inline constexpr uint16_t memory = 1u << 11;        // memidx
+inline constexpr uint16_t core_type = 1u << 12;     // core typeidx
+inline constexpr uint16_t table = 1u << 13;         // tableidx
+}  // namespace canon_immediates
+struct CanonInfo {
+  CanonKind kind;
+  uint8_t opcode;
+  const char* name;     // the text-format name, e.g. "stream.read"
+  uint16_t immediates;  // canon_immediates flags
+};
+const CanonInfo& canon_info(CanonKind kind) noexcept;
 const char* to_string(CanonKind kind) noexcept;  // the text-format name, e.g. "stream.read"
 
 enum class CanonOptionKind : uint8_t {

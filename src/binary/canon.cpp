@@ -1,4 +1,7 @@
 // Canonical definitions (section 8): lift, lower and the built-ins.
+#include <array>
+#include <iterator>
+
 #include "decode.hpp"
 
 namespace cmhost::binary::detail {
@@ -25,106 +28,87 @@ std::vector<CanonOption> read_options(Reader& r) {
   return read_vec(r, "canonical options", read_option);
 }
 
+// The table's rows, each with its kind's index (binary/canon_table.def).
+using namespace canon_immediates;
+constexpr CanonInfo kCanonTable[] = {
+#define CMHOST_CANON(kind, opcode, name, immediates, params, results, behaviour) \
+  {CanonKind::kind, opcode, name, immediates},
+#include "binary/canon_table.def"
+#undef CMHOST_CANON
+};
+constexpr size_t kCanonCount = std::size(kCanonTable);
+
+constexpr bool rows_in_kind_order() {
+  for (size_t i = 0; i < kCanonCount; ++i)
+    if (static_cast<size_t>(kCanonTable[i].kind) != i) return false;
+  return true;
+}
+static_assert(rows_in_kind_order());
+
+// Row index + 1 by opcode, 0 for opcodes that name no definition.
+constexpr std::array<uint8_t, 256> kRowByOpcode = [] {
+  std::array<uint8_t, 256> rows{};
+  for (size_t i = 0; i < kCanonCount; ++i) {
+    // Two rows with one opcode would make this a non-constant expression.
+    if (rows[kCanonTable[i].opcode] != 0) throw "two canonical definitions share an opcode";
+    rows[kCanonTable[i].opcode] = static_cast<uint8_t>(i + 1);
+  }
+  return rows;
+}();
+static_assert(kCanonCount < 256);
+
+const CanonInfo* canon_by_opcode(uint8_t opcode) {
+  const uint8_t row = kRowByOpcode[opcode];
+  return row ? &kCanonTable[row - 1] : nullptr;
+}
+
 }  // namespace
 
 Canon read_canon(Reader& r) {
-  Canon canon;
+  namespace imm = canon_immediates;
   const uint8_t opcode = r.read_u8();
-  auto kind = [&](CanonKind k) { canon.kind = k; };
-  auto type_only = [&](CanonKind k) { kind(k); canon.type_index = r.read_u32(); };
-  auto type_and_options = [&](CanonKind k) { type_only(k); canon.options = read_options(r); };
-  auto type_and_async = [&](CanonKind k) { type_only(k); canon.async = r.read_flag("async"); };
-  auto cancellable = [&](CanonKind k) { kind(k); canon.cancellable = r.read_flag("cancellable"); };
-  switch (opcode) {
-    case 0x00:
-      r.expect_byte(0x00, "sort of the lifted function (core func)");
-      kind(CanonKind::Lift);
-      canon.func_index = r.read_u32();
-      canon.options = read_options(r);
-      canon.type_index = r.read_u32();
-      break;
-    case 0x01:
-      r.expect_byte(0x00, "sort of the lowered function (func)");
-      kind(CanonKind::Lower);
-      canon.func_index = r.read_u32();
-      canon.options = read_options(r);
-      break;
-    case 0x02: type_only(CanonKind::ResourceNew); break;
-    case 0x03: type_only(CanonKind::ResourceDrop); break;
-    case 0x04: type_only(CanonKind::ResourceRep); break;
-    case 0x24: kind(CanonKind::BackpressureInc); break;
-    case 0x25: kind(CanonKind::BackpressureDec); break;
-    case 0x09:
-      kind(CanonKind::TaskReturn);
-      canon.result = read_result_list(r);
-      canon.options = read_options(r);
-      break;
-    case 0x05: kind(CanonKind::TaskCancel); break;
-    case 0x0a:
-    case 0x0b:
-      kind(opcode == 0x0a ? CanonKind::ContextGet : CanonKind::ContextSet);
-      canon.context_type = read_core_val_type(r);
-      canon.context_slot = r.read_u32();
-      break;
-    case 0x06: kind(CanonKind::SubtaskCancel); canon.async = r.read_flag("async"); break;
-    case 0x0d: kind(CanonKind::SubtaskDrop); break;
-    case 0x0e: type_only(CanonKind::StreamNew); break;
-    case 0x0f: type_and_options(CanonKind::StreamRead); break;
-    case 0x10: type_and_options(CanonKind::StreamWrite); break;
-    case 0x11: type_and_async(CanonKind::StreamCancelRead); break;
-    case 0x12: type_and_async(CanonKind::StreamCancelWrite); break;
-    case 0x13: type_only(CanonKind::StreamDropReadable); break;
-    case 0x14: type_only(CanonKind::StreamDropWritable); break;
-    case 0x15: type_only(CanonKind::FutureNew); break;
-    case 0x16: type_and_options(CanonKind::FutureRead); break;
-    case 0x17: type_and_options(CanonKind::FutureWrite); break;
-    case 0x18: type_and_async(CanonKind::FutureCancelRead); break;
-    case 0x19: type_and_async(CanonKind::FutureCancelWrite); break;
-    case 0x1a: type_only(CanonKind::FutureDropReadable); break;
-    case 0x1b: type_only(CanonKind::FutureDropWritable); break;
-    case 0x1c: kind(CanonKind::ErrorContextNew); canon.options = read_options(r); break;
-    case 0x1d: kind(CanonKind::ErrorContextDebugMessage); canon.options = read_options(r); break;
-    case 0x1e: kind(CanonKind::ErrorContextDrop); break;
-    case 0x1f: kind(CanonKind::WaitableSetNew); break;
-    case 0x20:
-    case 0x21:
-      cancellable(opcode == 0x20 ? CanonKind::WaitableSetWait : CanonKind::WaitableSetPoll);
-      canon.memory_index = r.read_u32();
-      break;
-    case 0x22: kind(CanonKind::WaitableSetDrop); break;
-    case 0x23: kind(CanonKind::WaitableJoin); break;
-    case 0x26: kind(CanonKind::ThreadIndex); break;
-    case 0x27:
-      kind(CanonKind::ThreadNewIndirect);
-      canon.core_type_index = r.read_u32();
-      canon.table_index = r.read_u32();
-      break;
-    case 0x28: kind(CanonKind::ThreadResumeLater); break;
-    case 0x29: cancellable(CanonKind::ThreadSuspend); break;
-    case 0x0c: cancellable(CanonKind::ThreadYield); break;
-    case 0x2a: cancellable(CanonKind::ThreadSuspendThenResume); break;
-    case 0x2b: cancellable(CanonKind::ThreadYieldThenResume); break;
-    case 0x2c: cancellable(CanonKind::ThreadSuspendThenPromote); break;
-    case 0x2d: cancellable(CanonKind::ThreadYieldThenPromote); break;
-    case 0x40:
-      kind(CanonKind::ThreadSpawnRef);
-      canon.shared = r.read_flag("shared");
-      canon.core_type_index = r.read_u32();
-      break;
-    case 0x41:
-      kind(CanonKind::ThreadSpawnIndirect);
-      canon.shared = r.read_flag("shared");
-      canon.core_type_index = r.read_u32();
-      canon.table_index = r.read_u32();
-      break;
-    case 0x42:
-      kind(CanonKind::ThreadAvailableParallelism);
-      canon.shared = r.read_flag("shared");
-      break;
-    default:
-      r.fail_unknown("canonical definition opcode", opcode);
+  const CanonInfo* info = canon_by_opcode(opcode);
+  if (!info) r.fail_unknown("canonical definition opcode", opcode);
+  Canon canon;
+  canon.kind = info->kind;
+  const uint16_t immediates = info->immediates;
+  if (immediates & imm::lift) {
+    r.expect_byte(0x00, "sort of the lifted function (core func)");
+    canon.func_index = r.read_u32();
+    canon.options = read_options(r);
+    canon.type_index = r.read_u32();
+    return canon;
   }
+  if (immediates & imm::lower) {
+    r.expect_byte(0x00, "sort of the lowered function (func)");
+    canon.func_index = r.read_u32();
+    canon.options = read_options(r);
+    return canon;
+  }
+  if (immediates & imm::shared) canon.shared = r.read_flag("shared");
+  if (immediates & imm::context) {
+    canon.context_type = read_core_val_type(r);
+    canon.context_slot = r.read_u32();
+  }
+  if (immediates & imm::result) canon.result = read_result_list(r);
+  if (immediates & (imm::resource_type | imm::stream_type | imm::future_type)) canon.type_index = r.read_u32();
+  if (immediates & imm::options) canon.options = read_options(r);
+  if (immediates & imm::async) canon.async = r.read_flag("async");
+  if (immediates & imm::cancellable) canon.cancellable = r.read_flag("cancellable");
+  if (immediates & imm::memory) canon.memory_index = r.read_u32();
+  if (immediates & imm::core_type) canon.core_type_index = r.read_u32();
+  if (immediates & imm::table) canon.table_index = r.read_u32();
   return canon;
 }
 
 }  // namespace cmhost::binary::detail
+
+namespace cmhost::binary {
+
+const CanonInfo& canon_info(CanonKind kind) noexcept { return detail::kCanonTable[static_cast<size_t>(kind)]; }
+
+const char* to_string(CanonKind kind) noexcept {
+  return static_cast<size_t>(kind) < detail::kCanonCount ? detail::kCanonTable[static_cast<size_t>(kind)].name : "?";
+}
+
+}  // namespace cmhost::binary

@@ -27,59 +27,6 @@ const char* to_string(PrimValType type) noexcept {
   return "?";
 }
 
-const char* to_string(CanonKind kind) noexcept {
-  switch (kind) {
-    case CanonKind::Lift: return "lift";
-    case CanonKind::Lower: return "lower";
-    case CanonKind::ResourceNew: return "resource.new";
-    case CanonKind::ResourceDrop: return "resource.drop";
-    case CanonKind::ResourceRep: return "resource.rep";
-    case CanonKind::BackpressureInc: return "backpressure.inc";
-    case CanonKind::BackpressureDec: return "backpressure.dec";
-    case CanonKind::TaskReturn: return "task.return";
-    case CanonKind::TaskCancel: return "task.cancel";
-    case CanonKind::ContextGet: return "context.get";
-    case CanonKind::ContextSet: return "context.set";
-    case CanonKind::SubtaskCancel: return "subtask.cancel";
-    case CanonKind::SubtaskDrop: return "subtask.drop";
-    case CanonKind::StreamNew: return "stream.new";
-    case CanonKind::StreamRead: return "stream.read";
-    case CanonKind::StreamWrite: return "stream.write";
-    case CanonKind::StreamCancelRead: return "stream.cancel-read";
-    case CanonKind::StreamCancelWrite: return "stream.cancel-write";
-    case CanonKind::StreamDropReadable: return "stream.drop-readable";
-    case CanonKind::StreamDropWritable: return "stream.drop-writable";
-    case CanonKind::FutureNew: return "future.new";
-    case CanonKind::FutureRead: return "future.read";
-    case CanonKind::FutureWrite: return "future.write";
-    case CanonKind::FutureCancelRead: return "future.cancel-read";
-    case CanonKind::FutureCancelWrite: return "future.cancel-write";
-    case CanonKind::FutureDropReadable: return "future.drop-readable";
-    case CanonKind::FutureDropWritable: return "future.drop-writable";
-    case CanonKind::ErrorContextNew: return "error-context.new";
-    case CanonKind::ErrorContextDebugMessage: return "error-context.debug-message";
-    case CanonKind::ErrorContextDrop: return "error-context.drop";
-    case CanonKind::WaitableSetNew: return "waitable-set.new";
-    case CanonKind::WaitableSetWait: return "waitable-set.wait";
-    case CanonKind::WaitableSetPoll: return "waitable-set.poll";
-    case CanonKind::WaitableSetDrop: return "waitable-set.drop";
-    case CanonKind::WaitableJoin: return "waitable.join";
-    case CanonKind::ThreadIndex: return "thread.index";
-    case CanonKind::ThreadNewIndirect: return "thread.new-indirect";
-    case CanonKind::ThreadResumeLater: return "thread.resume-later";
-    case CanonKind::ThreadSuspend: return "thread.suspend";
-    case CanonKind::ThreadYield: return "thread.yield";
-    case CanonKind::ThreadSuspendThenResume: return "thread.suspend-then-resume";
-    case CanonKind::ThreadYieldThenResume: return "thread.yield-then-resume";
-    case CanonKind::ThreadSuspendThenPromote: return "thread.suspend-then-promote";
-    case CanonKind::ThreadYieldThenPromote: return "thread.yield-then-promote";
-    case CanonKind::ThreadSpawnRef: return "thread.spawn-ref";
-    case CanonKind::ThreadSpawnIndirect: return "thread.spawn-indirect";
-    case CanonKind::ThreadAvailableParallelism: return "thread.available-parallelism";
-  }
-  return "?";
-}
-
 // ---- The component-name section ----
 
 namespace detail {

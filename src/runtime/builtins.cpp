@@ -58,16 +58,14 @@ const char* end_name(HandleKind kind) {
   }
 }
 
-}  // namespace
-
 // What every built-in closure knows: where it was defined and with what.
-struct Builtins::Site {
+struct Site {
   Store* store;
   ComponentInstance* inst;
   CanonKind kind;
   abi::TypeRef type;  // stream/future type, or task.return's result
   CopyOptions options;
-  Links links;
+  Builtins::Links links;
   bool async;        // subtask.cancel, {stream,future}.cancel-*
   bool cancellable;  // waitable-set.{wait,poll}, thread.{suspend,yield}*
   uint32_t context_slot;
@@ -83,13 +81,13 @@ struct Builtins::Site {
   }
 };
 
-HandleTable& Builtins::handles(const Site& site) { return *site.inst->state().handles; }
+HandleTable& handles(const Site& site) { return *site.inst->state().handles; }
 
-bool* Builtins::may_leave_flag(const Site& site) { return &site.inst->state().may_leave; }
+bool* may_leave_flag(const Site& site) { return &site.inst->state().may_leave; }
 
 // The end a stream or future built-in names at `index`: a handle of the kind
 // the built-in works on, whose element type is the built-in's.
-CopyEnd& Builtins::copy_end(const Site& site, uint32_t index) {
+CopyEnd& copy_end(const Site& site, uint32_t index) {
   HandleKind kind;
   switch (site.kind) {
     case CanonKind::StreamRead:
@@ -109,18 +107,18 @@ CopyEnd& Builtins::copy_end(const Site& site, uint32_t index) {
   return end;
 }
 
-void Builtins::check_may_leave(const Site& site) {
+void check_may_leave(const Site& site) {
   if (!site.inst->state().may_leave)
-    throw_trap(fmt::format("cannot leave component instance `{}`: {} while may_leave is false", site.inst->spaces().name,
+    throw_trap(fmt::format("cannot leave component instance `{}`: {} while may_leave is false", site.inst->name(),
                            site.name()));
 }
 
-Thread& Builtins::other_thread(const Site& site, uint32_t index) {
+Thread& other_thread(const Site& site, uint32_t index) {
   return *site.inst->state().threads->get(index, "thread");
 }
 
-void Builtins::store_event(const Site& site, uint64_t ptr, uint32_t code, uint32_t index, uint32_t payload,
-                           Results results) {
+void store_event(const Site& site, uint64_t ptr, uint32_t code, uint32_t index, uint32_t payload,
+                 Results results) {
   const std::span<uint8_t> memory = site.store->core().memory_bytes(*site.options.memory);
   if (ptr % 4 != 0) throw_trap("misaligned event pointer");
   if (ptr > memory.size() || memory.size() - ptr < 8) throw_trap("event pointer out of bounds");
@@ -130,7 +128,7 @@ void Builtins::store_event(const Site& site, uint64_t ptr, uint32_t code, uint32
 }
 
 // stream_copy / future_copy of the reference.
-uint32_t Builtins::copy(const Site& site, uint32_t index, uint64_t ptr, uint64_t length) {
+uint32_t copy(const Site& site, uint32_t index, uint64_t ptr, uint64_t length) {
   check_may_leave(site);
   const bool stream = site.kind == CanonKind::StreamRead || site.kind == CanonKind::StreamWrite;
   const bool read = site.kind == CanonKind::StreamRead || site.kind == CanonKind::FutureRead;
@@ -168,7 +166,7 @@ uint32_t Builtins::copy(const Site& site, uint32_t index, uint64_t ptr, uint64_t
   return end.take_pending_event().payload;
 }
 
-uint32_t Builtins::cancel_copy(const Site& site, uint32_t index) {
+uint32_t cancel_copy(const Site& site, uint32_t index) {
   check_may_leave(site);
   auto& end = copy_end(site, index);
   if (end.state != CopyEnd::State::Copying || end.has_sync_waiter())
@@ -186,7 +184,7 @@ uint32_t Builtins::cancel_copy(const Site& site, uint32_t index) {
   return end.take_pending_event().payload;
 }
 
-void Builtins::drop_end(const Site& site, uint32_t index) {
+void drop_end(const Site& site, uint32_t index) {
   check_may_leave(site);
   // Checked before removing, so that a busy end stays usable to the trap's
   // message and the table keeps its shape.
@@ -195,7 +193,7 @@ void Builtins::drop_end(const Site& site, uint32_t index) {
   handles(site).remove_entry(index);
 }
 
-uint32_t Builtins::cancel_subtask(const Site& site, uint32_t index) {
+uint32_t cancel_subtask(const Site& site, uint32_t index) {
   check_may_leave(site);
   Thread& thread = site.thread();
   auto& subtask = handles(site).get<Subtask>(index, HandleKind::Subtask);
@@ -215,7 +213,7 @@ uint32_t Builtins::cancel_subtask(const Site& site, uint32_t index) {
   return static_cast<uint32_t>(subtask.state);
 }
 
-uint32_t Builtins::new_thread(const Site& site, uint32_t function_index, uint32_t argument) {
+uint32_t new_thread(const Site& site, uint32_t function_index, uint32_t argument) {
   Task& task = site.task();
   check_may_leave(site);
   const auto function = site.store->core().table_func(*site.links.table, function_index);
@@ -247,204 +245,261 @@ uint32_t Builtins::new_thread(const Site& site, uint32_t function_index, uint32_
   return thread.index;
 }
 
-engine::HostFunc Builtins::make_func(const Site& site) {
-  switch (site.kind) {
-    case CanonKind::ContextGet:
-      return [site](engine::Caller&, Params, Results r) { r[0] = site.thread().storage[site.context_slot]; };
-    case CanonKind::ContextSet:
-      return [site](engine::Caller&, Params p, Results) { site.thread().storage[site.context_slot] = p[0]; };
-    case CanonKind::BackpressureInc:
-      return [site](engine::Caller&, Params, Results) {
-        if (++site.inst->state().backpressure >= (1u << 16)) throw_trap("backpressure counter overflow (2^16)");
-      };
-    case CanonKind::BackpressureDec:
-      return [site](engine::Caller&, Params, Results) {
-        if (site.inst->state().backpressure == 0) throw_trap("backpressure.dec below zero");
-        --site.inst->state().backpressure;
-      };
-    case CanonKind::TaskReturn:
-      return [site](engine::Caller&, Params p, Results) {
-        Task& task = site.task();
-        check_may_leave(site);
-        if (!task.func->lifted().async_lift) throw_trap("task.return called by a task not lifted with the async option");
-        const auto& result = task.func->type().result;
-        if (!result != !site.type || (result && !abi::equal(*result, *site.type)))
-          throw_trap("task.return's result type is not the task's result type");
-        // The reference compares the options outright; like the suite (and
-        // wasmtime) cmhost compares what lifting the result uses.
-        if (result && result_reads_memory(*result, site.options.abi.addr)) {
-          if (site.links.memory != task.func->lifted().memory ||
-              (any_node(*result, abi::TypeKind::String) &&
-               site.options.abi.encoding != task.func->lifted().abi->options().encoding))
-            throw_trap("task.return's options differ from those of the task's lift");
-        }
-        task.return_(task.callee_abi->cx(), p);
-      };
-    case CanonKind::TaskCancel:
-      return [site](engine::Caller&, Params, Results) {
-        Task& task = site.task();
-        check_may_leave(site);
-        if (!task.func->lifted().async_lift) throw_trap("task.cancel called by a task not lifted with the async option");
-        task.cancel();
-      };
-    case CanonKind::WaitableSetNew:
-      return [site](engine::Caller&, Params, Results r) {
-        check_may_leave(site);
-        r[0] = handles(site).add(HandleKind::WaitableSet, std::make_shared<WaitableSet>());
-      };
-    case CanonKind::WaitableSetWait:
-      return [site](engine::Caller&, Params p, Results r) {
-        check_may_leave(site);
-        auto& set = handles(site).get<WaitableSet>(static_cast<uint32_t>(p[0]), HandleKind::WaitableSet);
-        const Event event = set.wait_for_event_and(site.scheduler(), site.thread(), [] { return true; }, site.cancellable);
-        store_event(site, p[1], static_cast<uint32_t>(event.code), event.index, event.payload, r);
-      };
-    case CanonKind::WaitableSetPoll:
-      return [site](engine::Caller&, Params p, Results r) {
-        check_may_leave(site);
-        auto& set = handles(site).get<WaitableSet>(static_cast<uint32_t>(p[0]), HandleKind::WaitableSet);
-        const Event event = set.poll(site.thread(), site.cancellable);
-        store_event(site, p[1], static_cast<uint32_t>(event.code), event.index, event.payload, r);
-      };
-    case CanonKind::WaitableSetDrop:
-      return [site](engine::Caller&, Params p, Results) {
-        check_may_leave(site);
-        const auto index = static_cast<uint32_t>(p[0]);
-        handles(site).get<WaitableSet>(index, HandleKind::WaitableSet).check_droppable();
-        handles(site).remove_entry(index);
-      };
-    case CanonKind::WaitableJoin:
-      return [site](engine::Caller&, Params p, Results) {
-        check_may_leave(site);
-        const auto waitable_index = static_cast<uint32_t>(p[0]);
-        const auto set_index = static_cast<uint32_t>(p[1]);
-        HandleTable::Entry& entry = handles(site).entry_or_trap(waitable_index);
-        auto* waitable = dynamic_cast<Waitable*>(entry.object.get());
-        if (!waitable)
-          throw_trap(fmt::format("handle index {} is a {}, not a waitable", waitable_index, to_string(entry.kind)));
-        if (waitable->has_sync_waiter()) throw_trap("cannot join a waitable that a synchronous call waits on");
-        if (set_index == 0) return waitable->join(nullptr);
-        waitable->join(&handles(site).get<WaitableSet>(set_index, HandleKind::WaitableSet));
-      };
-    case CanonKind::SubtaskCancel:
-      return [site](engine::Caller&, Params p, Results r) { r[0] = cancel_subtask(site, static_cast<uint32_t>(p[0])); };
-    case CanonKind::SubtaskDrop:
-      return [site](engine::Caller&, Params p, Results) {
-        check_may_leave(site);
-        const auto index = static_cast<uint32_t>(p[0]);
-        auto& subtask = handles(site).get<Subtask>(index, HandleKind::Subtask);
-        subtask.check_droppable();
-        subtask.drop_waitable();
-        handles(site).remove_entry(index);
-      };
-    case CanonKind::StreamNew:
-    case CanonKind::FutureNew:
-      return [site](engine::Caller&, Params, Results r) {
-        check_may_leave(site);
-        const bool stream = site.kind == CanonKind::StreamNew;
-        std::shared_ptr<HandleObject> shared;
-        if (stream)
-          shared = std::make_shared<SharedStream>(site.element());
-        else
-          shared = std::make_shared<SharedFuture>(site.element());
-        auto readable = std::make_shared<CopyEnd>(stream ? CopyEnd::Kind::StreamReadable : CopyEnd::Kind::FutureReadable, shared);
-        auto writable = std::make_shared<CopyEnd>(stream ? CopyEnd::Kind::StreamWritable : CopyEnd::Kind::FutureWritable, shared);
-        const uint64_t ri = handles(site).add(readable->handle_kind(), readable);
-        const uint64_t wi = handles(site).add(writable->handle_kind(), writable);
-        r[0] = ri | (wi << 32);
-      };
-    case CanonKind::StreamRead:
-    case CanonKind::StreamWrite:
-      return [site](engine::Caller&, Params p, Results r) { r[0] = copy(site, static_cast<uint32_t>(p[0]), p[1], p[2]); };
-    case CanonKind::FutureRead:
-    case CanonKind::FutureWrite:
-      return [site](engine::Caller&, Params p, Results r) { r[0] = copy(site, static_cast<uint32_t>(p[0]), p[1], 1); };
-    case CanonKind::StreamCancelRead:
-    case CanonKind::StreamCancelWrite:
-    case CanonKind::FutureCancelRead:
-    case CanonKind::FutureCancelWrite:
-      return [site](engine::Caller&, Params p, Results r) { r[0] = cancel_copy(site, static_cast<uint32_t>(p[0])); };
-    case CanonKind::StreamDropReadable:
-    case CanonKind::StreamDropWritable:
-    case CanonKind::FutureDropReadable:
-    case CanonKind::FutureDropWritable:
-      return [site](engine::Caller&, Params p, Results) { drop_end(site, static_cast<uint32_t>(p[0])); };
-    case CanonKind::ThreadIndex:
-      return [site](engine::Caller&, Params, Results r) {
-        check_may_leave(site);
-        r[0] = site.thread().index;
-      };
-    case CanonKind::ThreadNewIndirect:
-      return [site](engine::Caller&, Params p, Results r) {
-        r[0] = new_thread(site, static_cast<uint32_t>(p[0]), static_cast<uint32_t>(p[1]));
-      };
-    case CanonKind::ThreadResumeLater:
-      return [site](engine::Caller&, Params p, Results) {
-        check_may_leave(site);
-        Thread& other = other_thread(site, static_cast<uint32_t>(p[0]));
-        if (!other.suspended()) throw_trap("thread.resume-later: the thread is not suspended");
-        site.scheduler().resume_later(other);
-      };
-    case CanonKind::ThreadSuspend:
-      return [site](engine::Caller&, Params, Results r) {
-        check_may_leave(site);
-        r[0] = site.scheduler().suspend(site.thread(), site.cancellable);
-      };
-    case CanonKind::ThreadYield:
-      return [site](engine::Caller&, Params, Results r) {
-        check_may_leave(site);
-        r[0] = site.scheduler().yield(site.thread(), site.cancellable);
-      };
-    case CanonKind::ThreadSuspendThenResume:
-    case CanonKind::ThreadYieldThenResume:
-    case CanonKind::ThreadSuspendThenPromote:
-    case CanonKind::ThreadYieldThenPromote:
-      return [site](engine::Caller&, Params p, Results r) {
-        check_may_leave(site);
-        Thread& self = site.thread();
-        Thread& other = other_thread(site, static_cast<uint32_t>(p[0]));
-        Scheduler& s = site.scheduler();
-        switch (site.kind) {
-          case CanonKind::ThreadSuspendThenResume:
-            if (!other.suspended()) throw_trap("thread.suspend-then-resume: the thread is not suspended");
-            r[0] = s.suspend_then_resume(self, site.cancellable, other);
-            break;
-          case CanonKind::ThreadYieldThenResume:
-            if (!other.suspended()) throw_trap("thread.yield-then-resume: the thread is not suspended");
-            r[0] = s.yield_then_resume(self, site.cancellable, other);
-            break;
-          case CanonKind::ThreadSuspendThenPromote: r[0] = s.suspend_then_promote(self, site.cancellable, other); break;
-          default: r[0] = s.yield_then_promote(self, site.cancellable, other); break;
-        }
-      };
-    case CanonKind::ErrorContextNew:
-      return [site](engine::Caller&, Params p, Results r) {
-        check_may_leave(site);
-        GuestContext guest(*site.store, *site.inst, site.options.memory, std::nullopt, site.options.abi, nullptr);
-        const abi::ValueAbi string_abi(abi::Type::string(), site.options.abi.addr);
-        const uint64_t flat[2] = {p[0], p[1]};
-        const abi::Val message = string_abi.lift_flat(guest.cx(), flat);
-        auto context = std::make_shared<ErrorContext>(std::string(message.as_string()));
-        r[0] = handles(site).add(HandleKind::ErrorContext, std::move(context));
-      };
-    case CanonKind::ErrorContextDebugMessage:
-      return [site](engine::Caller&, Params p, Results) {
-        check_may_leave(site);
-        auto& context = handles(site).get<ErrorContext>(static_cast<uint32_t>(p[0]), HandleKind::ErrorContext);
-        GuestContext guest(*site.store, *site.inst, site.options.memory, site.options.realloc, site.options.abi,
-                           nullptr);
-        const abi::ValueAbi string_abi(abi::Type::string(), site.options.abi.addr);
-        string_abi.store(guest.cx(), abi::Val::string(context.debug_message), p[1]);
-      };
-    case CanonKind::ErrorContextDrop:
-      return [site](engine::Caller&, Params p, Results) {
-        check_may_leave(site);
-        handles(site).remove<ErrorContext>(static_cast<uint32_t>(p[0]), HandleKind::ErrorContext);
-      };
-    default:
-      throw Error(ErrorKind::Link, fmt::format("canon {} is not supported", site.name()));
-  }
+engine::HostFunc context_get(const Site& site) {
+  return [site](engine::Caller&, Params, Results r) { r[0] = site.thread().storage[site.context_slot]; };
 }
+
+engine::HostFunc context_set(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) { site.thread().storage[site.context_slot] = p[0]; };
+}
+
+engine::HostFunc backpressure_inc(const Site& site) {
+  return [site](engine::Caller&, Params, Results) {
+    if (++site.inst->state().backpressure >= (1u << 16)) throw_trap("backpressure counter overflow (2^16)");
+  };
+}
+
+engine::HostFunc backpressure_dec(const Site& site) {
+  return [site](engine::Caller&, Params, Results) {
+    if (site.inst->state().backpressure == 0) throw_trap("backpressure.dec below zero");
+    --site.inst->state().backpressure;
+  };
+}
+
+engine::HostFunc task_return(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) {
+    Task& task = site.task();
+    check_may_leave(site);
+    if (!task.func->lifted().async_lift) throw_trap("task.return called by a task not lifted with the async option");
+    const auto& result = task.func->type().result;
+    if (!result != !site.type || (result && !abi::equal(*result, *site.type)))
+      throw_trap("task.return's result type is not the task's result type");
+    // The reference compares the options outright; like the suite (and
+    // wasmtime) cmhost compares what lifting the result uses.
+    if (result && result_reads_memory(*result, site.options.abi.addr)) {
+      if (site.links.memory != task.func->lifted().memory ||
+          (any_node(*result, abi::TypeKind::String) &&
+           site.options.abi.encoding != task.func->lifted().abi->options().encoding))
+        throw_trap("task.return's options differ from those of the task's lift");
+    }
+    task.return_(task.callee_abi->cx(), p);
+  };
+}
+
+engine::HostFunc task_cancel(const Site& site) {
+  return [site](engine::Caller&, Params, Results) {
+    Task& task = site.task();
+    check_may_leave(site);
+    if (!task.func->lifted().async_lift) throw_trap("task.cancel called by a task not lifted with the async option");
+    task.cancel();
+  };
+}
+
+engine::HostFunc waitable_set_new(const Site& site) {
+  return [site](engine::Caller&, Params, Results r) {
+    check_may_leave(site);
+    r[0] = handles(site).add(HandleKind::WaitableSet, std::make_shared<WaitableSet>());
+  };
+}
+
+engine::HostFunc waitable_set_wait(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) {
+    check_may_leave(site);
+    auto& set = handles(site).get<WaitableSet>(static_cast<uint32_t>(p[0]), HandleKind::WaitableSet);
+    const Event event = set.wait_for_event_and(site.scheduler(), site.thread(), [] { return true; }, site.cancellable);
+    store_event(site, p[1], static_cast<uint32_t>(event.code), event.index, event.payload, r);
+  };
+}
+
+engine::HostFunc waitable_set_poll(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) {
+    check_may_leave(site);
+    auto& set = handles(site).get<WaitableSet>(static_cast<uint32_t>(p[0]), HandleKind::WaitableSet);
+    const Event event = set.poll(site.thread(), site.cancellable);
+    store_event(site, p[1], static_cast<uint32_t>(event.code), event.index, event.payload, r);
+  };
+}
+
+engine::HostFunc waitable_set_drop(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) {
+    check_may_leave(site);
+    const auto index = static_cast<uint32_t>(p[0]);
+    handles(site).get<WaitableSet>(index, HandleKind::WaitableSet).check_droppable();
+    handles(site).remove_entry(index);
+  };
+}
+
+engine::HostFunc waitable_join(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) {
+    check_may_leave(site);
+    const auto waitable_index = static_cast<uint32_t>(p[0]);
+    const auto set_index = static_cast<uint32_t>(p[1]);
+    HandleTable::Entry& entry = handles(site).entry_or_trap(waitable_index);
+    auto* waitable = dynamic_cast<Waitable*>(entry.object.get());
+    if (!waitable)
+      throw_trap(fmt::format("handle index {} is a {}, not a waitable", waitable_index, to_string(entry.kind)));
+    if (waitable->has_sync_waiter()) throw_trap("cannot join a waitable that a synchronous call waits on");
+    if (set_index == 0) return waitable->join(nullptr);
+    waitable->join(&handles(site).get<WaitableSet>(set_index, HandleKind::WaitableSet));
+  };
+}
+
+engine::HostFunc subtask_cancel(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) { r[0] = cancel_subtask(site, static_cast<uint32_t>(p[0])); };
+}
+
+engine::HostFunc subtask_drop(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) {
+    check_may_leave(site);
+    const auto index = static_cast<uint32_t>(p[0]);
+    auto& subtask = handles(site).get<Subtask>(index, HandleKind::Subtask);
+    subtask.check_droppable();
+    subtask.drop_waitable();
+    handles(site).remove_entry(index);
+  };
+}
+
+engine::HostFunc channel_new(const Site& site) {
+  return [site](engine::Caller&, Params, Results r) {
+    check_may_leave(site);
+    const bool stream = site.kind == CanonKind::StreamNew;
+    std::shared_ptr<HandleObject> shared;
+    if (stream)
+      shared = std::make_shared<SharedStream>(site.element());
+    else
+      shared = std::make_shared<SharedFuture>(site.element());
+    auto readable = std::make_shared<CopyEnd>(stream ? CopyEnd::Kind::StreamReadable : CopyEnd::Kind::FutureReadable, shared);
+    auto writable = std::make_shared<CopyEnd>(stream ? CopyEnd::Kind::StreamWritable : CopyEnd::Kind::FutureWritable, shared);
+    const uint64_t ri = handles(site).add(readable->handle_kind(), readable);
+    const uint64_t wi = handles(site).add(writable->handle_kind(), writable);
+    r[0] = ri | (wi << 32);
+  };
+}
+
+engine::HostFunc stream_copy(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) { r[0] = copy(site, static_cast<uint32_t>(p[0]), p[1], p[2]); };
+}
+
+engine::HostFunc future_copy(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) { r[0] = copy(site, static_cast<uint32_t>(p[0]), p[1], 1); };
+}
+
+engine::HostFunc channel_cancel_copy(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) { r[0] = cancel_copy(site, static_cast<uint32_t>(p[0])); };
+}
+
+engine::HostFunc channel_drop_end(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) { drop_end(site, static_cast<uint32_t>(p[0])); };
+}
+
+engine::HostFunc thread_index(const Site& site) {
+  return [site](engine::Caller&, Params, Results r) {
+    check_may_leave(site);
+    r[0] = site.thread().index;
+  };
+}
+
+engine::HostFunc thread_new_indirect(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) {
+    r[0] = new_thread(site, static_cast<uint32_t>(p[0]), static_cast<uint32_t>(p[1]));
+  };
+}
+
+engine::HostFunc thread_resume_later(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) {
+    check_may_leave(site);
+    Thread& other = other_thread(site, static_cast<uint32_t>(p[0]));
+    if (!other.suspended()) throw_trap("thread.resume-later: the thread is not suspended");
+    site.scheduler().resume_later(other);
+  };
+}
+
+engine::HostFunc thread_suspend(const Site& site) {
+  return [site](engine::Caller&, Params, Results r) {
+    check_may_leave(site);
+    r[0] = site.scheduler().suspend(site.thread(), site.cancellable);
+  };
+}
+
+engine::HostFunc thread_yield(const Site& site) {
+  return [site](engine::Caller&, Params, Results r) {
+    check_may_leave(site);
+    r[0] = site.scheduler().yield(site.thread(), site.cancellable);
+  };
+}
+
+engine::HostFunc thread_switch(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) {
+    check_may_leave(site);
+    Thread& self = site.thread();
+    Thread& other = other_thread(site, static_cast<uint32_t>(p[0]));
+    Scheduler& s = site.scheduler();
+    switch (site.kind) {
+      case CanonKind::ThreadSuspendThenResume:
+        if (!other.suspended()) throw_trap("thread.suspend-then-resume: the thread is not suspended");
+        r[0] = s.suspend_then_resume(self, site.cancellable, other);
+        break;
+      case CanonKind::ThreadYieldThenResume:
+        if (!other.suspended()) throw_trap("thread.yield-then-resume: the thread is not suspended");
+        r[0] = s.yield_then_resume(self, site.cancellable, other);
+        break;
+      case CanonKind::ThreadSuspendThenPromote: r[0] = s.suspend_then_promote(self, site.cancellable, other); break;
+      default: r[0] = s.yield_then_promote(self, site.cancellable, other); break;
+    }
+  };
+}
+
+engine::HostFunc error_context_new(const Site& site) {
+  return [site](engine::Caller&, Params p, Results r) {
+    check_may_leave(site);
+    GuestContext guest(*site.store, *site.inst, site.options.memory, std::nullopt, site.options.abi, nullptr);
+    const abi::ValueAbi string_abi(abi::Type::string(), site.options.abi.addr);
+    const uint64_t flat[2] = {p[0], p[1]};
+    const abi::Val message = string_abi.lift_flat(guest.cx(), flat);
+    auto context = std::make_shared<ErrorContext>(std::string(message.as_string()));
+    r[0] = handles(site).add(HandleKind::ErrorContext, std::move(context));
+  };
+}
+
+engine::HostFunc error_context_debug_message(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) {
+    check_may_leave(site);
+    auto& context = handles(site).get<ErrorContext>(static_cast<uint32_t>(p[0]), HandleKind::ErrorContext);
+    GuestContext guest(*site.store, *site.inst, site.options.memory, site.options.realloc, site.options.abi,
+                       nullptr);
+    const abi::ValueAbi string_abi(abi::Type::string(), site.options.abi.addr);
+    string_abi.store(guest.cx(), abi::Val::string(context.debug_message), p[1]);
+  };
+}
+
+engine::HostFunc error_context_drop(const Site& site) {
+  return [site](engine::Caller&, Params p, Results) {
+    check_may_leave(site);
+    handles(site).remove<ErrorContext>(static_cast<uint32_t>(p[0]), HandleKind::ErrorContext);
+  };
+}
+
+// Shared-everything threads: thread.spawn-*, thread.available-parallelism.
+engine::HostFunc unsupported(const Site& site) {
+  throw Error(ErrorKind::Link, fmt::format("canon {} is not supported", site.name()));
+}
+
+// Lift, lower and resource.* have plan steps of their own and never come here.
+engine::HostFunc own_step(const Site& site) { return unsupported(site); }
+
+// Each row's behaviour (binary/canon_table.def): a row naming a function
+// not defined above fails to compile, and the switch covers every kind.
+engine::HostFunc make_func(const Site& site) {
+  switch (site.kind) {
+#define CMHOST_CANON(kind, opcode, name, immediates, params, results, behaviour) \
+  case CanonKind::kind: return behaviour(site);
+#include "binary/canon_table.def"
+#undef CMHOST_CANON
+  }
+  throw Error(ErrorKind::Usage, "unknown canonical definition");
+}
+
+}  // namespace
 
 engine::Extern Builtins::make(Store& store, ComponentInstance& inst, const validate::step::CanonBuiltin& builtin,
                               const Links& links) {

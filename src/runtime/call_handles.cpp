@@ -48,7 +48,7 @@ ResourceTypeRef CallHandles::runtime_type(const abi::Type& type) const {
   auto it = inst_.spaces().resources.find(type.resource().get());
   if (it == inst_.spaces().resources.end())
     throw Error(ErrorKind::Link, "resource type `" + type.resource()->name + "` is not bound in `" +
-                                     inst_.spaces().name + "`");
+                                     inst_.name() + "`");
   return it->second;
 }
 

@@ -110,7 +110,7 @@ class SyncSteps final : public LiftedCallSteps {
 
 void Lowering::check_may_leave(const ComponentInstance& caller) {
   if (!caller.state().may_leave)
-    throw_trap("cannot leave component instance `" + caller.spaces().name + "` here (may_leave is false)");
+    throw_trap("cannot leave component instance `" + caller.name() + "` here (may_leave is false)");
 }
 
 // A synchronous call into another instance's synchronous lifted function

@@ -19,8 +19,8 @@ enum CallbackCode : uint32_t { kExit = 0, kYield = 1, kWait = 2, kMaxCode = 2 };
 // ---- entering instances ----
 
 void Task::cannot_enter(const ComponentInstance& inst) {
-  if (inst.state().poisoned) throw_trap("cannot enter component instance `" + inst.spaces().name + "`: it trapped earlier");
-  throw_trap("cannot enter component instance `" + inst.spaces().name + "` while it is running");
+  if (inst.state().poisoned) throw_trap("cannot enter component instance `" + inst.name() + "`: it trapped earlier");
+  throw_trap("cannot enter component instance `" + inst.name() + "` while it is running");
 }
 
 // ---- the task's state ----

@@ -2,6 +2,9 @@
 // lift and lower against the flattened signatures, and the built-ins with
 // their core function types.
 #include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <iterator>
 
 #include "cmhost/error.hpp"
 #include "validator.hpp"
@@ -253,166 +256,177 @@ void Validator::lower(Scope& s, const binary::Canon& c, size_t offset) {
   emit(s, step::Lower{c.func_index, type, options, std::move(core_type)}, offset);
 }
 
-void Validator::builtin(Scope& s, const binary::Canon& c, size_t offset) {
-  step::CanonBuiltin out{c, nullptr, {}, {}};
-  binary::CoreFuncType type;
+namespace {
+
+// The signature tokens of binary/canon_table.def's params and results.
+enum class SignatureToken : uint8_t { i32, i64, addr, ctx, funcref, derived };
+
+struct BuiltinSignature {
+  std::array<SignatureToken, 3> tokens{};
+  uint8_t count = 0;
+  bool derived() const { return count == 1 && tokens[0] == SignatureToken::derived; }
+};
+
+constexpr BuiltinSignature tokens(std::initializer_list<SignatureToken> list) {
+  BuiltinSignature out;
+  for (SignatureToken t : list) out.tokens[out.count++] = t;
+  return out;
+}
+
+struct BuiltinRow {
+  CanonKind kind;
+  BuiltinSignature params, results;
+};
+
+namespace signature_tokens {
+using enum SignatureToken;
+constexpr BuiltinRow kBuiltinRows[] = {
+#define CMHOST_SIGNATURE(...) tokens({__VA_ARGS__})
+#define CMHOST_CANON(kind, opcode, name, immediates, params, results, behaviour) \
+  {CanonKind::kind, CMHOST_SIGNATURE params, CMHOST_SIGNATURE results},
+#include "binary/canon_table.def"
+#undef CMHOST_CANON
+#undef CMHOST_SIGNATURE
+};
+}  // namespace signature_tokens
+using signature_tokens::kBuiltinRows;
+
+constexpr bool rows_in_kind_order() {
+  for (size_t i = 0; i < std::size(kBuiltinRows); ++i)
+    if (static_cast<size_t>(kBuiltinRows[i].kind) != i) return false;
+  return true;
+}
+static_assert(rows_in_kind_order());
+
+}  // namespace
+
+// The requirements a built-in's options carry, beyond taking neither
+// post-return nor callback.
+void Validator::option_requirements(const binary::Canon& c, const step::CanonBuiltin& out, size_t offset) {
+  const Requirements need{out.options, offset};
   const char* name = binary::to_string(c.kind);
-
-  auto options = [&] {
-    out.options = canon_options(s, c.options, offset);
-    Requirements{out.options, offset}.no_lift_options();
-    return Requirements{out.options, offset};
-  };
-  auto addr = [&]() -> CoreValType { return out.options.addr == abi::AddrWidth::I64 ? kI64 : kI32; };
-  // The stream or future type a built-in works on.
-  auto handle_type = [&](abi::TypeKind kind) {
-    const TypeEntry& entry = type_at(s, c.type_index, offset);
-    if (!entry.desc.value || entry.desc.value->kind() != kind)
-      fail(offset, std::string("`") + name + "` requires a " +
-                       (kind == abi::TypeKind::Stream ? "stream" : "future") + " type");
-    out.type = entry.desc.value;
-    return out.type;
-  };
-  auto memory_at = [&](uint32_t index) {
-    if (index >= s.core_memories.size())
-      fail(offset, "unknown memory " + std::to_string(index) + ": memory index out of bounds");
-    out.options.memory = index;
-    out.options.addr = s.core_memories[index].limits.is_64 ? abi::AddrWidth::I64 : abi::AddrWidth::I32;
-  };
-  auto context = [&]() {
-    const auto* num = std::get_if<CoreNumType>(&c.context_type);
-    if (!num || (*num != CoreNumType::I32 && *num != CoreNumType::I64))
-      fail(offset, std::string("`") + name + "` only supports `i32` or `i64`");
-    if (c.context_slot > 1)
-      fail(offset, std::string("`") + name + "` immediate must be zero or one: " +
-                       std::to_string(c.context_slot));
-    if (s.context_type && !same_core_val_type(*s.context_type, c.context_type))
-      fail(offset, std::string("`") + name + "` type must match previous context type");
-    s.context_type = c.context_type;
-    return c.context_type;
-  };
-
   switch (c.kind) {
-    case CanonKind::BackpressureInc:
-    case CanonKind::BackpressureDec:
-    case CanonKind::TaskCancel: type = signature({}, {}); break;
-    case CanonKind::TaskReturn: {
-      const Requirements need = options();
-      if (out.options.realloc) fail(offset, "cannot specify `realloc` option on `task.return`");
-      need.sync("task.return");
-      std::vector<abi::TypeRef> params;
-      if (c.result) {
-        out.type = val_type(s, *c.result, offset);
-        params.push_back(out.type);
-        if (contains_borrow(*out.type))
-          fail(offset, "`task.return` result cannot contain a `borrow` type");
-      }
-      const abi::FunctionAbi abi(params, {}, {out.options.addr, out.options.encoding, true}, false);
-      if (abi.params_spilled(abi::AbiSide::Lower) || (out.type && contains_pointer(*out.type)))
-        need.memory();
-      type = signature(abi.core_signature(abi::AbiSide::Lower));
-      break;
-    }
-    case CanonKind::ContextGet: type = signature({}, {context()}); break;
-    case CanonKind::ContextSet: type = signature({context()}, {}); break;
-    case CanonKind::SubtaskCancel: type = signature({kI32}, {kI32}); break;
-    case CanonKind::SubtaskDrop: type = signature({kI32}, {}); break;
-    case CanonKind::StreamNew: handle_type(abi::TypeKind::Stream); type = signature({}, {kI64}); break;
-    case CanonKind::FutureNew: handle_type(abi::TypeKind::Future); type = signature({}, {kI64}); break;
     case CanonKind::StreamRead:
     case CanonKind::StreamWrite:
     case CanonKind::FutureRead:
-    case CanonKind::FutureWrite: {
-      const bool stream = c.kind == CanonKind::StreamRead || c.kind == CanonKind::StreamWrite;
-      const bool read = c.kind == CanonKind::StreamRead || c.kind == CanonKind::FutureRead;
-      const abi::TypeRef t = handle_type(stream ? abi::TypeKind::Stream : abi::TypeKind::Future);
-      const Requirements need = options();
-      if (t->element()) {
+    case CanonKind::FutureWrite:
+      if (out.type->element()) {
         need.memory();
         // Reading lowers the values into this component's memory.
-        if (read && contains_pointer(*t->element())) need.realloc();
+        const bool read = c.kind == CanonKind::StreamRead || c.kind == CanonKind::FutureRead;
+        if (read && contains_pointer(*out.type->element())) need.realloc();
       }
-      type = stream ? signature({kI32, addr(), addr()}, {addr()}) : signature({kI32, addr()}, {kI32});
       break;
-    }
-    case CanonKind::StreamCancelRead:
-    case CanonKind::StreamCancelWrite:
-      handle_type(abi::TypeKind::Stream);
-      type = signature({kI32}, {kI32});
-      break;
-    case CanonKind::FutureCancelRead:
-    case CanonKind::FutureCancelWrite:
-      handle_type(abi::TypeKind::Future);
-      type = signature({kI32}, {kI32});
-      break;
-    case CanonKind::StreamDropReadable:
-    case CanonKind::StreamDropWritable:
-      handle_type(abi::TypeKind::Stream);
-      type = signature({kI32}, {});
-      break;
-    case CanonKind::FutureDropReadable:
-    case CanonKind::FutureDropWritable:
-      handle_type(abi::TypeKind::Future);
-      type = signature({kI32}, {});
-      break;
-    case CanonKind::ErrorContextNew: {
-      const Requirements need = options();
+    case CanonKind::ErrorContextNew:
       need.memory();
       need.sync(name);
-      type = signature({addr(), addr()}, {kI32});
       break;
-    }
-    case CanonKind::ErrorContextDebugMessage: {
-      const Requirements need = options();
+    case CanonKind::ErrorContextDebugMessage:
       need.realloc();
       need.sync(name);
-      type = signature({kI32, addr()}, {});
       break;
+    default: break;
+  }
+}
+
+// task.return: its signature is its result's, lowered.
+binary::CoreFuncType Validator::task_return(Scope& s, const binary::Canon& c, step::CanonBuiltin& out,
+                                            size_t offset) {
+  out.options = canon_options(s, c.options, offset);
+  const Requirements need{out.options, offset};
+  need.no_lift_options();
+  if (out.options.realloc) fail(offset, "cannot specify `realloc` option on `task.return`");
+  need.sync("task.return");
+  std::vector<abi::TypeRef> params;
+  if (c.result) {
+    out.type = val_type(s, *c.result, offset);
+    params.push_back(out.type);
+    if (contains_borrow(*out.type)) fail(offset, "`task.return` result cannot contain a `borrow` type");
+  }
+  const abi::FunctionAbi abi(params, {}, {out.options.addr, out.options.encoding, true}, false);
+  if (abi.params_spilled(abi::AbiSide::Lower) || (out.type && contains_pointer(*out.type))) need.memory();
+  return signature(abi.core_signature(abi::AbiSide::Lower));
+}
+
+void Validator::builtin(Scope& s, const binary::Canon& c, size_t offset) {
+  namespace imm = binary::canon_immediates;
+  step::CanonBuiltin out{c, nullptr, {}, {}};
+  const char* name = binary::to_string(c.kind);
+  const uint16_t immediates = binary::canon_info(c.kind).immediates;
+  const BuiltinRow& row = kBuiltinRows[static_cast<size_t>(c.kind)];
+
+  binary::CoreFuncType type;
+  if (c.kind == CanonKind::TaskReturn) {
+    type = task_return(s, c, out, offset);
+  } else {
+    if (row.params.derived()) fail(offset, std::string("unexpected canonical built-in `") + name + "`");
+    // The stream or future type a built-in works on.
+    if (immediates & (imm::stream_type | imm::future_type)) {
+      const abi::TypeKind kind = immediates & imm::stream_type ? abi::TypeKind::Stream : abi::TypeKind::Future;
+      const TypeEntry& entry = type_at(s, c.type_index, offset);
+      if (!entry.desc.value || entry.desc.value->kind() != kind)
+        fail(offset, std::string("`") + name + "` requires a " +
+                         (kind == abi::TypeKind::Stream ? "stream" : "future") + " type");
+      out.type = entry.desc.value;
     }
-    case CanonKind::ErrorContextDrop: type = signature({kI32}, {}); break;
-    case CanonKind::WaitableSetNew: type = signature({}, {kI32}); break;
-    case CanonKind::WaitableSetWait:
-    case CanonKind::WaitableSetPoll:
-      memory_at(c.memory_index);
-      type = signature({kI32, addr()}, {kI32});
-      break;
-    case CanonKind::WaitableSetDrop: type = signature({kI32}, {}); break;
-    case CanonKind::WaitableJoin: type = signature({kI32, kI32}, {}); break;
-    case CanonKind::ThreadIndex:
-    case CanonKind::ThreadSuspend:
-    case CanonKind::ThreadYield:
-    case CanonKind::ThreadAvailableParallelism: type = signature({}, {kI32}); break;
-    case CanonKind::ThreadResumeLater: type = signature({kI32}, {}); break;
-    case CanonKind::ThreadSuspendThenResume:
-    case CanonKind::ThreadYieldThenResume:
-    case CanonKind::ThreadSuspendThenPromote:
-    case CanonKind::ThreadYieldThenPromote: type = signature({kI32}, {kI32}); break;
-    case CanonKind::ThreadNewIndirect:
-    case CanonKind::ThreadSpawnIndirect:
-    case CanonKind::ThreadSpawnRef: {
+    if (immediates & imm::options) {
+      out.options = canon_options(s, c.options, offset);
+      Requirements{out.options, offset}.no_lift_options();
+      option_requirements(c, out, offset);
+    }
+    if (immediates & imm::memory) {
+      if (c.memory_index >= s.core_memories.size())
+        fail(offset, "unknown memory " + std::to_string(c.memory_index) + ": memory index out of bounds");
+      out.options.memory = c.memory_index;
+      out.options.addr =
+          s.core_memories[c.memory_index].limits.is_64 ? abi::AddrWidth::I64 : abi::AddrWidth::I32;
+    }
+    if (immediates & imm::context) {
+      const auto* num = std::get_if<CoreNumType>(&c.context_type);
+      if (!num || (*num != CoreNumType::I32 && *num != CoreNumType::I64))
+        fail(offset, std::string("`") + name + "` only supports `i32` or `i64`");
+      if (c.context_slot > 1)
+        fail(offset, std::string("`") + name + "` immediate must be zero or one: " + std::to_string(c.context_slot));
+      if (s.context_type && !same_core_val_type(*s.context_type, c.context_type))
+        fail(offset, std::string("`") + name + "` type must match previous context type");
+      s.context_type = c.context_type;
+    }
+    if (immediates & imm::core_type) {
       // The thread's start function: a core function type taking one i32.
       if (c.core_type_index >= s.core_types.size())
-        fail(offset, "unknown core type " + std::to_string(c.core_type_index) +
-                         ": type index out of bounds");
+        fail(offset, "unknown core type " + std::to_string(c.core_type_index) + ": type index out of bounds");
       const CoreTypeEntry& start = s.core_types[c.core_type_index];
       if (!start.is_func) fail(offset, "expected a core function type");
       if (!same_core_func_type(start.func, signature({kI32}, {})))
         fail(offset, "start function must take a single `i32` argument and return nothing");
-      if (c.kind != CanonKind::ThreadSpawnRef) {
-        if (c.table_index >= s.core_tables.size())
-          fail(offset, "unknown table " + std::to_string(c.table_index) + ": table index out of bounds");
-        const auto& table = s.core_tables[c.table_index];
-        const auto& heap = table.element.heap;
-        if (table.limits.is_64 || heap.type_index || heap.abstract != binary::AbstractHeapType::Func)
-          fail(offset, "table is not a 32-bit table of (ref null (func))");
-        type = signature({kI32, kI32}, {kI32});
-      } else {
-        const CoreValType funcref = binary::CoreRefType{true, {binary::AbstractHeapType::Func, {}, c.shared}};
-        type = signature({funcref, kI32}, {kI32});
-      }
-      break;
     }
-    default: fail(offset, std::string("unexpected canonical built-in `") + name + "`");
+    if (immediates & imm::table) {
+      if (c.table_index >= s.core_tables.size())
+        fail(offset, "unknown table " + std::to_string(c.table_index) + ": table index out of bounds");
+      const auto& table = s.core_tables[c.table_index];
+      const auto& heap = table.element.heap;
+      if (table.limits.is_64 || heap.type_index || heap.abstract != binary::AbstractHeapType::Func)
+        fail(offset, "table is not a 32-bit table of (ref null (func))");
+    }
+    auto resolve = [&](const BuiltinSignature& sig) {
+      std::vector<CoreValType> out_types;
+      for (uint8_t i = 0; i < sig.count; ++i) {
+        switch (sig.tokens[i]) {
+          case SignatureToken::i32: out_types.push_back(kI32); break;
+          case SignatureToken::i64: out_types.push_back(kI64); break;
+          case SignatureToken::addr:
+            out_types.push_back(out.options.addr == abi::AddrWidth::I64 ? kI64 : kI32);
+            break;
+          case SignatureToken::ctx: out_types.push_back(c.context_type); break;
+          case SignatureToken::funcref:
+            out_types.push_back(binary::CoreRefType{true, {binary::AbstractHeapType::Func, {}, c.shared}});
+            break;
+          case SignatureToken::derived: break;  // refused above
+        }
+      }
+      return out_types;
+    };
+    type = signature(resolve(row.params), resolve(row.results));
   }
   s.core_funcs.push_back(type);
   out.core_type = std::move(type);

@@ -156,7 +156,9 @@ class Validator {
                              size_t offset);
   void lift(Scope& s, const binary::Canon& c, size_t offset);
   void lower(Scope& s, const binary::Canon& c, size_t offset);
-  void builtin(Scope& s, const binary::Canon& c, size_t offset);
+  void builtin(Scope& s, const binary::Canon& c, size_t offset);  // by binary/canon_table.def's row
+  binary::CoreFuncType task_return(Scope& s, const binary::Canon& c, step::CanonBuiltin& out, size_t offset);
+  void option_requirements(const binary::Canon& c, const step::CanonBuiltin& out, size_t offset);
 
   // Bounds the structural depth and the effective (unshared) size of value
   // and function types, as wasmtime does: every later walk over a type is
