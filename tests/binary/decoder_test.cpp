@@ -1441,5 +1441,23 @@ TEST(ExternNames, Labels) {
     EXPECT_FALSE(is_label(bad)) << bad;
 }
 
+// binary/canon_table.def: one row per kind, with its own opcode and name.
+TEST(Canon, TableHasOneRowPerKind) {
+  const size_t count = static_cast<size_t>(CanonKind::ThreadAvailableParallelism) + 1;
+  std::map<uint8_t, CanonKind> by_opcode;
+  std::map<std::string, CanonKind> by_name;
+  for (size_t i = 0; i < count; ++i) {
+    const auto kind = static_cast<CanonKind>(i);
+    const CanonInfo& info = canon_info(kind);
+    EXPECT_EQ(info.kind, kind) << i;
+    EXPECT_STREQ(to_string(kind), info.name) << i;
+    EXPECT_TRUE(by_opcode.emplace(info.opcode, kind).second) << info.name;
+    EXPECT_TRUE(by_name.emplace(info.name, kind).second) << info.name;
+  }
+  EXPECT_STREQ(to_string(CanonKind::StreamRead), "stream.read");
+  EXPECT_EQ(canon_info(CanonKind::ThreadYield).opcode, 0x0c);
+  EXPECT_STREQ(to_string(static_cast<CanonKind>(count)), "?");
+}
+
 }  // namespace
 }  // namespace cmhost::binary
