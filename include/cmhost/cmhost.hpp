@@ -30,6 +30,7 @@
 
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
+#include "cmhost/abi/typed_signature.hpp"
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
 #include "cmhost/function_ref.hpp"
@@ -374,6 +375,14 @@ class PendingCall {
   std::shared_ptr<Impl> impl_;
 };
 
+namespace detail {
+// What `fit` says of a C++ signature against `type`, for a message: `side`
+// is what `type` belongs to ("export", "import"), `cpp` what the signature
+// belongs to ("C++ signature", "C++ function").
+std::string describe_misfit(const abi::typed::SignatureFit& fit, const FuncType& type, std::string_view side,
+                            std::string_view cpp);
+}  // namespace detail
+
 // An export called with C++ values: the signature was checked against the
 // export's type once, when it was looked up (Instance::typed_func), so a
 // call lowers the arguments and reads the result with no checks of types
@@ -440,28 +449,12 @@ class TypedFunc<R(Args...)> {
   TypedFunc(Func func, std::shared_ptr<const abi::typed::HandleTypes> handles)
       : func_(std::move(func)), handles_(std::move(handles)) {}
 
-  // Why the export's type and the C++ signature differ, or empty; binds the
-  // signature's handle tags in `handles`.
+  // Why the export's type and the C++ signature differ, or empty; fills
+  // `handles` with what the signature's handle tags stand for.
   static std::string mismatch(const FuncType& type, bool results_spilled, abi::typed::HandleTypes& handles) {
-    const abi::typed::BindingHandles binding(handles);
-    if (type.params.size() != sizeof...(Args))
-      return "the export takes " + std::to_string(type.params.size()) + " parameters, the C++ signature " +
-             std::to_string(sizeof...(Args));
-    std::string why;
-    size_t i = 0;
-    ((why.empty() && !abi::typed::arg_matches<std::remove_cvref_t<Args>>(*type.params[i])
-          ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type.param_names[i] + "`) is " +
-                         type.params[i]->to_wit())
-          : (void)0,
-      ++i),
-     ...);
-    if (!why.empty()) return why;
-    if constexpr (std::is_void_v<R>) {
-      if (type.result) return "the export returns " + type.result->to_wit() + ", the C++ signature nothing";
-    } else {
-      if (!type.result) return "the export returns nothing";
-      if (!abi::typed::Lift<R, abi::AddrWidth::I32>::matches(*type.result))
-        return "the result is " + type.result->to_wit();
+    const auto fit = abi::typed::fit_signature<R, Args...>(type.params, type.result.get(), &handles);
+    if (!fit.fits()) return detail::describe_misfit(fit, type, "export", "C++ signature");
+    if constexpr (!std::is_void_v<R>) {
       if (!abi::typed::is_flat_liftable_v<R> && !results_spilled)
         return "the result " + type.result->to_wit() + " is passed as a core value, which the C++ type cannot hold";
     }
@@ -692,38 +685,16 @@ class Linker {
   // Binds the handle tags of A... and R to the types of the lowered call.
   template <class R, class... A>
   static void bind_site(const abi::FunctionAbi& abi, abi::typed::HandleTypes& handles) {
-    const abi::typed::BindingHandles binding(handles);
-    size_t i = 0;
-    ((void)abi::typed::Lift<A, abi::AddrWidth::I32>::matches(*abi.params()[i++]), ...);
-    if constexpr (!std::is_void_v<R>) (void)abi::typed::Lift<R, abi::AddrWidth::I32>::matches(*abi.results()[0]);
+    const abi::Type* result = abi.results().empty() ? nullptr : abi.results()[0].get();
+    (void)abi::typed::fit_signature<R, A...>(abi.params(), result, &handles);  // it fit the import's type
   }
   // Why a callable taking A... and returning R cannot implement `type`, or
-  // empty; binds the signature's handle tags in `handles`.
+  // empty; fills `handles` with what the signature's handle tags stand for.
   template <class R, class... A>
   static std::string mismatch(const FuncType& type, abi::typed::HandleTypes& handles) {
     if (type.async) return "the import is async";
-    if (type.params.size() != sizeof...(A))
-      return "the import takes " + std::to_string(type.params.size()) + " parameters, the C++ function " +
-             std::to_string(sizeof...(A));
-    const abi::typed::BindingHandles binding(handles);
-    std::string why;
-    size_t i = 0;
-    ((why.empty() && !abi::typed::Lift<A, abi::AddrWidth::I32>::matches(*type.params[i])
-          ? (void)(why = "parameter " + std::to_string(i + 1) + " (`" + type.param_names[i] + "`) is " +
-                         type.params[i]->to_wit())
-          : (void)0,
-      ++i),
-     ...);
-    if (why.empty()) {
-      if constexpr (std::is_void_v<R>) {
-        if (type.result) why = "the import returns " + type.result->to_wit() + ", the C++ function nothing";
-      } else {
-        if (!type.result) why = "the import returns nothing";
-        else if (!abi::typed::Lift<R, abi::AddrWidth::I32>::matches(*type.result))
-          why = "the result is " + type.result->to_wit();
-      }
-    }
-    return why;
+    const auto fit = abi::typed::fit_signature<R, A...>(type.params, type.result.get(), &handles);
+    return fit.fits() ? "" : detail::describe_misfit(fit, type, "import", "C++ function");
   }
 
   std::unique_ptr<Impl> impl_;

@@ -109,12 +109,12 @@ class ChannelEnd {
 
 namespace streams_detail {
 
+// Whether the elements of type `t` can be read or written as Ts: the check
+// of typed calls (cmhost/abi/typed_signature.hpp) for one value. Handle tags
+// are not bound (ends move no typed handles).
 template <class T>
-bool matches_both(const abi::Type& t) {
-  if constexpr (std::is_same_v<T, Val>)
-    return true;
-  else
-    return abi::typed::matches<T, abi::AddrWidth::I32>(t);
+bool element_fits(const abi::Type& t) {
+  return abi::typed::fits<T>(t, nullptr);
 }
 
 template <class T>
@@ -146,7 +146,7 @@ class StreamReader : public ChannelEnd {
   // store's handle table. Error (InvalidValue) when it is no readable
   // stream end, or when its elements are not Ts.
   StreamReader(Store& store, const Val& stream)
-      : ChannelEnd(take_readable(store, stream, true, {&streams_detail::matches_both<T>, typeid(T)})) {}
+      : ChannelEnd(take_readable(store, stream, true, {&streams_detail::element_fits<T>, typeid(T)})) {}
 
   // Up to `max` elements, lifted; empty once the writer is gone (ended()).
   std::vector<T> read(Store& store, size_t max) {
@@ -298,7 +298,7 @@ class StreamReader : public ChannelEnd {
   template <class View>
   void check_view() {
     if (checked_view_ == &typeid(View)) return;
-    check_element(&streams_detail::matches_both<View>, typeid(View));
+    check_element(&streams_detail::element_fits<View>, typeid(View));
     checked_view_ = &typeid(View);
   }
   const std::type_info* checked_view_ = nullptr;
@@ -311,7 +311,7 @@ class StreamWriter : public ChannelEnd {
   // A new stream of `element` (T must match it): readable() is the end to
   // pass to a guest (as an argument or a result), the writer stays here.
   StreamWriter(Store& store, abi::TypeRef element)
-      : ChannelEnd(make_writable(store, std::move(element), true, {&streams_detail::matches_both<T>, typeid(T)})) {}
+      : ChannelEnd(make_writable(store, std::move(element), true, {&streams_detail::element_fits<T>, typeid(T)})) {}
   const Val& readable() const { return readable_end(); }
 
   // Writes every value, lowering them straight into the guest's reads and
@@ -375,7 +375,7 @@ template <class T>
 class FutureReader : public ChannelEnd {
  public:
   FutureReader(Store& store, const Val& future)
-      : ChannelEnd(take_readable(store, future, false, {&streams_detail::matches_both<T>, typeid(T)})) {}
+      : ChannelEnd(take_readable(store, future, false, {&streams_detail::element_fits<T>, typeid(T)})) {}
   // The value, once the guest wrote it (running the event loop until then);
   // none when the writer is gone without writing.
   std::optional<T> read(Store& store) {
@@ -400,7 +400,7 @@ template <class T>
 class FutureWriter : public ChannelEnd {
  public:
   FutureWriter(Store& store, abi::TypeRef element)
-      : ChannelEnd(make_writable(store, std::move(element), false, {&streams_detail::matches_both<T>, typeid(T)})) {}
+      : ChannelEnd(make_writable(store, std::move(element), false, {&streams_detail::element_fits<T>, typeid(T)})) {}
   const Val& readable() const { return readable_end(); }
   // Writes the value into the guest's read, running the event loop until
   // the guest reads it: false when the reader is gone instead.

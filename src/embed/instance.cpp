@@ -96,6 +96,23 @@ Func Instance::func(std::string_view name) const {
                                             known.empty() ? "none" : known));
 }
 
+std::string detail::describe_misfit(const abi::typed::SignatureFit& fit, const FuncType& type, std::string_view side,
+                                   std::string_view cpp) {
+  using Part = abi::typed::SignatureFit::Part;
+  switch (fit.part) {
+    case Part::None: return "";
+    case Part::ParamCount:
+      return fmt::format("the {} takes {} parameters, the {} {}", side, type.params.size(), cpp, fit.param);
+    case Part::Param:
+      return fmt::format("parameter {} (`{}`) is {}", fit.param + 1, type.param_names[fit.param],
+                         type.params[fit.param]->to_wit());
+    case Part::ResultUnexpected: return fmt::format("the {} returns {}, the {} nothing", side, type.result->to_wit(), cpp);
+    case Part::ResultMissing: return fmt::format("the {} returns nothing", side);
+    case Part::Result: return "the result is " + type.result->to_wit();
+  }
+  return "";
+}
+
 void Instance::check_typed(const Func& f, const std::type_info& signature, abi::typed::HandleTypes& handles,
                            Mismatch mismatch) {
   const runtime::Func& func = *f.impl_->func;

@@ -35,7 +35,7 @@ struct Lift<T, W, std::enable_if_t<is_adapted_v<T>>> {
   {
     detail::load_into<R, W>(r, p, Adapt<T>::get(out));
   }
-  static bool matches(const Type& t) { return Lift<R, W>::matches(t); }
+  static bool matches(const Type& t, HandleTypes* found) { return Lift<R, W>::matches(t, found); }
 };
 
 template <class T, AddrWidth W>

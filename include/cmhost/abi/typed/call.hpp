@@ -51,9 +51,10 @@ void visit_variant(const Reader& r, uint64_t ptr, F&& f) {
 }
 
 // Whether C++ type T can stand for `type` (shapes compared; names are not).
+// With `found`, the handle tags T holds are bound there (see Lift).
 template <class T, AddrWidth W = AddrWidth::I32>
-bool matches(const Type& type) {
-  return Lift<T, W>::matches(type);
+bool matches(const Type& type, HandleTypes* found = nullptr) {
+  return Lift<T, W>::matches(type, found);
 }
 
 // A lifted call's result where the callee left it: the callee's memory and
@@ -192,14 +193,15 @@ struct Lowerable<T, std::void_t<decltype(Lower<T, AddrWidth::I32>::flat_count)>>
 template <class T>
 inline constexpr bool is_lowerable_arg_v = detail::Lowerable<T>::value;
 
-// Whether the component type `t` is what the C++ argument type lowers as.
+// Whether the component type `t` is what the C++ argument type lowers as
+// (binding T's handle tags in `found`, if given: see Lift).
 template <class T>
-bool arg_matches(const Type& t) {
+bool arg_matches(const Type& t, HandleTypes* found = nullptr) {
   if constexpr (detail::SpanElement<T>::value) {
     using E = typename detail::SpanElement<T>::type;
-    return detail::is_list(t) && Lift<E, AddrWidth::I32>::matches(*detail::element_type(t));
+    return detail::is_list(t) && Lift<E, AddrWidth::I32>::matches(*detail::element_type(t), found);
   } else {
-    return Lift<T, AddrWidth::I32>::matches(t);
+    return Lift<T, AddrWidth::I32>::matches(t, found);
   }
 }
 

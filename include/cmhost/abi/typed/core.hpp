@@ -172,10 +172,14 @@ class Reader {
 constexpr uint32_t align_to(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
 constexpr uint32_t discriminant_size(size_t cases) { return cases <= 256 ? 1 : cases <= 65536 ? 2 : 4; }
 
-// Lift<T, W>: size, align, load(reader, ptr) and matches(type) for the
-// 32-bit (W = I32) or 64-bit memory layout.
+// Lift<T, W>: size, align, load(reader, ptr) and matches(type, found) for
+// the 32-bit (W = I32) or 64-bit memory layout. matches() compares shapes
+// and, when `found` is not null, binds there the handle tags it meets
+// (resource handles, handle.hpp); a tag bound to two resource types fails.
 template <class T, AddrWidth W, class = void>
 struct Lift;
+
+class HandleTypes;
 
 // Lower<T, W>: a C++ type's store and lower_flat (CanonicalABI.md store and
 // lower_flat) for the 32-bit or 64-bit memory layout:

@@ -65,26 +65,6 @@ class HandleTypes {
 };
 
 namespace detail {
-// Where matches() binds handle tags while a signature is checked (null: it
-// only compares shapes). Set for the duration of one check, on one thread.
-inline thread_local HandleTypes* binding_handles = nullptr;
-}  // namespace detail
-
-// While it lives, matches() binds the handle tags it meets in `handles`.
-class BindingHandles {
- public:
-  explicit BindingHandles(HandleTypes& handles) : saved_(detail::binding_handles) {
-    detail::binding_handles = &handles;
-  }
-  ~BindingHandles() { detail::binding_handles = saved_; }
-  BindingHandles(const BindingHandles&) = delete;
-  BindingHandles& operator=(const BindingHandles&) = delete;
-
- private:
-  HandleTypes* saved_;
-};
-
-namespace detail {
 
 // The handle type `tag` stands for in this call; Usage when none.
 const Type& handle_type(const AbiContext& cx, const void* tag, TypeKind kind);
@@ -93,9 +73,9 @@ uint32_t lift_handle(const AbiContext& cx, const Type& type, uint32_t index);
 template <class Tag, TypeKind K>
 struct HandleLift {
   static constexpr uint32_t size = 4, align = 4;
-  static bool matches(const Type& t) {
+  static bool matches(const Type& t, HandleTypes* found) {
     if (!kind_is(t, K)) return false;
-    return !binding_handles || binding_handles->bind(detail::tag_id<Tag>(), t);
+    return !found || found->bind(detail::tag_id<Tag>(), t);
   }
   static uint32_t load_handle(const Reader& r, uint64_t p) {
     const AbiContext& cx = r.context();

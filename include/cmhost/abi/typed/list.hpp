@@ -81,8 +81,8 @@ CMHOST_TYPED_INLINE std::pair<uint64_t, uint64_t> checked_list(const Reader& r, 
 template <class T, AddrWidth W>
 struct ListLift {
   static constexpr uint32_t size = 2 * ptr_size(W), align = ptr_size(W);
-  static bool matches(const Type& t) {
-    return detail::is_list(t) && Lift<T, W>::matches(*detail::element_type(t));
+  static bool matches(const Type& t, HandleTypes* found) {
+    return detail::is_list(t) && Lift<T, W>::matches(*detail::element_type(t), found);
   }
 };
 
@@ -154,9 +154,9 @@ struct Lift<std::array<T, N>, W> {
       return std::array<T, N>{Lift<T, W>::load(r, p + I * Lift<T, W>::size)...};
     }(std::make_index_sequence<N>{});
   }
-  static bool matches(const Type& t) {
+  static bool matches(const Type& t, HandleTypes* found) {
     return detail::kind_is(t, TypeKind::FixedList) && detail::fixed_length(t) == N &&
-           Lift<T, W>::matches(*detail::element_type(t));
+           Lift<T, W>::matches(*detail::element_type(t), found);
   }
 };
 
@@ -188,10 +188,10 @@ struct Lift<std::map<K, V, C, A>, W> {
     }
     return out;
   }
-  static bool matches(const Type& t) {
+  static bool matches(const Type& t, HandleTypes* found) {
     if (!detail::kind_is(t, TypeKind::Map)) return false;
     const Type& entry = *detail::element_type(t);
-    return Lift<K, W>::matches(*detail::field_type(entry, 0)) && Lift<V, W>::matches(*detail::field_type(entry, 1));
+    return Lift<K, W>::matches(*detail::field_type(entry, 0), found) && Lift<V, W>::matches(*detail::field_type(entry, 1), found);
   }
 };
 

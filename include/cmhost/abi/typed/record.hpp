@@ -82,9 +82,9 @@ struct Lift<T, W, std::void_t<decltype(Record<T>::fields)>> {
   CMHOST_TYPED_INLINE static void load_into(const Reader& r, uint64_t p, T& out) {
     load_fields(r, p, out, std::make_index_sequence<L::count>{});
   }
-  static bool matches(const Type& t) {
+  static bool matches(const Type& t, HandleTypes* found) {
     return detail::kind_is(t, TypeKind::Record) && detail::field_count(t) == L::count &&
-           matches_fields(t, std::make_index_sequence<L::count>{});
+           matches_fields(t, found, std::make_index_sequence<L::count>{});
   }
 
  private:
@@ -98,8 +98,8 @@ struct Lift<T, W, std::void_t<decltype(Record<T>::fields)>> {
      ...);
   }
   template <size_t... I>
-  static bool matches_fields(const Type& t, std::index_sequence<I...>) {
-    return (Lift<typename std::tuple_element_t<I, detail::FieldsOf<T>>::type, W>::matches(*detail::field_type(t, I)) &&
+  static bool matches_fields(const Type& t, HandleTypes* found, std::index_sequence<I...>) {
+    return (Lift<typename std::tuple_element_t<I, detail::FieldsOf<T>>::type, W>::matches(*detail::field_type(t, I), found) &&
             ...);
   }
 };
@@ -111,9 +111,9 @@ struct Lift<std::tuple<Ts...>, W> {
   static std::tuple<Ts...> load(const Reader& r, uint64_t p) {
     return load_all(r, p, std::index_sequence_for<Ts...>{});
   }
-  static bool matches(const Type& t) {
+  static bool matches(const Type& t, HandleTypes* found) {
     return detail::kind_is(t, TypeKind::Tuple) && detail::field_count(t) == sizeof...(Ts) &&
-           matches_all(t, std::index_sequence_for<Ts...>{});
+           matches_all(t, found, std::index_sequence_for<Ts...>{});
   }
 
  private:
@@ -123,8 +123,8 @@ struct Lift<std::tuple<Ts...>, W> {
     return std::tuple<Ts...>{Lift<Ts, W>::load(r, p + L::offsets[I])...};
   }
   template <size_t... I>
-  static bool matches_all(const Type& t, std::index_sequence<I...>) {
-    return (Lift<Ts, W>::matches(*detail::field_type(t, I)) && ...);
+  static bool matches_all(const Type& t, HandleTypes* found, std::index_sequence<I...>) {
+    return (Lift<Ts, W>::matches(*detail::field_type(t, I), found) && ...);
   }
 };
 

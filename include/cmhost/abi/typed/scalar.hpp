@@ -28,7 +28,7 @@ template <class T, TypeKind K, AddrWidth W>
 struct ScalarLift {
   static constexpr uint32_t size = sizeof(T), align = sizeof(T);
   CMHOST_TYPED_INLINE static T load(const Reader& r, uint64_t p) { return r.read<T>(p); }
-  static bool matches(const Type& t) { return detail::kind_is(t, K); }
+  static bool matches(const Type& t, HandleTypes*) { return detail::kind_is(t, K); }
 };
 
 template <AddrWidth W> struct Lift<uint8_t, W> : ScalarLift<uint8_t, TypeKind::U8, W> {};
@@ -44,7 +44,7 @@ template <AddrWidth W>
 struct Lift<bool, W> {
   static constexpr uint32_t size = 1, align = 1;
   static bool load(const Reader& r, uint64_t p) { return *r.at(p) != 0; }
-  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::Bool); }
+  static bool matches(const Type& t, HandleTypes*) { return detail::kind_is(t, TypeKind::Bool); }
 };
 
 // Floats: NaNs become the canonical NaN, as lifting does.
@@ -62,7 +62,7 @@ struct FloatLift {
     std::memcpy(&f, &bits, sizeof(T));
     return f;
   }
-  static bool matches(const Type& t) { return detail::kind_is(t, K); }
+  static bool matches(const Type& t, HandleTypes*) { return detail::kind_is(t, K); }
 };
 template <AddrWidth W> struct Lift<float, W> : FloatLift<float, uint32_t, TypeKind::F32> {};
 template <AddrWidth W> struct Lift<double, W> : FloatLift<double, uint64_t, TypeKind::F64> {};
@@ -75,7 +75,7 @@ struct Lift<char32_t, W> {
     if (!detail::is_scalar_value(c)) detail::bad_char(r, c);
     return c;
   }
-  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::Char); }
+  static bool matches(const Type& t, HandleTypes*) { return detail::kind_is(t, TypeKind::Char); }
 };
 
 // ---- flat scalars -------------------------------------------------------------

@@ -40,7 +40,7 @@ struct StringLift {
       return out;
     }
   }
-  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::String); }
+  static bool matches(const Type& t, HandleTypes*) { return detail::kind_is(t, TypeKind::String); }
 };
 // std::string, std::pmr::string, FrameString.
 template <class A, AddrWidth W>

@@ -62,13 +62,13 @@ struct CaseLayout {
 };
 
 template <class C, AddrWidth W>
-bool case_matches(const Type* payload) {
+bool case_matches(const Type* payload, HandleTypes* found) {
   if constexpr (std::is_same_v<C, std::monostate>)
     return payload == nullptr;
   else if constexpr (is_adapted_v<C>)
-    return case_matches<typename Adapt<C>::repr, W>(payload);
+    return case_matches<typename Adapt<C>::repr, W>(payload, found);
   else
-    return payload != nullptr && Lift<C, W>::matches(*payload);
+    return payload != nullptr && Lift<C, W>::matches(*payload, found);
 }
 
 }  // namespace detail
@@ -105,9 +105,9 @@ struct Lift<std::variant<Cs...>, W> {
     static constexpr auto appenders = make_appenders<Vec>(std::index_sequence_for<Cs...>{});
     appenders[L::discriminant(r, p)](r, p + L::payload_offset, out);
   }
-  static bool matches(const Type& t) {
+  static bool matches(const Type& t, HandleTypes* found) {
     if (detail::case_count(t) != sizeof...(Cs)) return false;
-    return matches_cases(t, std::index_sequence_for<Cs...>{});
+    return matches_cases(t, found, std::index_sequence_for<Cs...>{});
   }
 
  private:
@@ -131,8 +131,8 @@ struct Lift<std::variant<Cs...>, W> {
         }...};
   }
   template <size_t... I>
-  static bool matches_cases(const Type& t, std::index_sequence<I...>) {
-    return (detail::case_matches<std::variant_alternative_t<I, V>, W>(detail::case_type(t, I)) && ...);
+  static bool matches_cases(const Type& t, HandleTypes* found, std::index_sequence<I...>) {
+    return (detail::case_matches<std::variant_alternative_t<I, V>, W>(detail::case_type(t, I), found) && ...);
   }
 };
 
@@ -154,8 +154,8 @@ struct Lift<std::optional<T>, W> {
       out.emplace(Lift<T, W>::load(r, p + L::payload_offset));
     }
   }
-  static bool matches(const Type& t) {
-    return detail::kind_is(t, TypeKind::Option) && Lift<T, W>::matches(*detail::case_type(t, 1));
+  static bool matches(const Type& t, HandleTypes* found) {
+    return detail::kind_is(t, TypeKind::Option) && Lift<T, W>::matches(*detail::case_type(t, 1), found);
   }
 };
 
@@ -189,7 +189,7 @@ struct Lift<E, W, std::enable_if_t<is_typed_enum_v<E>>> {
     if (d >= count) detail::bad_discriminant(r, d, count);
     return static_cast<E>(d);
   }
-  static bool matches(const Type& t) { return detail::kind_is(t, TypeKind::Enum) && detail::case_count(t) == count; }
+  static bool matches(const Type& t, HandleTypes*) { return detail::kind_is(t, TypeKind::Enum) && detail::case_count(t) == count; }
 };
 
 // flags with N labels as std::bitset<N> (bit i: label i).
@@ -201,7 +201,7 @@ struct Lift<std::bitset<N>, W> {
     const uint32_t bits = detail::read_discriminant<size>(r, p);
     return std::bitset<N>(bits);  // bits beyond the labels are ignored, as lifting does
   }
-  static bool matches(const Type& t) {
+  static bool matches(const Type& t, HandleTypes* found) {
     return detail::kind_is(t, TypeKind::Flags) && detail::label_count(t) == N;
   }
 };
