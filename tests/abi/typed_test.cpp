@@ -6,6 +6,7 @@
 #include "../support/expect_error.hpp"
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
+#include "cmhost/abi/typed_signature.hpp"
 
 namespace test_types {
 
@@ -645,6 +646,58 @@ TEST(Typed, ATrapLeavesTheTargetWhole) {
 }
 
 static_assert(typed::FrameAllocator<int>() == typed::FrameAllocator<char>());  // rebinds compare equal
+
+// The one signature check: where a C++ signature first differs, and the
+// handle tags it binds, filled into the HandleTypes it is given and nowhere else.
+struct FileTag;
+struct DirTag;
+TEST(TypedSignature, SaysWhereItDiffersAndFillsTheBindingsItFound) {
+  using Part = typed::SignatureFit::Part;
+  const auto file = std::make_shared<ResourceType>(ResourceType{"file"});
+  const auto dir = std::make_shared<ResourceType>(ResourceType{"dir"});
+  const std::vector<TypeRef> params = {Type::own(file), Type::borrow(dir), Type::u32()};
+  const TypeRef result = Type::string();
+
+  typed::HandleTypes found;
+  auto fit = typed::fit_signature<std::string, typed::Own<FileTag>, typed::Borrow<DirTag>, uint32_t>(
+      params, result.get(), &found);
+  EXPECT_TRUE(fit.fits());
+  ASSERT_NE(found.find(typed::detail::tag_id<FileTag>(), TypeKind::Own), nullptr);
+  EXPECT_EQ(found.find(typed::detail::tag_id<FileTag>(), TypeKind::Own)->resource(), params[0]->resource());
+  EXPECT_EQ(found.find(typed::detail::tag_id<DirTag>(), TypeKind::Borrow)->resource(), params[1]->resource());
+
+  // Without a HandleTypes, shapes only: nothing is bound anywhere.
+  EXPECT_TRUE((typed::fit_signature<std::string, typed::Own<FileTag>, typed::Borrow<DirTag>, uint32_t>(
+                   params, result.get(), nullptr)
+                   .fits()));
+
+  // One tag cannot stand for two resource types.
+  typed::HandleTypes twice;
+  fit = typed::fit_signature<std::string, typed::Own<FileTag>, typed::Borrow<FileTag>, uint32_t>(params, result.get(),
+                                                                                                  &twice);
+  EXPECT_EQ(fit.part, Part::Param);
+  EXPECT_EQ(fit.param, 1u);
+
+  fit = typed::fit_signature<void, typed::Own<FileTag>>(params, nullptr, nullptr);
+  EXPECT_EQ(fit.part, Part::ParamCount);
+  EXPECT_EQ(fit.param, 1u);  // the signature's count
+  fit = typed::fit_signature<void, typed::Own<FileTag>, typed::Borrow<DirTag>, uint64_t>(params, nullptr, nullptr);
+  EXPECT_EQ(fit.part, Part::Param);
+  EXPECT_EQ(fit.param, 2u);
+  fit = typed::fit_signature<void, typed::Own<FileTag>, typed::Borrow<DirTag>, uint32_t>(params, result.get(), nullptr);
+  EXPECT_EQ(fit.part, Part::ResultUnexpected);
+  fit = typed::fit_signature<std::string, typed::Own<FileTag>, typed::Borrow<DirTag>, uint32_t>(params, nullptr,
+                                                                                                 nullptr);
+  EXPECT_EQ(fit.part, Part::ResultMissing);
+  fit = typed::fit_signature<uint32_t, typed::Own<FileTag>, typed::Borrow<DirTag>, uint32_t>(params, result.get(),
+                                                                                              nullptr);
+  EXPECT_EQ(fit.part, Part::Result);
+
+  // A value: a span is a list, and a Val stands for any type.
+  EXPECT_TRUE(typed::fits<std::span<const uint32_t>>(*Type::list(Type::u32())));
+  EXPECT_TRUE(typed::fits<Val>(*Type::own(file)));
+  EXPECT_FALSE(typed::fits<std::string>(*Type::u32()));
+}
 
 }  // namespace
 }  // namespace cmhost::abi
