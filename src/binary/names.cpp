@@ -210,4 +210,15 @@ std::optional<ParsedExternName> parse_extern_name(std::string_view name, std::st
   return parsed;
 }
 
+std::optional<ParsedExternName> parse_extern_path(std::string_view name, std::string* why) {
+  const size_t hash = name.find('#');
+  auto parsed = parse_extern_name(name.substr(0, hash), why);
+  if (!parsed || hash == std::string_view::npos) return parsed;
+  const std::string_view member = name.substr(hash + 1);
+  std::string member_why;
+  if (!parse_extern_name(member, &member_why)) return fail(why, "item `" + std::string(member) + "`: " + member_why);
+  parsed->member = std::string(member);
+  return parsed;
+}
+
 }  // namespace cmhost

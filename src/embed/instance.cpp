@@ -1,18 +1,12 @@
 // Instance and Func: finding and calling a component's exports.
 #include <fmt/core.h>
 
+#include "cmhost/names.hpp"
 #include "embed/impl.hpp"
 #include "host/type_name.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace cmhost {
-
-namespace {
-
-// `ns:pkg/iface@1.2.3` without its version.
-std::string_view without_version(std::string_view name) { return name.substr(0, name.find('@')); }
-
-}  // namespace
 
 const FuncType& Func::type() const { return impl_->func->type(); }
 
@@ -73,15 +67,15 @@ Func Instance::func(std::string_view name) const {
   for (const auto& f : all)
     if (f.name() == name) return f;
   // An interface function named without its version, if only one matches.
-  if (const auto hash = name.find('#'); hash != std::string_view::npos && name.find('@') == std::string_view::npos) {
+  if (const auto wanted = parse_extern_path(name);
+      wanted && wanted->kind == ParsedExternName::Kind::Interface && !wanted->version && !wanted->member.empty()) {
     const Func* match = nullptr;
     size_t matches = 0;
     for (const auto& f : all) {
-      const auto fhash = f.name().find('#');
-      if (fhash == std::string::npos) continue;
-      const std::string_view fname = f.name();
-      if (without_version(fname.substr(0, fhash)) == name.substr(0, hash) &&
-          fname.substr(fhash + 1) == name.substr(hash + 1)) {
+      const auto candidate = parse_extern_path(f.name());
+      if (candidate && candidate->kind == ParsedExternName::Kind::Interface &&
+          candidate->namespace_name == wanted->namespace_name && candidate->package == wanted->package &&
+          candidate->interface == wanted->interface && candidate->member == wanted->member) {
         match = &f;
         ++matches;
       }

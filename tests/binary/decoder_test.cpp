@@ -1432,6 +1432,36 @@ TEST(ExternNames, RejectsMalformedNames) {
   }
 }
 
+TEST(ExternNames, PathsNameAnInstancesItem) {
+  auto parsed = parse_extern_path("wasi:cli/stdout@0.2.0#get-stdout");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->kind, ParsedExternName::Kind::Interface);
+  EXPECT_EQ(parsed->namespace_name, "wasi");
+  EXPECT_EQ(parsed->package, "cli");
+  EXPECT_EQ(parsed->interface, "stdout");
+  EXPECT_EQ(parsed->version, "0.2.0");
+  EXPECT_EQ(parsed->member, "get-stdout");
+  parsed = parse_extern_path("wasi:filesystem/types#[method]descriptor.stat");
+  ASSERT_TRUE(parsed);
+  EXPECT_FALSE(parsed->version);
+  EXPECT_EQ(parsed->member, "[method]descriptor.stat");
+  parsed = parse_extern_path("log");  // a root name has no item
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->label, "log");
+  EXPECT_TRUE(parsed->member.empty());
+  parsed = parse_extern_path("host#log");  // an instance named by a label
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->kind, ParsedExternName::Kind::Label);
+  EXPECT_EQ(parsed->member, "log");
+  // The extern name alone takes no item.
+  EXPECT_FALSE(parse_extern_name("wasi:cli/stdout@0.2.0#get-stdout"));
+  for (const char* bad : {"wasi:cli/stdout#", "wasi:cli/stdout#Get_Stdout", "a#b#c", "#run", "A:b/c#run"}) {
+    std::string why;
+    EXPECT_FALSE(parse_extern_path(bad, &why)) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+  }
+}
+
 TEST(ExternNames, Labels) {
   for (const char* ok :
        {"a", "a-b-c", "a1-2-3", "A", "A-B-C", "A1-2-3", "a11-w0rds", "m1x3d-4CR0NYMS"}) {
