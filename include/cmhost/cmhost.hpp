@@ -561,6 +561,11 @@ struct Signature<R (C::*)(A...)> : Signature<R (*)(A...)> {};
 // instances. Types are checked at instantiation, by the check validation
 // makes of a component's instantiation arguments: a mismatch names the
 // import, the expected and the supplied type.
+//
+// A name is defined once, whatever its kind (function, wrapped callable,
+// resource type, instance): defining it again throws Error (Usage) naming
+// it, unless allow_shadowing(true) was called, when the later definition
+// replaces the earlier one.
 class Linker {
  public:
   Linker();
@@ -618,6 +623,10 @@ class Linker {
   // With stubs, imported functions the linker lacks are supplied by
   // functions that trap when called, so a component runs until it uses one.
   void allow_stub_imports(bool allow);
+  // With shadowing, defining a name again replaces its definition (of any
+  // kind) instead of throwing Error (Usage), as wasmtime's
+  // Linker::allow_shadowing. Off by default.
+  void allow_shadowing(bool allow);
 
   // Throws Error (Link) listing every missing import by name.
   Instance instantiate(Store& store, const Component& component) const;

@@ -102,6 +102,11 @@ class Linker::Impl {
   host::Definitions definitions;
   // The store of each instance given to define_instance, by name.
   std::vector<std::pair<std::string, const runtime::Store*>> instance_stores;
+  bool allow_shadowing = false;
+  // Makes room for a definition of `name`: Error (Usage) naming it when it
+  // is defined already, whatever its kind, unless shadowing is allowed,
+  // when the earlier definition is dropped.
+  void claim(const std::string& name);
 };
 
 }  // namespace cmhost

@@ -2,6 +2,9 @@
 // room's linking (host/link.hpp) at instantiation.
 #include <fmt/core.h>
 
+#include <algorithm>
+
+#include "cmhost/names.hpp"
 #include "embed/impl.hpp"
 #include "host/link.hpp"
 #include "runtime/host_calls.hpp"
@@ -35,6 +38,29 @@ runtime::FuncRef flat_host_func(std::shared_ptr<const FuncType> type, FlatHostFu
 
 }  // namespace
 
+void Linker::Impl::claim(const std::string& name) {
+  auto named = [&name](const auto& definition) {
+    if constexpr (requires { definition.name; })
+      return definition.name == name;
+    else
+      return definition.first == name;
+  };
+  auto drop = [&](auto& definitions) { return std::erase_if(definitions, named) != 0; };
+  host::Definitions& d = definitions;
+  const bool defined = std::any_of(d.funcs.begin(), d.funcs.end(), named) ||
+                       std::any_of(d.makers.begin(), d.makers.end(), named) ||
+                       std::any_of(d.resources.begin(), d.resources.end(), named) ||
+                       std::any_of(d.instances.begin(), d.instances.end(), named);
+  if (!defined) return;
+  if (!allow_shadowing)
+    throw Error(ErrorKind::Usage, fmt::format("`{}` is already defined in this linker", name));
+  drop(d.funcs);
+  drop(d.makers);
+  drop(d.resources);
+  drop(d.instances);
+  drop(instance_stores);
+}
+
 Linker::Linker() : impl_(std::make_unique<Impl>()) {}
 Linker::Linker(const Linker& other) : impl_(std::make_unique<Impl>(*other.impl_)) {}
 Linker& Linker::operator=(const Linker& other) {
@@ -46,12 +72,14 @@ Linker& Linker::operator=(Linker&& other) noexcept = default;
 Linker::~Linker() = default;
 
 void Linker::define_func(std::string name, FuncType type, HostFunction function) {
+  impl_->claim(name);
   impl_->definitions.funcs.push_back(
       {std::move(name), host_func(std::make_shared<const FuncType>(std::move(type)), std::move(function))});
 }
 
 void Linker::define_func(std::string name, FuncType type,
                          std::function<std::vector<Val>(std::span<const Val>)> function) {
+  impl_->claim(name);
   auto callback = [function = std::move(function)](runtime::HostCall&, std::span<const Val> args) {
     return function(args);
   };
@@ -60,6 +88,7 @@ void Linker::define_func(std::string name, FuncType type,
 }
 
 void Linker::define_async_func(std::string name, FuncType type, AsyncHostFunction function) {
+  impl_->claim(name);
   auto callback = [function = std::move(function)](runtime::HostCall& call, std::span<const Val> args,
                                                    std::shared_ptr<runtime::HostCompletion> completion) {
     Caller::Context context(call);
@@ -75,6 +104,7 @@ void Completion::complete(std::vector<Val> results) { impl_->completion->complet
 void Completion::fail(std::string message) { impl_->completion->fail(std::move(message)); }
 
 void Linker::add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make) {
+  impl_->claim(name);
   // The callable becomes a runtime host function made for the import's type.
   auto maker = [make = std::move(make)](const std::shared_ptr<const FuncType>& type,
                                         std::string& why) -> runtime::FuncRef {
@@ -85,8 +115,11 @@ void Linker::add_wrapped(std::string name, const std::type_info& signature, Wrap
 }
 
 HostResourceBase Linker::define_host_resource(std::string name) {
+  impl_->claim(name);
   auto type = std::make_shared<runtime::ResourceType>();
-  type->name = name.substr(name.find('#') + 1);
+  // Named as the item it supplies: `file` of `ns:pkg/iface#file`.
+  const auto parsed = parse_extern_path(name);
+  type->name = parsed && !parsed->member.empty() ? parsed->member : name;
   // The last own handle dropped frees the host object behind the rep.
   type->host_drop = [](runtime::Store& runtime, uint32_t rep) {
     if (auto* store = static_cast<Store*>(runtime.embedder()); store && store->impl_)
@@ -100,37 +133,36 @@ HostResourceBase Linker::define_host_resource(std::string name) {
 }
 
 void Linker::define_resource(std::string name, const HostResourceBase& same) {
+  impl_->claim(name);
   impl_->definitions.resources.emplace_back(std::move(name), same.impl_->type);
 }
 
 HostResourceBase Linker::find_host_resource(std::string_view name) const {
-  // The latest definition of a name is the one used.
-  const auto& resources = impl_->definitions.resources;
-  for (auto it = resources.rbegin(); it != resources.rend(); ++it)
-    if (it->first == name) {
+  for (const auto& resource : impl_->definitions.resources)
+    if (resource.first == name) {
       auto impl = std::make_shared<HostResourceBase::Impl>();
-      impl->type = it->second;
+      impl->type = resource.second;
       return HostResourceBase(std::move(impl));
     }
   throw Error(ErrorKind::Usage, "no host resource type is defined as `" + std::string(name) + "`");
 }
 
 void Linker::define_instance(std::string name, const Instance& instance) {
+  impl_->claim(name);
   impl_->instance_stores.emplace_back(name, instance.impl_->store);
   impl_->definitions.instances.emplace_back(std::move(name), instance.impl_->instance);
 }
 
 void Linker::allow_stub_imports(bool allow) { impl_->definitions.stub_imports = allow; }
 
+void Linker::allow_shadowing(bool allow) { impl_->allow_shadowing = allow; }
+
 Instance Linker::instantiate(Store& store, const Component& component) const {
-  // Instances link to each other only within one store (the latest definition of a name is the one used).
+  // Instances link to each other only within one store.
   for (const auto& import : component.type().imports)
-    for (auto it = impl_->instance_stores.rbegin(); it != impl_->instance_stores.rend(); ++it) {
-      if (it->first != import.name) continue;
-      if (it->second != &store.impl_->runtime)
+    for (const auto& [name, instance_store] : impl_->instance_stores)
+      if (name == import.name && instance_store != &store.impl_->runtime)
         throw Error(ErrorKind::Link, "the instance supplied for `" + import.name + "` lives in another store");
-      break;
-    }
   const auto imports = host::link(component.type(), impl_->definitions);
   return Instance(std::make_shared<const Instance::Impl>(
       store.impl_->runtime.instantiate(component.impl_->compiled, imports), &store.impl_->runtime));

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "cmhost/names.hpp"
 #include "host/type_name.hpp"
 #include "validate/validate.hpp"
 
@@ -45,19 +46,17 @@ validate::ExternDesc resource_desc(const runtime::ResourceTypeRef& resource) {
   return d;
 }
 
-// `ns:pkg/iface@X.Y.Z#item` split around its version; no version (or one
-// with pre-release or build parts, which only match exactly): nullopt.
+// `ns:pkg/iface@X.Y.Z#item` parsed, with its version's numbers; no version
+// (or one with pre-release or build parts, which only match exactly): nullopt.
 struct VersionedName {
-  std::string_view before, after;  // `ns:pkg/iface`, `#item`
+  ParsedExternName name;
   uint64_t version[3];
 };
-std::optional<VersionedName> split_version(std::string_view name) {
-  const size_t hash = name.find('#');
-  const std::string_view iface = name.substr(0, hash);
-  const size_t at = iface.find('@');
-  if (at == std::string_view::npos) return std::nullopt;
-  VersionedName out{iface.substr(0, at), hash == std::string_view::npos ? "" : name.substr(hash), {}};
-  std::string_view v = iface.substr(at + 1);
+std::optional<VersionedName> versioned(std::string_view text) {
+  auto name = parse_extern_path(text);
+  if (!name || !name->version) return std::nullopt;
+  VersionedName out{std::move(*name), {}};
+  std::string_view v = *out.name.version;
   for (int i = 0; i < 3; ++i) {
     size_t digits = 0;
     while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
@@ -79,8 +78,12 @@ std::optional<VersionedName> split_version(std::string_view name) {
 // versions, and every one before it, equal: wasi:cli/stdout@0.2.12 serves
 // an import of @0.2.6, @1.4.2 one of @1.0.0).
 bool compatible(std::string_view defined, std::string_view wanted) {
-  const auto d = split_version(defined), w = split_version(wanted);
-  if (!d || !w || d->before != w->before || d->after != w->after) return false;
+  const auto d = versioned(defined), w = versioned(wanted);
+  if (!d || !w) return false;
+  const ParsedExternName &dn = d->name, &wn = w->name;
+  if (dn.namespace_name != wn.namespace_name || dn.package != wn.package || dn.interface != wn.interface ||
+      dn.member != wn.member)
+    return false;
   for (int i = 0; i < 3; ++i) {
     if (d->version[i] != w->version[i]) return false;
     if (d->version[i] != 0) return true;
@@ -132,8 +135,8 @@ std::map<std::string, runtime::Item, std::less<>> link(const validate::Component
     return nullptr;
   };
   auto find_instance = [&](const std::string& name) -> const runtime::ComponentInstance* {
-    for (auto it = defs.instances.rbegin(); it != defs.instances.rend(); ++it)  // the latest definition wins
-      if (it->first == name) return it->second.get();
+    for (const auto& [n, instance] : defs.instances)
+      if (n == name) return instance.get();
     return nullptr;
   };
   for (const auto& import : type.imports) {

@@ -16,6 +16,7 @@
 
 namespace cmhost::host {
 
+// Each name is defined once, whatever its kind (cmhost::Linker's rule).
 struct Definitions {
   struct Func {
     std::string name;
@@ -31,7 +32,7 @@ struct Definitions {
   std::vector<Func> funcs;
   std::vector<Maker> makers;
   std::vector<std::pair<std::string, runtime::ResourceTypeRef>> resources;
-  std::vector<std::pair<std::string, std::shared_ptr<runtime::ComponentInstance>>> instances;  // latest wins
+  std::vector<std::pair<std::string, std::shared_ptr<runtime::ComponentInstance>>> instances;
   bool stub_imports = false;  // unsupplied functions trap when called
 };
 

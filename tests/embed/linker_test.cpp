@@ -1,6 +1,7 @@
 // Linker::define_instance: one component's instance supplies another's
 // instance import, in the same store; definitions of compatible versions
-// supply versioned imports.
+// supply versioned imports; a name is defined once unless shadowing is
+// allowed.
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.hpp"
@@ -41,6 +42,7 @@ TEST_F(DefineInstance, StringsCrossBothMemories) {
 TEST_F(DefineInstance, LatestDefinitionOfANameWins) {
   const Instance second = Linker().instantiate(store, provider_component);
   Linker linker;
+  linker.allow_shadowing(true);
   linker.define_instance("provider", provider);
   linker.define_instance("provider", second);
   const Instance client = linker.instantiate(store, client_component);
@@ -106,6 +108,116 @@ TEST(VersionedImports, IncompatibleVersionsDoNot) {
   expect_error(ErrorKind::Link, [&] { linker.instantiate(store, component); },
                "missing imports:\n  cmhost:test/v2@0.2.6#two\n  cmhost:test/v1@1.0.0#one\n  "
                "cmhost:test/v1@1.0.0#thing (resource)");
+}
+
+// ---- Redefining a name ----
+
+class LinkerRedefinition : public ::testing::Test {
+ protected:
+  static constexpr const char* one = "cmhost:test/v1@1.0.0#one";
+  static constexpr const char* two = "cmhost:test/v2@0.2.6#two";
+  static constexpr const char* thing = "cmhost:test/v1@1.0.0#thing";
+  static FuncType returns_u32() { return FuncType{false, {}, {}, abi::Type::u32()}; }
+  static std::function<std::vector<Val>(std::span<const Val>)> returning(uint32_t value) {
+    return [value](std::span<const Val>) { return std::vector<Val>{Val::u32(value)}; };
+  }
+  // The fixture's `sum`: one() + two(), with `thing` defined.
+  uint32_t sum(Linker& linker) {
+    linker.func_wrap(two, [] { return 2u; });
+    return linker.instantiate(store, component).typed_func<uint32_t()>("sum").call(store);
+  }
+  Engine engine{testing_support::test_engine_config()};
+  Store store{engine};
+  Component component = Component::from_file(engine, fixture("versioned-imports"));
+  Linker linker;
+};
+
+TEST_F(LinkerRedefinition, AFunctionDefinedTwiceIsAnErrorNamingIt) {
+  linker.define_func(one, returns_u32(), returning(1));
+  expect_error(ErrorKind::Usage, [&] { linker.define_func(one, returns_u32(), returning(5)); },
+               "`cmhost:test/v1@1.0.0#one` is already defined in this linker");
+  linker.define_resource<int>(thing);
+  EXPECT_EQ(sum(linker), 3u);  // the first definition stays
+}
+
+TEST_F(LinkerRedefinition, AShadowingFunctionReplacesTheEarlier) {
+  linker.allow_shadowing(true);
+  linker.define_func(one, returns_u32(), returning(1));
+  linker.define_func(one, returns_u32(), returning(5));
+  linker.define_resource<int>(thing);
+  EXPECT_EQ(sum(linker), 7u);
+}
+
+TEST_F(LinkerRedefinition, AnAsyncFunctionDefinedTwiceIsAnError) {
+  auto completes = [](uint32_t value) {
+    return [value](Caller&, std::span<const Val>, Completion done) { done.complete({Val::u32(value)}); };
+  };
+  linker.define_async_func(one, returns_u32(), completes(1));
+  expect_error(ErrorKind::Usage, [&] { linker.define_async_func(one, returns_u32(), completes(5)); },
+               "`cmhost:test/v1@1.0.0#one` is already defined in this linker");
+  linker.allow_shadowing(true);
+  linker.define_async_func(one, returns_u32(), completes(5));
+  linker.define_resource<int>(thing);
+  EXPECT_EQ(sum(linker), 7u);
+}
+
+TEST_F(LinkerRedefinition, AWrappedCallableDefinedTwiceIsAnError) {
+  linker.func_wrap(one, [] { return 1u; });
+  expect_error(ErrorKind::Usage, [&] { linker.func_wrap(one, [] { return 5u; }); },
+               "`cmhost:test/v1@1.0.0#one` is already defined in this linker");
+  linker.define_resource<int>(thing);
+  EXPECT_EQ(sum(linker), 3u);
+}
+
+TEST_F(LinkerRedefinition, AShadowingWrappedCallableReplacesTheEarlier) {
+  linker.allow_shadowing(true);
+  linker.func_wrap(one, [] { return 1u; });
+  linker.func_wrap(one, [] { return 5u; });
+  linker.define_resource<int>(thing);
+  EXPECT_EQ(sum(linker), 7u);
+}
+
+TEST_F(LinkerRedefinition, AResourceDefinedTwiceIsAnError) {
+  const auto first = linker.define_resource<int>(thing);
+  expect_error(ErrorKind::Usage, [&] { linker.define_resource<int>(thing); },
+               "`cmhost:test/v1@1.0.0#thing` is already defined in this linker");
+  expect_error(ErrorKind::Usage, [&] { linker.define_resource(thing, first); },
+               "`cmhost:test/v1@1.0.0#thing` is already defined in this linker");
+  EXPECT_EQ(linker.resource<int>(thing).type(), first.type());
+}
+
+TEST_F(LinkerRedefinition, AShadowingResourceReplacesTheEarlier) {
+  linker.allow_shadowing(true);
+  const auto first = linker.define_resource<int>(thing);
+  const auto second = linker.define_resource<int>(thing);
+  EXPECT_NE(first.type(), second.type());
+  EXPECT_EQ(linker.resource<int>(thing).type(), second.type());
+  const auto other = linker.define_resource<int>("cmhost:test/v1@1.0.0#other");
+  linker.define_resource(thing, other);  // an alias shadows too
+  EXPECT_EQ(linker.resource<int>(thing).type(), other.type());
+}
+
+TEST_F(LinkerRedefinition, AnInstanceDefinedTwiceIsAnError) {
+  const Component provider_component = Component::from_file(engine, fixture("linking-provider"));
+  const Instance provider = Linker().instantiate(store, provider_component);
+  linker.define_instance("provider", provider);
+  expect_error(ErrorKind::Usage, [&] { linker.define_instance("provider", provider); },
+               "`provider` is already defined in this linker");
+}
+
+TEST_F(LinkerRedefinition, OneNameHasOneDefinitionWhateverItsKind) {
+  linker.func_wrap(one, [] { return 1u; });
+  expect_error(ErrorKind::Usage, [&] { linker.define_resource<int>(one); },
+               "`cmhost:test/v1@1.0.0#one` is already defined in this linker");
+  expect_error(ErrorKind::Usage, [&] { linker.define_func(one, returns_u32(), returning(5)); },
+               "`cmhost:test/v1@1.0.0#one` is already defined in this linker");
+  // Shadowed by a resource type, the function is gone.
+  linker.allow_shadowing(true);
+  linker.define_resource<int>(one);
+  linker.define_resource<int>(thing);
+  linker.func_wrap(two, [] { return 2u; });
+  expect_error(ErrorKind::Link, [&] { linker.instantiate(store, component); },
+               "missing imports:\n  cmhost:test/v1@1.0.0#one");
 }
 
 }  // namespace
