@@ -127,7 +127,10 @@ TEST(BindgenResources, GeneratedWorldsCompileAndLink) {
   // painter before canvas: the resource it uses is not defined yet.
   cmhost::Linker out_of_order;
   EXPECT_THROW(cmhost_::resources::painter::add_to_linker(out_of_order, std::make_shared<Painter>()), cmhost::Error);
-  cmhost_::resources::resources::add_to_linker(linker, std::make_shared<CanvasAndPainter>());
+  // The world's add_to_linker defines both interfaces again: on a linker of
+  // its own, as a linker defines each name once.
+  cmhost::Linker world;
+  cmhost_::resources::resources::add_to_linker(world, std::make_shared<CanvasAndPainter>());
   example::clock::v0_2_0::wall::add_to_linker(linker, std::make_shared<ClockNow>());
   example::clock::v0_1_0::wall::add_to_linker(linker, std::make_shared<ClockTicks>());
   const auto app_host = std::make_shared<AppHost>();
