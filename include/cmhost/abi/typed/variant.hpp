@@ -201,7 +201,7 @@ struct Lift<std::bitset<N>, W> {
     const uint32_t bits = detail::read_discriminant<size>(r, p);
     return std::bitset<N>(bits);  // bits beyond the labels are ignored, as lifting does
   }
-  static bool matches(const Type& t, HandleTypes* found) {
+  static bool matches(const Type& t, HandleTypes*) {
     return detail::kind_is(t, TypeKind::Flags) && detail::label_count(t) == N;
   }
 };
