@@ -60,6 +60,16 @@ struct NamedTypes {
 
 enum class ExternKind { Import, Export };
 
+// Fails with "unknown <sort> <index>" at `offset`.
+[[noreturn]] void out_of_bounds(size_t offset, const char* sort, uint32_t index);
+
+// The entry `index` of an index space, or out_of_bounds.
+template <typename Vector>
+const auto& index_at(const Vector& v, uint32_t index, const char* sort, size_t offset) {
+  if (index >= v.size()) out_of_bounds(offset, sort, index);
+  return v[index];
+}
+
 struct Scope {
   ScopeKind kind = ScopeKind::Component;
   Scope* parent = nullptr;
