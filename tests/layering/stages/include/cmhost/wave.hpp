@@ -1,0 +1,1 @@
+// WAVE: a stage of its own, after abi.

@@ -1,0 +1,1 @@
+#include "cmhost/wave.hpp"

@@ -1,0 +1,1 @@
+#include "../interp/wabt_backend.hpp"

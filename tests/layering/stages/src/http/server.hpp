@@ -1,0 +1,2 @@
+// an HTTP server
+#include "wasi/p3/streams.hpp"

@@ -1,0 +1,2 @@
+#include "cmhost/wasi.hpp"
+#include "wasi/p2/bindings.hpp"

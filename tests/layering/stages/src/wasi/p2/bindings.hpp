@@ -1,0 +1,1 @@
+// WASI 0.2 bindings

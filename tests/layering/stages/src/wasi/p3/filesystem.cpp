@@ -1,0 +1,2 @@
+#include "wasi/p2/bindings.hpp"
+#include "cmhost/wasi.hpp"

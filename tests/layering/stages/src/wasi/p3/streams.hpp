@@ -1,0 +1,2 @@
+// WASI 0.3 streams
+#include "http/server.hpp"

@@ -1,0 +1,2 @@
+#include "cmhost/abi/type.hpp"
+#include "cmhost/cmhost.hpp"

@@ -1,0 +1,2 @@
+#include "cmhost/wasi.hpp"
+#include "cmhost/wave.hpp"
