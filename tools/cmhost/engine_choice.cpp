@@ -8,7 +8,7 @@
 
 namespace cmhost::tools {
 
-engine::EngineConfig engine_config(const std::string& name, const GuestLimits& limits) {
+engine::EngineConfig engine_config(const std::string& name, const CommandLineLimits& limits) {
   engine::EngineConfig config;
   if (name == "interp") {
     config.backend = engine::Backend::Interpreter;
@@ -27,7 +27,7 @@ Component load_component(Engine& engine, const std::string& file, const std::str
                           : Component::from_file_with_artifact(engine, file, artifact);
 }
 
-GuestLimiter::GuestLimiter(Engine& engine, Store& store, const GuestLimits& limits) : limits_(limits), store_(store) {
+GuestLimiter::GuestLimiter(Engine& engine, Store& store, const CommandLineLimits& limits) : limits_(limits), store_(store) {
   if (limits.max_memory_bytes) {
     StoreLimits store_limits = store.limits();
     store_limits.total_memory_bytes = limits.max_memory_bytes;

@@ -16,7 +16,7 @@ namespace cmhost::tools {
 inline constexpr const char* kEngineNames = "interp|aot";
 
 // What the command line bounds a guest with.
-struct GuestLimits {
+struct CommandLineLimits {
   std::optional<uint64_t> fuel;             // units of guest code (loop iterations and calls)
   std::optional<double> timeout_seconds;    // wall-clock time of the guest's run
   std::optional<uint64_t> max_memory_bytes;  // the store's linear memories together
@@ -25,7 +25,7 @@ struct GuestLimits {
 // The engine configuration an `--engine` value names: `aot` compiles each
 // component on first use into the cache, saying so on stderr; fuel or a
 // timeout meter the guest code. Usage for other names.
-engine::EngineConfig engine_config(const std::string& name, const GuestLimits& limits = {});
+engine::EngineConfig engine_config(const std::string& name, const CommandLineLimits& limits = {});
 
 // The component in `file`; with an `artifact` (`--artifact`, written by
 // `cmhost compile`), its core modules come from that file rather than the
@@ -37,7 +37,7 @@ Component load_component(Engine& engine, const std::string& file, const std::str
 // timer thread that moves the engine's epoch past the store's deadline.
 class GuestLimiter {
  public:
-  GuestLimiter(Engine& engine, Store& store, const GuestLimits& limits);
+  GuestLimiter(Engine& engine, Store& store, const CommandLineLimits& limits);
   ~GuestLimiter();
   GuestLimiter(const GuestLimiter&) = delete;
   GuestLimiter& operator=(const GuestLimiter&) = delete;
@@ -45,7 +45,7 @@ class GuestLimiter {
   std::string explain(const Error& trap) const;
 
  private:
-  const GuestLimits limits_;
+  const CommandLineLimits limits_;
   Store& store_;
   std::mutex mutex_;
   std::condition_variable stop_;

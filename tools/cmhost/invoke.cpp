@@ -30,7 +30,7 @@ CallText split_call(const std::string& text) {
 }  // namespace
 
 int run_invoke(const std::string& file, const std::string& call, bool stub_imports,
-               const engine::EngineConfig& config, const GuestLimits& limits, const std::string& artifact) {
+               const engine::EngineConfig& config, const CommandLineLimits& limits, const std::string& artifact) {
   try {
     Engine engine(config);
     const auto component = load_component(engine, file, artifact);

@@ -13,7 +13,7 @@ namespace cmhost::tools {
 // success, 1 on a trap, 2 on usage, decode, validation or link errors and
 // artifacts refused.
 int run_invoke(const std::string& file, const std::string& call, bool stub_imports,
-               const engine::EngineConfig& config, const GuestLimits& limits = {},
+               const engine::EngineConfig& config, const CommandLineLimits& limits = {},
                const std::string& artifact = {});
 
 // `cmhost compile FILE -o OUT`: the component's core modules compiled ahead

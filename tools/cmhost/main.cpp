@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
                         "compiling them or using the cache; implies --engine=aot");
   };
   add_artifact_option(invoke);
-  cmhost::tools::GuestLimits limits;
+  cmhost::tools::CommandLineLimits limits;
   const CLI::Validator whole_number(
       [](std::string& input) {
         return !input.empty() && input.find_first_not_of("0123456789") == std::string::npos

@@ -18,7 +18,7 @@ struct RunCommand {
   bool allow_network = false;
   std::string invoke;  // empty: wasi:cli/run#run
   std::string artifact;  // --artifact: the core modules compiled by `cmhost compile`
-  GuestLimits limits;
+  CommandLineLimits limits;
 };
 
 // `cmhost run [--dir HOST[::GUEST][:ro]]... [--env K=V]... [--env-inherit] [--allow-network] [--invoke 'f(args)'] [--artifact A] FILE [ARGS...]`:
