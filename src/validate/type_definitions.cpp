@@ -58,6 +58,14 @@ void check_labels(const std::vector<std::string>& labels, const char* what, cons
   }
 }
 
+// The labels of a record's fields or a variant's cases.
+template <typename Items>
+std::vector<std::string> labels_of(const Items& items) {
+  std::vector<std::string> labels;
+  for (const auto& item : items) labels.push_back(item.label);
+  return labels;
+}
+
 // Builds an abi::Type, turning its construction errors (size limits) into
 // validation errors at `offset`.
 template <typename Build>
@@ -163,17 +171,13 @@ TypeEntry Validator::define_type(Scope& s, const binary::Type& t, size_t offset)
           desc.value = primitive(d);
         } else if constexpr (std::is_same_v<T, binary::RecordType>) {
           if (d.fields.empty()) fail(offset, "record type must have at least one field");
-          std::vector<std::string> labels;
-          for (const auto& f : d.fields) labels.push_back(f.label);
-          check_labels(labels, "record field", "field", offset);
+          check_labels(labels_of(d.fields), "record field", "field", offset);
           std::vector<abi::Field> fields;
           for (const auto& f : d.fields) fields.push_back({f.label, val(f.type)});
           desc.value = build(offset, [&] { return abi::Type::record(std::move(fields)); });
         } else if constexpr (std::is_same_v<T, binary::VariantType>) {
           if (d.cases.empty()) fail(offset, "variant type must have at least one case");
-          std::vector<std::string> labels;
-          for (const auto& c : d.cases) labels.push_back(c.label);
-          check_labels(labels, "variant case", "case", offset);
+          check_labels(labels_of(d.cases), "variant case", "case", offset);
           std::vector<abi::Case> cases;
           for (const auto& c : d.cases) cases.push_back({c.label, opt_val(c.type)});
           desc.value = build(offset, [&] { return abi::Type::variant(std::move(cases)); });
@@ -280,18 +284,11 @@ std::shared_ptr<const ComponentType> Validator::component_type(Scope& s,
   inner.kind = ScopeKind::ComponentType;
   inner.parent = &s;
   declarators(inner, t.decls);
-  ResourceSet free;
-  for (const auto& e : inner.imports) collect_free_resources(e.desc, free);
-  for (const auto& r : inner.defined_resources)
-    if (free.count(r.get())) fail(offset, "local resource type found in imports");
-  free.clear();
-  for (const auto& e : inner.exports) collect_free_resources(e.desc, free);
   auto out = std::make_shared<ComponentType>();
+  out->defined_resources = defined_resources_of_type(inner, offset);
   out->imports = std::move(inner.imports);
   out->exports = std::move(inner.exports);
   out->imported_resources = std::move(inner.imported_resources);
-  for (const auto& r : inner.defined_resources)
-    if (free.count(r.get())) out->defined_resources.push_back(r);
   return out;
 }
 

@@ -27,6 +27,22 @@ void fail(size_t offset, const std::string& reason) {
 
 // ---- Components ----
 
+// Resource types defined inside (or by instances created inside) cannot
+// appear in the imports; those the exports mention become the component
+// type's defined resources, fresh for every instance.
+std::vector<abi::ResourceTypeRef> defined_resources_of_type(const Scope& s, size_t offset) {
+  ResourceSet free;
+  for (const auto& e : s.imports) collect_free_resources(e.desc, free);
+  for (const auto& r : s.defined_resources)
+    if (free.count(r.get())) fail(offset, "local resource type found in imports");
+  free.clear();
+  for (const auto& e : s.exports) collect_free_resources(e.desc, free);
+  std::vector<abi::ResourceTypeRef> defined;
+  for (const auto& r : s.defined_resources)
+    if (free.count(r.get())) defined.push_back(r);
+  return defined;
+}
+
 std::shared_ptr<ComponentPlan> Validator::component(const binary::Component& component,
                                                     Scope* parent) {
   auto plan = std::make_shared<ComponentPlan>();
@@ -106,21 +122,11 @@ void Validator::finish(Scope& s, size_t offset) {
     if (!s.value_used[i])
       fail(offset, "value " + std::to_string(i) +
                        " is never used (a value must be used exactly once)");
-  // Resource types defined inside (or by instances created inside) cannot
-  // appear in the imports; those the exports mention become the component
-  // type's defined resources, fresh for every instance.
-  ResourceSet free;
-  for (const auto& e : s.imports) collect_free_resources(e.desc, free);
-  for (const auto& r : s.defined_resources)
-    if (free.count(r.get())) fail(offset, "local resource type found in imports");
-  free.clear();
-  for (const auto& e : s.exports) collect_free_resources(e.desc, free);
   ComponentType& type = s.plan->type;
+  type.defined_resources = defined_resources_of_type(s, offset);
   type.imports = s.imports;
   type.exports = s.exports;
   type.imported_resources = s.imported_resources;
-  for (const auto& r : s.defined_resources)
-    if (free.count(r.get())) type.defined_resources.push_back(r);
   for (const auto& t : s.types) s.plan->types.push_back(t.desc);
 }
 

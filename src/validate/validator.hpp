@@ -106,6 +106,11 @@ struct Scope {
   ComponentPlan* plan = nullptr;  // components only
 };
 
+// The component type's defined resources: the resource types defined in
+// `s` that its exports mention (fresh for every instance). Fails when one
+// appears in its imports.
+std::vector<abi::ResourceTypeRef> defined_resources_of_type(const Scope& s, size_t offset);
+
 class Validator {
  public:
   Validator(std::span<const uint8_t> bytes) : bytes_(bytes) {}
