@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 
 namespace cmhost::bench {
 

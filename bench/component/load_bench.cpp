@@ -7,6 +7,7 @@
 
 #include "binary/binary.hpp"
 #include "cmhost/cmhost.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "validate/validate.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "cmhost/error.hpp"
 
 int main(int argc, char** argv) {

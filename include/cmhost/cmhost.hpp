@@ -39,6 +39,10 @@
 
 namespace cmhost {
 
+namespace engine {
+class Engine;  // cmhost/engine/backend.hpp
+}
+
 using abi::Val;
 
 class Caller;
@@ -55,14 +59,15 @@ class Engine {
   Engine(Engine&&) noexcept;
   Engine& operator=(Engine&&) noexcept;
   ~Engine();
-  // The core engine (the backend EngineConfig chose).
-  engine::Engine& core() { return *core_; }
+  // The core engine (the backend EngineConfig chose), for the runtime and
+  // tools that drive core modules (cmhost/engine/backend.hpp).
+  engine::Engine& core();
 
   // Moves the engine's epoch on by one; any thread may call it (a timer
   // thread, say). Guest code of a store whose deadline it reaches traps
   // with "interrupted" (Store::set_epoch_deadline), and so does the store's
   // event loop if it is waiting.
-  void increment_epoch() { core_->increment_epoch(); }
+  void increment_epoch();
 
  private:
   std::unique_ptr<engine::Engine> core_;

@@ -13,6 +13,8 @@ Engine::Engine(engine::EngineConfig config) : core_(engine::make_engine(std::mov
 Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
 Engine::~Engine() = default;
+engine::Engine& Engine::core() { return *core_; }
+void Engine::increment_epoch() { core_->increment_epoch(); }
 
 Component Component::from_bytes(Engine& engine, std::vector<uint8_t> bytes) {
   auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));

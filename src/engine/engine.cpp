@@ -2,7 +2,7 @@
 // one Backend value and one case here.
 #include <mutex>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "cmhost/error.hpp"
 #include "interp/interp_engine.hpp"
 #include "aot/aot_engine.hpp"

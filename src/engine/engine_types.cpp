@@ -1,6 +1,6 @@
 #include <string>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 
 namespace cmhost::engine {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "runtime/host_calls.hpp"
 #include "runtime/scheduler.hpp"
 

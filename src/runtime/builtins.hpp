@@ -9,7 +9,7 @@
 #include <optional>
 #include <span>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "runtime/runtime.hpp"
 #include "validate/validate.hpp"
 

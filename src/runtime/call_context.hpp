@@ -11,7 +11,7 @@
 
 #include "call_handles.hpp"
 #include "cmhost/abi.hpp"
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "runtime/runtime.hpp"
 #include "guest_memory.hpp"
 

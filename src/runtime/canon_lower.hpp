@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "cmhost/abi.hpp"
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "runtime/runtime.hpp"
 
 namespace cmhost::runtime {

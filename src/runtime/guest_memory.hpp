@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "cmhost/abi.hpp"
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 
 namespace cmhost::runtime {
 

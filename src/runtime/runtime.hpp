@@ -19,7 +19,7 @@
 
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "cmhost/function_ref.hpp"
 #include "validate/validate.hpp"
 

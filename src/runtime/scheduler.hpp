@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "fiber.hpp"
 
 namespace cmhost::runtime {

@@ -8,7 +8,7 @@
 // with --no-check).
 #include "../support/expect_error.hpp"
 #include "../support/test_engine.hpp"
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 
 namespace cmhost::testing_support {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "engine_choice.hpp"
 
 namespace cmhost::tools {

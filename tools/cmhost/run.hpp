@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "engine_choice.hpp"
 
 namespace cmhost::tools {

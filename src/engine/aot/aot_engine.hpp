@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 
 namespace cmhost::engine {
 

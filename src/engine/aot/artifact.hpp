@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "cmhost_aot.h"
 #include "stamp.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "assembler.hpp"
 
 namespace cmhost::tools::wast {

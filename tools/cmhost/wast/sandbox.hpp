@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "cmhost/engine.hpp"
+#include "cmhost/engine/backend.hpp"
 #include "assembler.hpp"
 #include "report.hpp"
 #include "script.hpp"
