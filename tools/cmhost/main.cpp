@@ -144,8 +144,13 @@ int main(int argc, char** argv) {
   bindgen_cmd->add_option("--world", bindgen.world,
                           "The world of a WIT package (`name` or `ns:pkg/name`); needed when it has several");
   bindgen_cmd->add_option("-o,--output", bindgen.output, "The header to write (default: stdout)");
+  bindgen_cmd->add_option("--split", bindgen.split_dir,
+                          "Write one header per interface and world.hpp including them into this directory");
   bindgen_cmd->add_option("--namespace", bindgen.root_namespace,
                           "C++ namespace of the world's own items (default: the world's package and name)");
+  bindgen_cmd->add_option("--interface-namespace", bindgen.interface_namespace,
+                          "C++ namespace holding the interfaces' namespaces, e.g. myapp::bindings (default: the "
+                          "global namespace)");
   std::string containers = "owning";
   bindgen_cmd
       ->add_option("--containers", containers,

@@ -18,7 +18,7 @@
 
 namespace cmhost::wasi::detail {
 
-namespace io = ::wasi::io;
+namespace io = ::cmhost::wasi::bindings::wasi::io;
 
 inline uint64_t monotonic_now() {
   return static_cast<uint64_t>(
@@ -143,9 +143,9 @@ struct Handles {
   std::optional<io::error::Resources> errors;
   std::optional<io::poll::Resources> pollables;
   std::optional<io::streams::Resources> streams;
-  std::optional<::wasi::filesystem::types::Resources> files;
-  std::optional<::wasi::cli::terminal_input::Resources> terminal_inputs;
-  std::optional<::wasi::cli::terminal_output::Resources> terminal_outputs;
+  std::optional<::cmhost::wasi::bindings::wasi::filesystem::types::Resources> files;
+  std::optional<::cmhost::wasi::bindings::wasi::cli::terminal_input::Resources> terminal_inputs;
+  std::optional<::cmhost::wasi::bindings::wasi::cli::terminal_output::Resources> terminal_outputs;
 };
 
 inline io::streams::StreamError failed(Caller& caller, const Handles& handles, int code) {

@@ -14,7 +14,7 @@
 
 namespace cmhost::wasi::detail {
 
-namespace fs = ::wasi::filesystem;
+namespace fs = ::cmhost::wasi::bindings::wasi::filesystem;
 
 // The preopens as descriptors for the guest, opened afresh for each call of
 // get-directories. A host directory that cannot be opened is an Error (Usage).

@@ -14,7 +14,7 @@
 
 namespace cmhost::wasi::detail {
 
-namespace net = ::wasi::sockets::network;
+namespace net = ::cmhost::wasi::bindings::wasi::sockets::network;
 
 // A socket's descriptor, closed when the socket and every stream and
 // pollable made from it are gone (a guest may drop them in any order).
@@ -33,9 +33,9 @@ class SocketFd {
 // The host resource types the socket implementations make handles of.
 struct SocketHandles {
   std::shared_ptr<const Handles> io;
-  std::optional<::wasi::sockets::tcp::Resources> tcp;
-  std::optional<::wasi::sockets::udp::Resources> udp;
-  std::optional<::wasi::sockets::ip_name_lookup::Resources> lookup;
+  std::optional<::cmhost::wasi::bindings::wasi::sockets::tcp::Resources> tcp;
+  std::optional<::cmhost::wasi::bindings::wasi::sockets::udp::Resources> udp;
+  std::optional<::cmhost::wasi::bindings::wasi::sockets::ip_name_lookup::Resources> lookup;
 };
 
 template <typename T>

@@ -21,7 +21,7 @@ namespace cmhost::wasi::detail {
 
 namespace {
 
-namespace sockets = ::wasi::sockets;
+namespace sockets = ::cmhost::wasi::bindings::wasi::sockets;
 using abi::typed::Own;
 using net::ErrorCode;
 using TcpResult = NetResult<Own<sockets::tcp::TcpSocket>>;

@@ -13,9 +13,9 @@ namespace cmhost::wasi::detail {
 
 void add_sockets(Linker& linker, std::shared_ptr<const Handles> handles, bool allow_network);
 
-NetResult<std::unique_ptr<::wasi::sockets::tcp::TcpSocket>> new_tcp_socket(
+NetResult<std::unique_ptr<::cmhost::wasi::bindings::wasi::sockets::tcp::TcpSocket>> new_tcp_socket(
     std::shared_ptr<const SocketHandles> handles, net::IpAddressFamily family);
-NetResult<std::unique_ptr<::wasi::sockets::udp::UdpSocket>> new_udp_socket(
+NetResult<std::unique_ptr<::cmhost::wasi::bindings::wasi::sockets::udp::UdpSocket>> new_udp_socket(
     std::shared_ptr<const SocketHandles> handles, net::IpAddressFamily family);
 
 }  // namespace cmhost::wasi::detail

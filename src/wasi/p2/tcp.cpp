@@ -18,7 +18,7 @@ namespace cmhost::wasi::detail {
 
 namespace {
 
-namespace tcp = ::wasi::sockets::tcp;
+namespace tcp = ::cmhost::wasi::bindings::wasi::sockets::tcp;
 using net::ErrorCode;
 using abi::typed::Own;
 using ReadResult = abi::typed::Result<std::vector<uint8_t>, io::streams::StreamError>;

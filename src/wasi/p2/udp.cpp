@@ -12,7 +12,7 @@ namespace cmhost::wasi::detail {
 
 namespace {
 
-namespace udp = ::wasi::sockets::udp;
+namespace udp = ::cmhost::wasi::bindings::wasi::sockets::udp;
 using net::ErrorCode;
 using abi::typed::Own;
 

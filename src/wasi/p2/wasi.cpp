@@ -23,11 +23,11 @@ namespace cmhost::wasi {
 
 namespace {
 
-namespace io = ::wasi::io;
-namespace cli = ::wasi::cli;
-namespace clocks = ::wasi::clocks;
-namespace fs = ::wasi::filesystem;
-namespace rnd = ::wasi::random;
+namespace io = ::cmhost::wasi::bindings::wasi::io;
+namespace cli = ::cmhost::wasi::bindings::wasi::cli;
+namespace clocks = ::cmhost::wasi::bindings::wasi::clocks;
+namespace fs = ::cmhost::wasi::bindings::wasi::filesystem;
+namespace rnd = ::cmhost::wasi::bindings::wasi::random;
 using abi::typed::Result;
 using StreamResult = Result<void, io::streams::StreamError>;
 using detail::failed;

@@ -48,10 +48,12 @@ struct Resources {
 // Supplies the imports with `host` (kept alive by the linker).
 inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   auto file_resource = linker.define_resource<File>("cmhost:test/files@0.1.0#file");
-  linker.func_wrap("cmhost:test/files@0.1.0#[constructor]file", [file_resource, host](cmhost::Caller& caller, uint32_t size) {
+  linker.func_wrap("cmhost:test/files@0.1.0#[constructor]file",
+      [file_resource, host](cmhost::Caller& caller, uint32_t size) {
     return file_resource.make_own(caller.store(), host->file_new(caller, size));
   });
-  linker.func_wrap("cmhost:test/files@0.1.0#[method]file.size", [file_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<File> self) {
+  linker.func_wrap("cmhost:test/files@0.1.0#[method]file.size",
+      [file_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<File> self) {
     return file_resource.get(caller.store(), self).size(caller);
   });
   return Resources{file_resource};
@@ -73,7 +75,8 @@ class World {
   }
   const cmhost::Instance& instance() const { return instance_; }
   uint32_t run(cmhost::Store& store) const { return run_.call(store); }
-  uint32_t take(cmhost::Store& store, cmhost::abi::typed::Own<::cmhost_::test::files::File> f) const { return take_.call(store, f); }
+  uint32_t take(cmhost::Store& store,
+      cmhost::abi::typed::Own<::cmhost_::test::files::File> f) const { return take_.call(store, f); }
 
  private:
   cmhost::Instance instance_;

@@ -99,7 +99,8 @@ class Guest {
  public:
   explicit Guest(const cmhost::Instance& instance)
       : stamp_(instance.typed_func<std::string(Datetime, std::string)>("example:util/text#stamp")) {}
-  std::string stamp(cmhost::Store& store, const Datetime& at, const std::string& message) const { return stamp_.call(store, at, message); }
+  std::string stamp(cmhost::Store& store, const Datetime& at,
+      const std::string& message) const { return stamp_.call(store, at, message); }
 
  private:
   cmhost::TypedFunc<std::string(Datetime, std::string)> stamp_;
@@ -146,8 +147,10 @@ class App {
 // Supplies every import from `host`, which implements each imported interface's Host.
 template <class H>
 void add_to_linker(cmhost::Linker& linker, std::shared_ptr<H> host) {
-  ::example::clock::v0_2_0::wall::add_to_linker(linker, std::static_pointer_cast<::example::clock::v0_2_0::wall::Host>(host));
-  ::example::clock::v0_1_0::wall::add_to_linker(linker, std::static_pointer_cast<::example::clock::v0_1_0::wall::Host>(host));
+  ::example::clock::v0_2_0::wall::add_to_linker(linker,
+      std::static_pointer_cast<::example::clock::v0_2_0::wall::Host>(host));
+  ::example::clock::v0_1_0::wall::add_to_linker(linker,
+      std::static_pointer_cast<::example::clock::v0_1_0::wall::Host>(host));
   ::example::util::text::add_to_linker(linker, std::static_pointer_cast<::example::util::text::Host>(host));
   add_to_linker(linker, std::static_pointer_cast<Host>(host));
 }

@@ -68,26 +68,36 @@ struct Resources {
 // Supplies the imports with `host` (kept alive by the linker).
 inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   auto surface_resource = linker.define_resource<Surface>("cmhost:resources/canvas@0.2.0#surface");
-  linker.func_wrap("cmhost:resources/canvas@0.2.0#[constructor]surface", [host, surface_resource](cmhost::Caller& caller, uint32_t width, uint32_t height) {
+  linker.func_wrap("cmhost:resources/canvas@0.2.0#[constructor]surface",
+      [host, surface_resource](cmhost::Caller& caller, uint32_t width, uint32_t height) {
     return surface_resource.make_own(caller.store(), host->surface_new(caller, width, height));
   });
-  linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.fill", [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self, uint32_t color) {
+  linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.fill",
+      [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self, uint32_t color) {
     return surface_resource.get(caller.store(), self).fill(caller, color);
   });
-  linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.pixel", [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self, uint32_t x, uint32_t y) {
+  linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.pixel",
+      [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self, uint32_t x, uint32_t y) {
     return surface_resource.get(caller.store(), self).pixel(caller, x, y);
   });
-  linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.size", [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self) {
+  linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.size",
+      [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self) {
     return surface_resource.get(caller.store(), self).size(caller);
   });
-  linker.func_wrap("cmhost:resources/canvas@0.2.0#[static]surface.blank", [host, surface_resource](cmhost::Caller& caller) {
+  linker.func_wrap("cmhost:resources/canvas@0.2.0#[static]surface.blank",
+      [host, surface_resource](cmhost::Caller& caller) {
     return surface_resource.make_own(caller.store(), host->surface_blank(caller));
   });
-  linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.copy-from", [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self, cmhost::abi::typed::Borrow<Surface> other) {
+  linker.func_wrap("cmhost:resources/canvas@0.2.0#[method]surface.copy-from",
+      [surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> self,
+      cmhost::abi::typed::Borrow<Surface> other) {
     return surface_resource.get(caller.store(), self).copy_from(caller, surface_resource.get(caller.store(), other));
   });
-  linker.func_wrap("cmhost:resources/canvas@0.2.0#merge", [host, surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> a, cmhost::abi::typed::Borrow<Surface> b) {
-    return surface_resource.make_own(caller.store(), host->merge(caller, surface_resource.get(caller.store(), a), surface_resource.get(caller.store(), b)));
+  linker.func_wrap("cmhost:resources/canvas@0.2.0#merge",
+      [host, surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Surface> a,
+      cmhost::abi::typed::Borrow<Surface> b) {
+    return surface_resource.make_own(caller.store(),
+        host->merge(caller, surface_resource.get(caller.store(), a), surface_resource.get(caller.store(), b)));
   });
   linker.func_wrap("cmhost:resources/canvas@0.2.0#flatten", [host](cmhost::Caller& caller, std::vector<Layer> layers) {
     return host->flatten(caller, std::move(layers));
@@ -115,8 +125,11 @@ class Host {
 inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   auto surface_resource = linker.resource<Surface>("cmhost:resources/canvas@0.2.0#surface");
   linker.define_resource("cmhost:resources/painter@0.2.0#surface", surface_resource);
-  linker.func_wrap("cmhost:resources/painter@0.2.0#paint", [host, surface_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<::cmhost_::resources::canvas::Surface> target, uint32_t color) {
-    return surface_resource.make_own(caller.store(), host->paint(caller, surface_resource.get(caller.store(), target), color));
+  linker.func_wrap("cmhost:resources/painter@0.2.0#paint",
+      [host, surface_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<::cmhost_::resources::canvas::Surface> target, uint32_t color) {
+    return surface_resource.make_own(caller.store(),
+        host->paint(caller, surface_resource.get(caller.store(), target), color));
   });
 }
 }  // namespace cmhost_::resources::painter
@@ -132,16 +145,26 @@ namespace cmhost_::resources::counters {
 class Guest {
  public:
   explicit Guest(const cmhost::Instance& instance)
-      : counter_new_(instance.typed_func<cmhost::abi::typed::Own<Counter>(uint32_t)>("cmhost:resources/counters@0.2.0#[constructor]counter")),
-        counter_add_(instance.typed_func<uint32_t(cmhost::abi::typed::Borrow<Counter>, uint32_t)>("cmhost:resources/counters@0.2.0#[method]counter.add")),
-        counter_value_(instance.typed_func<uint32_t(cmhost::abi::typed::Borrow<Counter>)>("cmhost:resources/counters@0.2.0#[method]counter.value")),
-        counter_zero_(instance.typed_func<cmhost::abi::typed::Own<Counter>()>("cmhost:resources/counters@0.2.0#[static]counter.zero")),
-        total_(instance.typed_func<uint32_t(std::vector<cmhost::abi::typed::Borrow<Counter>>)>("cmhost:resources/counters@0.2.0#total")) {}
-  cmhost::abi::typed::Own<Counter> counter_new(cmhost::Store& store, uint32_t start) const { return counter_new_.call(store, start); }
-  uint32_t counter_add(cmhost::Store& store, cmhost::abi::typed::Borrow<Counter> self, uint32_t n) const { return counter_add_.call(store, self, n); }
-  uint32_t counter_value(cmhost::Store& store, cmhost::abi::typed::Borrow<Counter> self) const { return counter_value_.call(store, self); }
+      :
+          counter_new_(instance.typed_func<
+          cmhost::abi::typed::Own<Counter>(uint32_t)>("cmhost:resources/counters@0.2.0#[constructor]counter")),
+        counter_add_(instance.typed_func<uint32_t(cmhost::abi::typed::Borrow<Counter>,
+            uint32_t)>("cmhost:resources/counters@0.2.0#[method]counter.add")),
+        counter_value_(instance.typed_func<
+            uint32_t(cmhost::abi::typed::Borrow<Counter>)>("cmhost:resources/counters@0.2.0#[method]counter.value")),
+        counter_zero_(instance.typed_func<
+            cmhost::abi::typed::Own<Counter>()>("cmhost:resources/counters@0.2.0#[static]counter.zero")),
+        total_(instance.typed_func<
+            uint32_t(std::vector<cmhost::abi::typed::Borrow<Counter>>)>("cmhost:resources/counters@0.2.0#total")) {}
+  cmhost::abi::typed::Own<Counter> counter_new(cmhost::Store& store,
+      uint32_t start) const { return counter_new_.call(store, start); }
+  uint32_t counter_add(cmhost::Store& store, cmhost::abi::typed::Borrow<Counter> self,
+      uint32_t n) const { return counter_add_.call(store, self, n); }
+  uint32_t counter_value(cmhost::Store& store,
+      cmhost::abi::typed::Borrow<Counter> self) const { return counter_value_.call(store, self); }
   cmhost::abi::typed::Own<Counter> counter_zero(cmhost::Store& store) const { return counter_zero_.call(store); }
-  uint32_t total(cmhost::Store& store, const std::vector<cmhost::abi::typed::Borrow<Counter>>& counters) const { return total_.call(store, counters); }
+  uint32_t total(cmhost::Store& store,
+      const std::vector<cmhost::abi::typed::Borrow<Counter>>& counters) const { return total_.call(store, counters); }
 
  private:
   cmhost::TypedFunc<cmhost::abi::typed::Own<Counter>(uint32_t)> counter_new_;
@@ -175,7 +198,9 @@ class Resources {
 // Supplies every import from `host`, which implements each imported interface's Host.
 template <class H>
 void add_to_linker(cmhost::Linker& linker, std::shared_ptr<H> host) {
-  ::cmhost_::resources::canvas::add_to_linker(linker, std::static_pointer_cast<::cmhost_::resources::canvas::Host>(host));
-  ::cmhost_::resources::painter::add_to_linker(linker, std::static_pointer_cast<::cmhost_::resources::painter::Host>(host));
+  ::cmhost_::resources::canvas::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost_::resources::canvas::Host>(host));
+  ::cmhost_::resources::painter::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost_::resources::painter::Host>(host));
 }
 }  // namespace cmhost_::resources::resources

@@ -77,7 +77,8 @@ struct At : cmhost::abi::typed::Case<::cmhost_::viewed::types::Point> { using Ca
 struct Label : cmhost::abi::typed::Case<std::string_view> { using Case::Case; };
 struct None : cmhost::abi::typed::Case<void> {};
 }  // namespace shape_view
-using ShapeView = std::variant<shape_view::Circle, shape_view::Square, shape_view::At, shape_view::Label, shape_view::None>;
+using ShapeView = std::variant<shape_view::Circle, shape_view::Square, shape_view::At, shape_view::Label,
+    shape_view::None>;
 
 enum class Color : uint8_t { red, green, blue };
 
@@ -117,12 +118,18 @@ struct Record<::cmhost_::viewed::types::Point> {
 template <>
 struct Record<::cmhost_::viewed::types::Scalars> {
   using T = ::cmhost_::viewed::types::Scalars;
-  static constexpr auto fields = std::make_tuple(field("flag", &T::flag), field("small", &T::small), field("byte", &T::byte), field("short", &T::short_), field("word", &T::word), field("int", &T::int_), field("uint", &T::uint), field("long", &T::long_), field("ulong", &T::ulong), field("single", &T::single), field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
+  static constexpr auto fields = std::make_tuple(field("flag", &T::flag), field("small", &T::small),
+      field("byte", &T::byte), field("short", &T::short_), field("word", &T::word), field("int", &T::int_),
+      field("uint", &T::uint), field("long", &T::long_), field("ulong", &T::ulong), field("single", &T::single),
+      field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
 };
 template <>
 struct Record<::cmhost_::viewed::types::ScalarsView> {
   using T = ::cmhost_::viewed::types::ScalarsView;
-  static constexpr auto fields = std::make_tuple(field("flag", &T::flag), field("small", &T::small), field("byte", &T::byte), field("short", &T::short_), field("word", &T::word), field("int", &T::int_), field("uint", &T::uint), field("long", &T::long_), field("ulong", &T::ulong), field("single", &T::single), field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
+  static constexpr auto fields = std::make_tuple(field("flag", &T::flag), field("small", &T::small),
+      field("byte", &T::byte), field("short", &T::short_), field("word", &T::word), field("int", &T::int_),
+      field("uint", &T::uint), field("long", &T::long_), field("ulong", &T::ulong), field("single", &T::single),
+      field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
 };
 template <>
 struct Enum<::cmhost_::viewed::types::Color> {
@@ -183,15 +190,19 @@ class Host {
   virtual Color echo_color(cmhost::Caller& caller, Color c) = 0;
   virtual Perms echo_perms(cmhost::Caller& caller, Perms p) = 0;
   virtual std::optional<Point> echo_option(cmhost::Caller& caller, std::optional<Point> o) = 0;
-  virtual cmhost::abi::typed::Result<Id, std::string> echo_result(cmhost::Caller& caller, cmhost::abi::typed::Result<Id, std::string> r) = 0;
-  virtual cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> r) = 0;
-  virtual std::tuple<uint8_t, std::string, double> echo_tuple(cmhost::Caller& caller, std::tuple<uint8_t, std::string, double> t) = 0;
+  virtual cmhost::abi::typed::Result<Id, std::string> echo_result(cmhost::Caller& caller,
+      cmhost::abi::typed::Result<Id, std::string> r) = 0;
+  virtual cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Caller& caller,
+      cmhost::abi::typed::Result<void, void> r) = 0;
+  virtual std::tuple<uint8_t, std::string, double> echo_tuple(cmhost::Caller& caller,
+      std::tuple<uint8_t, std::string, double> t) = 0;
   virtual std::map<std::string, uint32_t> echo_map(cmhost::Caller& caller, std::map<std::string, uint32_t> m) = 0;
   virtual Points echo_points(cmhost::Caller& caller, Points p) = 0;
   virtual Id echo_id(cmhost::Caller& caller, Id i) = 0;
   virtual std::vector<bool> echo_bools(cmhost::Caller& caller, std::vector<bool> l) = 0;
   virtual Switches echo_switches(cmhost::Caller& caller, Switches s) = 0;
-  virtual std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Caller& caller, std::optional<std::vector<bool>> o) = 0;
+  virtual std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Caller& caller,
+      std::optional<std::vector<bool>> o) = 0;
   virtual void note(cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) = 0;
   virtual cmhost::abi::typed::ErrorContext echo_error(cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) = 0;
 };
@@ -225,16 +236,20 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-option", [host](cmhost::Caller& caller, std::optional<Point> o) {
     return host->echo_option(caller, std::move(o));
   });
-  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-result", [host](cmhost::Caller& caller, cmhost::abi::typed::Result<Id, std::string> r) {
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-result",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::Result<Id, std::string> r) {
     return host->echo_result(caller, std::move(r));
   });
-  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-unit-result", [host](cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> r) {
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-unit-result",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> r) {
     return host->echo_unit_result(caller, std::move(r));
   });
-  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-tuple", [host](cmhost::Caller& caller, std::tuple<uint8_t, std::string, double> t) {
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-tuple",
+      [host](cmhost::Caller& caller, std::tuple<uint8_t, std::string, double> t) {
     return host->echo_tuple(caller, std::move(t));
   });
-  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-map", [host](cmhost::Caller& caller, std::map<std::string, uint32_t> m) {
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-map",
+      [host](cmhost::Caller& caller, std::map<std::string, uint32_t> m) {
     return host->echo_map(caller, std::move(m));
   });
   linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-points", [host](cmhost::Caller& caller, Points p) {
@@ -249,13 +264,16 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-switches", [host](cmhost::Caller& caller, Switches s) {
     return host->echo_switches(caller, std::move(s));
   });
-  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-maybe-bools", [host](cmhost::Caller& caller, std::optional<std::vector<bool>> o) {
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-maybe-bools",
+      [host](cmhost::Caller& caller, std::optional<std::vector<bool>> o) {
     return host->echo_maybe_bools(caller, std::move(o));
   });
-  linker.func_wrap("cmhost:viewed/echo@0.1.0#note", [host](cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) {
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#note",
+      [host](cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) {
     return host->note(caller, a, std::move(b), std::move(c));
   });
-  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-error", [host](cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) {
+  linker.func_wrap("cmhost:viewed/echo@0.1.0#echo-error",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) {
     return host->echo_error(caller, e);
   });
 }
@@ -265,69 +283,106 @@ class Guest {
  public:
   explicit Guest(const cmhost::Instance& instance)
       : echo_scalars_(instance.typed_func<ScalarsView(Scalars)>("cmhost:viewed/echo@0.1.0#echo-scalars")),
-        echo_list_(instance.typed_func<cmhost::abi::typed::ListView<uint16_t>(std::vector<uint16_t>)>("cmhost:viewed/echo@0.1.0#echo-list")),
-        echo_strings_(instance.typed_func<cmhost::abi::typed::ListView<std::string_view>(std::vector<std::string>)>("cmhost:viewed/echo@0.1.0#echo-strings")),
-        echo_fixed_(instance.typed_func<std::array<uint8_t, 4>(std::array<uint8_t, 4>)>("cmhost:viewed/echo@0.1.0#echo-fixed")),
+        echo_list_(instance.typed_func<
+            cmhost::abi::typed::ListView<uint16_t>(std::vector<uint16_t>)>("cmhost:viewed/echo@0.1.0#echo-list")),
+        echo_strings_(instance.typed_func<
+            cmhost::abi::typed::ListView<
+            std::string_view>(std::vector<std::string>)>("cmhost:viewed/echo@0.1.0#echo-strings")),
+        echo_fixed_(instance.typed_func<std::array<uint8_t,
+            4>(std::array<uint8_t, 4>)>("cmhost:viewed/echo@0.1.0#echo-fixed")),
         echo_shape_(instance.typed_func<ShapeView(Shape)>("cmhost:viewed/echo@0.1.0#echo-shape")),
-        echo_shapes_(instance.typed_func<cmhost::abi::typed::ListView<ShapeView>(std::vector<Shape>)>("cmhost:viewed/echo@0.1.0#echo-shapes")),
+        echo_shapes_(instance.typed_func<
+            cmhost::abi::typed::ListView<ShapeView>(std::vector<Shape>)>("cmhost:viewed/echo@0.1.0#echo-shapes")),
         echo_color_(instance.typed_func<Color(Color)>("cmhost:viewed/echo@0.1.0#echo-color")),
         echo_perms_(instance.typed_func<Perms(Perms)>("cmhost:viewed/echo@0.1.0#echo-perms")),
-        echo_option_(instance.typed_func<std::optional<Point>(std::optional<Point>)>("cmhost:viewed/echo@0.1.0#echo-option")),
-        echo_result_(instance.typed_func<cmhost::abi::typed::Result<Id, std::string_view>(cmhost::abi::typed::Result<Id, std::string>)>("cmhost:viewed/echo@0.1.0#echo-result")),
-        echo_unit_result_(instance.typed_func<cmhost::abi::typed::Result<void, void>(cmhost::abi::typed::Result<void, void>)>("cmhost:viewed/echo@0.1.0#echo-unit-result")),
-        echo_tuple_(instance.typed_func<std::tuple<uint8_t, std::string_view, double>(std::tuple<uint8_t, std::string, double>)>("cmhost:viewed/echo@0.1.0#echo-tuple")),
-        echo_map_(instance.typed_func<std::map<std::string_view, uint32_t>(std::map<std::string, uint32_t>)>("cmhost:viewed/echo@0.1.0#echo-map")),
+        echo_option_(instance.typed_func<
+            std::optional<Point>(std::optional<Point>)>("cmhost:viewed/echo@0.1.0#echo-option")),
+        echo_result_(instance.typed_func<cmhost::abi::typed::Result<Id,
+            std::string_view>(cmhost::abi::typed::Result<Id, std::string>)>("cmhost:viewed/echo@0.1.0#echo-result")),
+        echo_unit_result_(instance.typed_func<cmhost::abi::typed::Result<void,
+            void>(cmhost::abi::typed::Result<void, void>)>("cmhost:viewed/echo@0.1.0#echo-unit-result")),
+        echo_tuple_(instance.typed_func<std::tuple<uint8_t, std::string_view,
+            double>(std::tuple<uint8_t, std::string, double>)>("cmhost:viewed/echo@0.1.0#echo-tuple")),
+        echo_map_(instance.typed_func<std::map<std::string_view,
+            uint32_t>(std::map<std::string, uint32_t>)>("cmhost:viewed/echo@0.1.0#echo-map")),
         echo_points_(instance.typed_func<PointsView(Points)>("cmhost:viewed/echo@0.1.0#echo-points")),
         echo_id_(instance.typed_func<Id(Id)>("cmhost:viewed/echo@0.1.0#echo-id")),
-        echo_bools_(instance.typed_func<cmhost::abi::typed::ListView<bool>(std::vector<bool>)>("cmhost:viewed/echo@0.1.0#echo-bools")),
+        echo_bools_(instance.typed_func<
+            cmhost::abi::typed::ListView<bool>(std::vector<bool>)>("cmhost:viewed/echo@0.1.0#echo-bools")),
         echo_switches_(instance.typed_func<SwitchesView(Switches)>("cmhost:viewed/echo@0.1.0#echo-switches")),
-        echo_maybe_bools_(instance.typed_func<std::optional<cmhost::abi::typed::ListView<bool>>(std::optional<std::vector<bool>>)>("cmhost:viewed/echo@0.1.0#echo-maybe-bools")),
+        echo_maybe_bools_(instance.typed_func<
+            std::optional<
+            cmhost::abi::typed::ListView<
+            bool>>(std::optional<std::vector<bool>>)>("cmhost:viewed/echo@0.1.0#echo-maybe-bools")),
         note_(instance.typed_func<void(uint32_t, std::string, std::optional<Color>)>("cmhost:viewed/echo@0.1.0#note")),
-        echo_error_(instance.typed_func<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)>("cmhost:viewed/echo@0.1.0#echo-error")) {}
+        echo_error_(instance.typed_func<
+            cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)>("cmhost:viewed/echo@0.1.0#echo-error"))
+            {}
   // `read(const ScalarsView&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void echo_scalars(cmhost::Store& store, const Scalars& s, Read&& read) const { echo_scalars_.call_viewing(store, s, std::forward<Read>(read)); }
+  void echo_scalars(cmhost::Store& store, const Scalars& s,
+      Read&& read) const { echo_scalars_.call_viewing(store, s, std::forward<Read>(read)); }
   // `read(const cmhost::abi::typed::ListView<uint16_t>&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void echo_list(cmhost::Store& store, const std::vector<uint16_t>& l, Read&& read) const { echo_list_.call_viewing(store, l, std::forward<Read>(read)); }
-  // `read(const cmhost::abi::typed::ListView<std::string_view>&)` sees the result in the guest's memory, until post-return.
+  void echo_list(cmhost::Store& store, const std::vector<uint16_t>& l,
+      Read&& read) const { echo_list_.call_viewing(store, l, std::forward<Read>(read)); }
+  // `read(const cmhost::abi::typed::ListView<std::string_view>&)` sees the result in the guest's memory, until
+  // post-return.
   template <class Read>
-  void echo_strings(cmhost::Store& store, const std::vector<std::string>& l, Read&& read) const { echo_strings_.call_viewing(store, l, std::forward<Read>(read)); }
-  std::array<uint8_t, 4> echo_fixed(cmhost::Store& store, const std::array<uint8_t, 4>& a) const { return echo_fixed_.call(store, a); }
+  void echo_strings(cmhost::Store& store, const std::vector<std::string>& l,
+      Read&& read) const { echo_strings_.call_viewing(store, l, std::forward<Read>(read)); }
+  std::array<uint8_t, 4> echo_fixed(cmhost::Store& store,
+      const std::array<uint8_t, 4>& a) const { return echo_fixed_.call(store, a); }
   // `read(const ShapeView&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void echo_shape(cmhost::Store& store, const Shape& s, Read&& read) const { echo_shape_.call_viewing(store, s, std::forward<Read>(read)); }
+  void echo_shape(cmhost::Store& store, const Shape& s,
+      Read&& read) const { echo_shape_.call_viewing(store, s, std::forward<Read>(read)); }
   // `read(const cmhost::abi::typed::ListView<ShapeView>&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void echo_shapes(cmhost::Store& store, const std::vector<Shape>& l, Read&& read) const { echo_shapes_.call_viewing(store, l, std::forward<Read>(read)); }
+  void echo_shapes(cmhost::Store& store, const std::vector<Shape>& l,
+      Read&& read) const { echo_shapes_.call_viewing(store, l, std::forward<Read>(read)); }
   Color echo_color(cmhost::Store& store, Color c) const { return echo_color_.call(store, c); }
   Perms echo_perms(cmhost::Store& store, Perms p) const { return echo_perms_.call(store, p); }
-  std::optional<Point> echo_option(cmhost::Store& store, const std::optional<Point>& o) const { return echo_option_.call(store, o); }
-  // `read(const cmhost::abi::typed::Result<Id, std::string_view>&)` sees the result in the guest's memory, until post-return.
+  std::optional<Point> echo_option(cmhost::Store& store,
+      const std::optional<Point>& o) const { return echo_option_.call(store, o); }
+  // `read(const cmhost::abi::typed::Result<Id, std::string_view>&)` sees the result in the guest's memory, until
+  // post-return.
   template <class Read>
-  void echo_result(cmhost::Store& store, const cmhost::abi::typed::Result<Id, std::string>& r, Read&& read) const { echo_result_.call_viewing(store, r, std::forward<Read>(read)); }
-  cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Store& store, const cmhost::abi::typed::Result<void, void>& r) const { return echo_unit_result_.call(store, r); }
-  // `read(const std::tuple<uint8_t, std::string_view, double>&)` sees the result in the guest's memory, until post-return.
+  void echo_result(cmhost::Store& store, const cmhost::abi::typed::Result<Id, std::string>& r,
+      Read&& read) const { echo_result_.call_viewing(store, r, std::forward<Read>(read)); }
+  cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Store& store,
+      const cmhost::abi::typed::Result<void, void>& r) const { return echo_unit_result_.call(store, r); }
+  // `read(const std::tuple<uint8_t, std::string_view, double>&)` sees the result in the guest's memory, until
+  // post-return.
   template <class Read>
-  void echo_tuple(cmhost::Store& store, const std::tuple<uint8_t, std::string, double>& t, Read&& read) const { echo_tuple_.call_viewing(store, t, std::forward<Read>(read)); }
+  void echo_tuple(cmhost::Store& store, const std::tuple<uint8_t, std::string, double>& t,
+      Read&& read) const { echo_tuple_.call_viewing(store, t, std::forward<Read>(read)); }
   // `read(const std::map<std::string_view, uint32_t>&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void echo_map(cmhost::Store& store, const std::map<std::string, uint32_t>& m, Read&& read) const { echo_map_.call_viewing(store, m, std::forward<Read>(read)); }
+  void echo_map(cmhost::Store& store, const std::map<std::string, uint32_t>& m,
+      Read&& read) const { echo_map_.call_viewing(store, m, std::forward<Read>(read)); }
   // `read(const PointsView&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void echo_points(cmhost::Store& store, const Points& p, Read&& read) const { echo_points_.call_viewing(store, p, std::forward<Read>(read)); }
+  void echo_points(cmhost::Store& store, const Points& p,
+      Read&& read) const { echo_points_.call_viewing(store, p, std::forward<Read>(read)); }
   Id echo_id(cmhost::Store& store, Id i) const { return echo_id_.call(store, i); }
   // `read(const cmhost::abi::typed::ListView<bool>&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void echo_bools(cmhost::Store& store, const std::vector<bool>& l, Read&& read) const { echo_bools_.call_viewing(store, l, std::forward<Read>(read)); }
+  void echo_bools(cmhost::Store& store, const std::vector<bool>& l,
+      Read&& read) const { echo_bools_.call_viewing(store, l, std::forward<Read>(read)); }
   // `read(const SwitchesView&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void echo_switches(cmhost::Store& store, const Switches& s, Read&& read) const { echo_switches_.call_viewing(store, s, std::forward<Read>(read)); }
-  // `read(const std::optional<cmhost::abi::typed::ListView<bool>>&)` sees the result in the guest's memory, until post-return.
+  void echo_switches(cmhost::Store& store, const Switches& s,
+      Read&& read) const { echo_switches_.call_viewing(store, s, std::forward<Read>(read)); }
+  // `read(const std::optional<cmhost::abi::typed::ListView<bool>>&)` sees the result in the guest's memory, until
+  // post-return.
   template <class Read>
-  void echo_maybe_bools(cmhost::Store& store, const std::optional<std::vector<bool>>& o, Read&& read) const { echo_maybe_bools_.call_viewing(store, o, std::forward<Read>(read)); }
-  void note(cmhost::Store& store, uint32_t a, const std::string& b, const std::optional<Color>& c) const { return note_.call(store, a, b, c); }
-  cmhost::abi::typed::ErrorContext echo_error(cmhost::Store& store, cmhost::abi::typed::ErrorContext e) const { return echo_error_.call(store, e); }
+  void echo_maybe_bools(cmhost::Store& store, const std::optional<std::vector<bool>>& o,
+      Read&& read) const { echo_maybe_bools_.call_viewing(store, o, std::forward<Read>(read)); }
+  void note(cmhost::Store& store, uint32_t a, const std::string& b,
+      const std::optional<Color>& c) const { return note_.call(store, a, b, c); }
+  cmhost::abi::typed::ErrorContext echo_error(cmhost::Store& store,
+      cmhost::abi::typed::ErrorContext e) const { return echo_error_.call(store, e); }
 
  private:
   cmhost::TypedFunc<ScalarsView(Scalars)> echo_scalars_;
@@ -339,15 +394,18 @@ class Guest {
   cmhost::TypedFunc<Color(Color)> echo_color_;
   cmhost::TypedFunc<Perms(Perms)> echo_perms_;
   cmhost::TypedFunc<std::optional<Point>(std::optional<Point>)> echo_option_;
-  cmhost::TypedFunc<cmhost::abi::typed::Result<Id, std::string_view>(cmhost::abi::typed::Result<Id, std::string>)> echo_result_;
+  cmhost::TypedFunc<cmhost::abi::typed::Result<Id,
+      std::string_view>(cmhost::abi::typed::Result<Id, std::string>)> echo_result_;
   cmhost::TypedFunc<cmhost::abi::typed::Result<void, void>(cmhost::abi::typed::Result<void, void>)> echo_unit_result_;
-  cmhost::TypedFunc<std::tuple<uint8_t, std::string_view, double>(std::tuple<uint8_t, std::string, double>)> echo_tuple_;
+  cmhost::TypedFunc<std::tuple<uint8_t, std::string_view,
+      double>(std::tuple<uint8_t, std::string, double>)> echo_tuple_;
   cmhost::TypedFunc<std::map<std::string_view, uint32_t>(std::map<std::string, uint32_t>)> echo_map_;
   cmhost::TypedFunc<PointsView(Points)> echo_points_;
   cmhost::TypedFunc<Id(Id)> echo_id_;
   cmhost::TypedFunc<cmhost::abi::typed::ListView<bool>(std::vector<bool>)> echo_bools_;
   cmhost::TypedFunc<SwitchesView(Switches)> echo_switches_;
-  cmhost::TypedFunc<std::optional<cmhost::abi::typed::ListView<bool>>(std::optional<std::vector<bool>>)> echo_maybe_bools_;
+  cmhost::TypedFunc<std::optional<cmhost::abi::typed::ListView<bool>>(std::optional<std::vector<bool>>)>
+      echo_maybe_bools_;
   cmhost::TypedFunc<void(uint32_t, std::string, std::optional<Color>)> note_;
   cmhost::TypedFunc<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)> echo_error_;
 };
@@ -368,10 +426,12 @@ class Values {
     return Values(linker.instantiate(store, component));
   }
   const cmhost::Instance& instance() const { return instance_; }
-  cmhost::abi::typed::ErrorContext make_error(cmhost::Store& store, const std::string& message) const { return make_error_.call(store, message); }
+  cmhost::abi::typed::ErrorContext make_error(cmhost::Store& store,
+      const std::string& message) const { return make_error_.call(store, message); }
   // `read(const std::string_view&)` sees the result in the guest's memory, until post-return.
   template <class Read>
-  void error_message(cmhost::Store& store, cmhost::abi::typed::ErrorContext e, Read&& read) const { error_message_.call_viewing(store, e, std::forward<Read>(read)); }
+  void error_message(cmhost::Store& store, cmhost::abi::typed::ErrorContext e,
+      Read&& read) const { error_message_.call_viewing(store, e, std::forward<Read>(read)); }
   const ::cmhost_::viewed::echo::Guest& echo() const { return echo_; }
 
  private:

@@ -85,7 +85,10 @@ struct Record<::cmhost_::values::types::Point> {
 template <>
 struct Record<::cmhost_::values::types::Scalars> {
   using T = ::cmhost_::values::types::Scalars;
-  static constexpr auto fields = std::make_tuple(field("flag", &T::flag), field("small", &T::small), field("byte", &T::byte), field("short", &T::short_), field("word", &T::word), field("int", &T::int_), field("uint", &T::uint), field("long", &T::long_), field("ulong", &T::ulong), field("single", &T::single), field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
+  static constexpr auto fields = std::make_tuple(field("flag", &T::flag), field("small", &T::small),
+      field("byte", &T::byte), field("short", &T::short_), field("word", &T::word), field("int", &T::int_),
+      field("uint", &T::uint), field("long", &T::long_), field("ulong", &T::ulong), field("single", &T::single),
+      field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
 };
 template <>
 struct Enum<::cmhost_::values::types::Color> {
@@ -133,15 +136,19 @@ class Host {
   virtual Color echo_color(cmhost::Caller& caller, Color c) = 0;
   virtual Perms echo_perms(cmhost::Caller& caller, Perms p) = 0;
   virtual std::optional<Point> echo_option(cmhost::Caller& caller, std::optional<Point> o) = 0;
-  virtual cmhost::abi::typed::Result<Id, std::string> echo_result(cmhost::Caller& caller, cmhost::abi::typed::Result<Id, std::string> r) = 0;
-  virtual cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> r) = 0;
-  virtual std::tuple<uint8_t, std::string, double> echo_tuple(cmhost::Caller& caller, std::tuple<uint8_t, std::string, double> t) = 0;
+  virtual cmhost::abi::typed::Result<Id, std::string> echo_result(cmhost::Caller& caller,
+      cmhost::abi::typed::Result<Id, std::string> r) = 0;
+  virtual cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Caller& caller,
+      cmhost::abi::typed::Result<void, void> r) = 0;
+  virtual std::tuple<uint8_t, std::string, double> echo_tuple(cmhost::Caller& caller,
+      std::tuple<uint8_t, std::string, double> t) = 0;
   virtual std::map<std::string, uint32_t> echo_map(cmhost::Caller& caller, std::map<std::string, uint32_t> m) = 0;
   virtual Points echo_points(cmhost::Caller& caller, Points p) = 0;
   virtual Id echo_id(cmhost::Caller& caller, Id i) = 0;
   virtual std::vector<bool> echo_bools(cmhost::Caller& caller, std::vector<bool> l) = 0;
   virtual Switches echo_switches(cmhost::Caller& caller, Switches s) = 0;
-  virtual std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Caller& caller, std::optional<std::vector<bool>> o) = 0;
+  virtual std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Caller& caller,
+      std::optional<std::vector<bool>> o) = 0;
   virtual void note(cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) = 0;
   virtual cmhost::abi::typed::ErrorContext echo_error(cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) = 0;
 };
@@ -175,16 +182,20 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-option", [host](cmhost::Caller& caller, std::optional<Point> o) {
     return host->echo_option(caller, std::move(o));
   });
-  linker.func_wrap("cmhost:values/echo@0.1.0#echo-result", [host](cmhost::Caller& caller, cmhost::abi::typed::Result<Id, std::string> r) {
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-result",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::Result<Id, std::string> r) {
     return host->echo_result(caller, std::move(r));
   });
-  linker.func_wrap("cmhost:values/echo@0.1.0#echo-unit-result", [host](cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> r) {
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-unit-result",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> r) {
     return host->echo_unit_result(caller, std::move(r));
   });
-  linker.func_wrap("cmhost:values/echo@0.1.0#echo-tuple", [host](cmhost::Caller& caller, std::tuple<uint8_t, std::string, double> t) {
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-tuple",
+      [host](cmhost::Caller& caller, std::tuple<uint8_t, std::string, double> t) {
     return host->echo_tuple(caller, std::move(t));
   });
-  linker.func_wrap("cmhost:values/echo@0.1.0#echo-map", [host](cmhost::Caller& caller, std::map<std::string, uint32_t> m) {
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-map",
+      [host](cmhost::Caller& caller, std::map<std::string, uint32_t> m) {
     return host->echo_map(caller, std::move(m));
   });
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-points", [host](cmhost::Caller& caller, Points p) {
@@ -199,13 +210,16 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   linker.func_wrap("cmhost:values/echo@0.1.0#echo-switches", [host](cmhost::Caller& caller, Switches s) {
     return host->echo_switches(caller, std::move(s));
   });
-  linker.func_wrap("cmhost:values/echo@0.1.0#echo-maybe-bools", [host](cmhost::Caller& caller, std::optional<std::vector<bool>> o) {
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-maybe-bools",
+      [host](cmhost::Caller& caller, std::optional<std::vector<bool>> o) {
     return host->echo_maybe_bools(caller, std::move(o));
   });
-  linker.func_wrap("cmhost:values/echo@0.1.0#note", [host](cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) {
+  linker.func_wrap("cmhost:values/echo@0.1.0#note",
+      [host](cmhost::Caller& caller, uint32_t a, std::string b, std::optional<Color> c) {
     return host->note(caller, a, std::move(b), std::move(c));
   });
-  linker.func_wrap("cmhost:values/echo@0.1.0#echo-error", [host](cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) {
+  linker.func_wrap("cmhost:values/echo@0.1.0#echo-error",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::ErrorContext e) {
     return host->echo_error(caller, e);
   });
 }
@@ -215,45 +229,71 @@ class Guest {
  public:
   explicit Guest(const cmhost::Instance& instance)
       : echo_scalars_(instance.typed_func<Scalars(Scalars)>("cmhost:values/echo@0.1.0#echo-scalars")),
-        echo_list_(instance.typed_func<std::vector<uint16_t>(std::vector<uint16_t>)>("cmhost:values/echo@0.1.0#echo-list")),
-        echo_strings_(instance.typed_func<std::vector<std::string>(std::vector<std::string>)>("cmhost:values/echo@0.1.0#echo-strings")),
-        echo_fixed_(instance.typed_func<std::array<uint8_t, 4>(std::array<uint8_t, 4>)>("cmhost:values/echo@0.1.0#echo-fixed")),
+        echo_list_(instance.typed_func<
+            std::vector<uint16_t>(std::vector<uint16_t>)>("cmhost:values/echo@0.1.0#echo-list")),
+        echo_strings_(instance.typed_func<
+            std::vector<std::string>(std::vector<std::string>)>("cmhost:values/echo@0.1.0#echo-strings")),
+        echo_fixed_(instance.typed_func<std::array<uint8_t,
+            4>(std::array<uint8_t, 4>)>("cmhost:values/echo@0.1.0#echo-fixed")),
         echo_shape_(instance.typed_func<Shape(Shape)>("cmhost:values/echo@0.1.0#echo-shape")),
-        echo_shapes_(instance.typed_func<std::vector<Shape>(std::vector<Shape>)>("cmhost:values/echo@0.1.0#echo-shapes")),
+        echo_shapes_(instance.typed_func<
+            std::vector<Shape>(std::vector<Shape>)>("cmhost:values/echo@0.1.0#echo-shapes")),
         echo_color_(instance.typed_func<Color(Color)>("cmhost:values/echo@0.1.0#echo-color")),
         echo_perms_(instance.typed_func<Perms(Perms)>("cmhost:values/echo@0.1.0#echo-perms")),
-        echo_option_(instance.typed_func<std::optional<Point>(std::optional<Point>)>("cmhost:values/echo@0.1.0#echo-option")),
-        echo_result_(instance.typed_func<cmhost::abi::typed::Result<Id, std::string>(cmhost::abi::typed::Result<Id, std::string>)>("cmhost:values/echo@0.1.0#echo-result")),
-        echo_unit_result_(instance.typed_func<cmhost::abi::typed::Result<void, void>(cmhost::abi::typed::Result<void, void>)>("cmhost:values/echo@0.1.0#echo-unit-result")),
-        echo_tuple_(instance.typed_func<std::tuple<uint8_t, std::string, double>(std::tuple<uint8_t, std::string, double>)>("cmhost:values/echo@0.1.0#echo-tuple")),
-        echo_map_(instance.typed_func<std::map<std::string, uint32_t>(std::map<std::string, uint32_t>)>("cmhost:values/echo@0.1.0#echo-map")),
+        echo_option_(instance.typed_func<
+            std::optional<Point>(std::optional<Point>)>("cmhost:values/echo@0.1.0#echo-option")),
+        echo_result_(instance.typed_func<cmhost::abi::typed::Result<Id,
+            std::string>(cmhost::abi::typed::Result<Id, std::string>)>("cmhost:values/echo@0.1.0#echo-result")),
+        echo_unit_result_(instance.typed_func<cmhost::abi::typed::Result<void,
+            void>(cmhost::abi::typed::Result<void, void>)>("cmhost:values/echo@0.1.0#echo-unit-result")),
+        echo_tuple_(instance.typed_func<std::tuple<uint8_t, std::string,
+            double>(std::tuple<uint8_t, std::string, double>)>("cmhost:values/echo@0.1.0#echo-tuple")),
+        echo_map_(instance.typed_func<std::map<std::string,
+            uint32_t>(std::map<std::string, uint32_t>)>("cmhost:values/echo@0.1.0#echo-map")),
         echo_points_(instance.typed_func<Points(Points)>("cmhost:values/echo@0.1.0#echo-points")),
         echo_id_(instance.typed_func<Id(Id)>("cmhost:values/echo@0.1.0#echo-id")),
         echo_bools_(instance.typed_func<std::vector<bool>(std::vector<bool>)>("cmhost:values/echo@0.1.0#echo-bools")),
         echo_switches_(instance.typed_func<Switches(Switches)>("cmhost:values/echo@0.1.0#echo-switches")),
-        echo_maybe_bools_(instance.typed_func<std::optional<std::vector<bool>>(std::optional<std::vector<bool>>)>("cmhost:values/echo@0.1.0#echo-maybe-bools")),
+        echo_maybe_bools_(instance.typed_func<
+            std::optional<
+            std::vector<bool>>(std::optional<std::vector<bool>>)>("cmhost:values/echo@0.1.0#echo-maybe-bools")),
         note_(instance.typed_func<void(uint32_t, std::string, std::optional<Color>)>("cmhost:values/echo@0.1.0#note")),
-        echo_error_(instance.typed_func<cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)>("cmhost:values/echo@0.1.0#echo-error")) {}
+        echo_error_(instance.typed_func<
+            cmhost::abi::typed::ErrorContext(cmhost::abi::typed::ErrorContext)>("cmhost:values/echo@0.1.0#echo-error"))
+            {}
   Scalars echo_scalars(cmhost::Store& store, const Scalars& s) const { return echo_scalars_.call(store, s); }
-  std::vector<uint16_t> echo_list(cmhost::Store& store, const std::vector<uint16_t>& l) const { return echo_list_.call(store, l); }
-  std::vector<std::string> echo_strings(cmhost::Store& store, const std::vector<std::string>& l) const { return echo_strings_.call(store, l); }
-  std::array<uint8_t, 4> echo_fixed(cmhost::Store& store, const std::array<uint8_t, 4>& a) const { return echo_fixed_.call(store, a); }
+  std::vector<uint16_t> echo_list(cmhost::Store& store,
+      const std::vector<uint16_t>& l) const { return echo_list_.call(store, l); }
+  std::vector<std::string> echo_strings(cmhost::Store& store,
+      const std::vector<std::string>& l) const { return echo_strings_.call(store, l); }
+  std::array<uint8_t, 4> echo_fixed(cmhost::Store& store,
+      const std::array<uint8_t, 4>& a) const { return echo_fixed_.call(store, a); }
   Shape echo_shape(cmhost::Store& store, const Shape& s) const { return echo_shape_.call(store, s); }
-  std::vector<Shape> echo_shapes(cmhost::Store& store, const std::vector<Shape>& l) const { return echo_shapes_.call(store, l); }
+  std::vector<Shape> echo_shapes(cmhost::Store& store,
+      const std::vector<Shape>& l) const { return echo_shapes_.call(store, l); }
   Color echo_color(cmhost::Store& store, Color c) const { return echo_color_.call(store, c); }
   Perms echo_perms(cmhost::Store& store, Perms p) const { return echo_perms_.call(store, p); }
-  std::optional<Point> echo_option(cmhost::Store& store, const std::optional<Point>& o) const { return echo_option_.call(store, o); }
-  cmhost::abi::typed::Result<Id, std::string> echo_result(cmhost::Store& store, const cmhost::abi::typed::Result<Id, std::string>& r) const { return echo_result_.call(store, r); }
-  cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Store& store, const cmhost::abi::typed::Result<void, void>& r) const { return echo_unit_result_.call(store, r); }
-  std::tuple<uint8_t, std::string, double> echo_tuple(cmhost::Store& store, const std::tuple<uint8_t, std::string, double>& t) const { return echo_tuple_.call(store, t); }
-  std::map<std::string, uint32_t> echo_map(cmhost::Store& store, const std::map<std::string, uint32_t>& m) const { return echo_map_.call(store, m); }
+  std::optional<Point> echo_option(cmhost::Store& store,
+      const std::optional<Point>& o) const { return echo_option_.call(store, o); }
+  cmhost::abi::typed::Result<Id, std::string> echo_result(cmhost::Store& store,
+      const cmhost::abi::typed::Result<Id, std::string>& r) const { return echo_result_.call(store, r); }
+  cmhost::abi::typed::Result<void, void> echo_unit_result(cmhost::Store& store,
+      const cmhost::abi::typed::Result<void, void>& r) const { return echo_unit_result_.call(store, r); }
+  std::tuple<uint8_t, std::string, double> echo_tuple(cmhost::Store& store,
+      const std::tuple<uint8_t, std::string, double>& t) const { return echo_tuple_.call(store, t); }
+  std::map<std::string, uint32_t> echo_map(cmhost::Store& store,
+      const std::map<std::string, uint32_t>& m) const { return echo_map_.call(store, m); }
   Points echo_points(cmhost::Store& store, const Points& p) const { return echo_points_.call(store, p); }
   Id echo_id(cmhost::Store& store, Id i) const { return echo_id_.call(store, i); }
-  std::vector<bool> echo_bools(cmhost::Store& store, const std::vector<bool>& l) const { return echo_bools_.call(store, l); }
+  std::vector<bool> echo_bools(cmhost::Store& store,
+      const std::vector<bool>& l) const { return echo_bools_.call(store, l); }
   Switches echo_switches(cmhost::Store& store, const Switches& s) const { return echo_switches_.call(store, s); }
-  std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Store& store, const std::optional<std::vector<bool>>& o) const { return echo_maybe_bools_.call(store, o); }
-  void note(cmhost::Store& store, uint32_t a, const std::string& b, const std::optional<Color>& c) const { return note_.call(store, a, b, c); }
-  cmhost::abi::typed::ErrorContext echo_error(cmhost::Store& store, cmhost::abi::typed::ErrorContext e) const { return echo_error_.call(store, e); }
+  std::optional<std::vector<bool>> echo_maybe_bools(cmhost::Store& store,
+      const std::optional<std::vector<bool>>& o) const { return echo_maybe_bools_.call(store, o); }
+  void note(cmhost::Store& store, uint32_t a, const std::string& b,
+      const std::optional<Color>& c) const { return note_.call(store, a, b, c); }
+  cmhost::abi::typed::ErrorContext echo_error(cmhost::Store& store,
+      cmhost::abi::typed::ErrorContext e) const { return echo_error_.call(store, e); }
 
  private:
   cmhost::TypedFunc<Scalars(Scalars)> echo_scalars_;
@@ -265,7 +305,8 @@ class Guest {
   cmhost::TypedFunc<Color(Color)> echo_color_;
   cmhost::TypedFunc<Perms(Perms)> echo_perms_;
   cmhost::TypedFunc<std::optional<Point>(std::optional<Point>)> echo_option_;
-  cmhost::TypedFunc<cmhost::abi::typed::Result<Id, std::string>(cmhost::abi::typed::Result<Id, std::string>)> echo_result_;
+  cmhost::TypedFunc<cmhost::abi::typed::Result<Id,
+      std::string>(cmhost::abi::typed::Result<Id, std::string>)> echo_result_;
   cmhost::TypedFunc<cmhost::abi::typed::Result<void, void>(cmhost::abi::typed::Result<void, void>)> echo_unit_result_;
   cmhost::TypedFunc<std::tuple<uint8_t, std::string, double>(std::tuple<uint8_t, std::string, double>)> echo_tuple_;
   cmhost::TypedFunc<std::map<std::string, uint32_t>(std::map<std::string, uint32_t>)> echo_map_;
@@ -294,8 +335,10 @@ class Values {
     return Values(linker.instantiate(store, component));
   }
   const cmhost::Instance& instance() const { return instance_; }
-  cmhost::abi::typed::ErrorContext make_error(cmhost::Store& store, const std::string& message) const { return make_error_.call(store, message); }
-  std::string error_message(cmhost::Store& store, cmhost::abi::typed::ErrorContext e) const { return error_message_.call(store, e); }
+  cmhost::abi::typed::ErrorContext make_error(cmhost::Store& store,
+      const std::string& message) const { return make_error_.call(store, message); }
+  std::string error_message(cmhost::Store& store,
+      cmhost::abi::typed::ErrorContext e) const { return error_message_.call(store, e); }
   const ::cmhost_::values::echo::Guest& echo() const { return echo_; }
 
  private:

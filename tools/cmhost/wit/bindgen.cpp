@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -71,12 +73,64 @@ std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // ---- The header being written ----
 
+// Lines longer than this are broken (the project's clang-format limit), so
+// the headers read well in an editor and a diff.
+constexpr size_t kColumnLimit = 120;
+
+// Where a code line too long for `room` columns is best broken: after the
+// last comma that fits at the shallowest bracket depth, else at a space,
+// else after a template's `<`; never inside a string literal or a trailing
+// comment. npos: it cannot be broken.
+size_t code_break(std::string_view text, size_t room) {
+  constexpr size_t kNone = std::numeric_limits<size_t>::max(), kSpacePenalty = 1000, kTemplatePenalty = 2000;
+  size_t best = std::string_view::npos, best_cost = kNone, first_after = std::string_view::npos, first_after_cost = kNone;
+  int depth = 0;
+  bool in_string = false;
+  auto consider = [&](size_t at, size_t cost) {
+    if (at == 0 || at + 1 >= text.size()) return;
+    if (at <= room) {
+      if (cost <= best_cost) best = at, best_cost = cost;
+    } else if (cost < first_after_cost) {
+      first_after = at, first_after_cost = cost;
+    }
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') break;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == '<' && i + 1 < text.size() && text[i + 1] != '<' && text[i + 1] != '=') {
+      ++depth;  // after a template's `<`: only where nothing else fits
+      consider(i + 1, static_cast<size_t>(depth) + kTemplatePenalty);
+    }
+    else if ((c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || text[i - 1] != '-'))) && depth > 0) --depth;
+    else if (c == ',' && i + 1 < text.size() && text[i + 1] == ' ') consider(i + 1, static_cast<size_t>(depth));
+    else if (c == ' ' && i > 0 && text[i - 1] != ',') consider(i, static_cast<size_t>(depth) + kSpacePenalty);
+  }
+  return best != std::string_view::npos ? best : first_after;
+}
+
+// Where a comment too long for `room` columns is broken: its last space
+// that fits, else its first space. npos: one word.
+size_t comment_break(std::string_view text, size_t room) {
+  size_t at = text.rfind(' ', room);
+  if (at == std::string_view::npos || at <= 2) at = text.find(' ', room);
+  return at;
+}
+
 class Header {
  public:
   void line(std::string_view text = {}) {
-    if (!text.empty()) out_.append(2 * indent_, ' ');
-    out_ += text;
-    out_ += '\n';
+    if (text.empty()) {
+      out_ += '\n';
+      return;
+    }
+    write_wrapped(std::string(2 * indent_, ' '), text);
   }
   void open(std::string_view text) {
     line(text);
@@ -98,6 +152,40 @@ class Header {
   std::string take() { return std::move(out_); }
 
  private:
+  // A comment continues as a comment at the same indent; code continues
+  // four columns further in, every continuation line alike.
+  void write_wrapped(std::string indent, std::string_view text) {
+    while (text.starts_with(' ')) {  // a line's own indent (the typed traits')
+      indent += ' ';
+      text.remove_prefix(1);
+    }
+    const bool comment = text.starts_with("// ");
+    const std::string continuation = comment ? indent : indent + "    ";
+    std::string continued;
+    bool broken = false;
+    for (;;) {
+      const std::string& at_indent = broken ? continuation : indent;
+      if (at_indent.size() + text.size() <= kColumnLimit) break;
+      const size_t at = comment ? comment_break(text, kColumnLimit - at_indent.size())
+                                : code_break(text, kColumnLimit - at_indent.size());
+      if (at == std::string_view::npos) break;
+      write_line(at_indent, text.substr(0, at));
+      std::string_view rest = text.substr(at);
+      while (rest.starts_with(' ')) rest.remove_prefix(1);
+      continued = (comment ? "// " : "") + std::string(rest);
+      text = continued;
+      broken = true;
+    }
+    write_line(broken ? continuation : indent, text);
+  }
+
+  void write_line(const std::string& indent, std::string_view text) {
+    while (text.ends_with(' ')) text.remove_suffix(1);
+    out_ += indent;
+    out_ += text;
+    out_ += '\n';
+  }
+
   std::string out_;
   size_t indent_ = 0;
 };
@@ -110,22 +198,58 @@ class Generator {
   using Containers = BindgenOptions::Containers;
 
   Generator(const WorldDecoder& world, const ComponentInfo& info, std::string root_namespace,
-            std::string world_title, std::string world_class, Containers containers)
+            std::string interface_namespace, std::string world_title, std::string world_class, Containers containers)
       : containers_(containers),
         world_(world),
         info_(info),
         root_(std::move(root_namespace)),
+        interface_prefix_(std::move(interface_namespace)),
         world_title_(std::move(world_title)),
         world_class_(std::move(world_class)) {}
 
-  std::string generate(const std::string& source_name) {
+  // One header, or (split) one per interface and `world.hpp` including
+  // them all, each including the headers of the interfaces it uses.
+  std::vector<BindingFile> generate(const std::string& source_name, bool split) {
     collect();
+    if (!split) {
+      Header h;
+      preamble(h, source_name, "");
+      for (const Scope& scope : scopes_) emit_scope(h, scope);
+      emit_world(h);
+      return {{"", h.take()}};
+    }
+    std::vector<BindingFile> files;
+    std::string world_includes;
+    for (const Scope& scope : scopes_) {
+      if (!scope.iface) continue;
+      Header body;
+      emit_scope(body, scope);
+      Header h;
+      preamble(h, source_name, scope.wit_name);
+      for (const Scope* used : uses_[&scope]) h.line("#include \"" + file_name(*used) + "\"");
+      files.push_back({file_name(scope), h.take() + body.take()});
+      world_includes += "#include \"" + file_name(scope) + "\"\n";
+    }
+    Header body;
+    emit_world(body);
     Header h;
+    preamble(h, source_name, "");
+    files.push_back({"world.hpp", h.take() + world_includes + body.take()});
+    return files;
+  }
+
+ private:
+  void preamble(Header& h, const std::string& source_name, const std::string& interface) const {
     h.line("// Generated by `cmhost bindgen` from " + source_name + ": do not edit.");
-    h.line("// Typed host bindings for the world " + world_title_ + ": its types as C++ types, an");
-    h.line("// abstract class per imported interface for the host to implement (add_to_linker");
-    h.line("// adds an implementation to a cmhost::Linker), and a class per exported interface");
-    h.line("// calling the instance's functions with C++ values.");
+    if (!interface.empty()) {
+      h.line("// Typed host bindings for the interface " + interface + " of the world " + world_title_ +
+             " (world.hpp has the whole world).");
+    } else {
+      h.line("// Typed host bindings for the world " + world_title_ + ": its types as C++ types, an");
+      h.line("// abstract class per imported interface for the host to implement (add_to_linker");
+      h.line("// adds an implementation to a cmhost::Linker), and a class per exported interface");
+      h.line("// calling the instance's functions with C++ values.");
+    }
     h.line("#pragma once");
     h.line();
     for (const char* header : {"array", "cstdint", "map", "memory", "memory_resource", "optional", "string", "tuple",
@@ -133,12 +257,8 @@ class Generator {
       h.line(std::string("#include <") + header + ">");
     h.line();
     h.line("#include \"cmhost/cmhost.hpp\"");
-    for (const Scope& scope : scopes_) emit_scope(h, scope);
-    emit_world(h);
-    return h.take();
   }
 
- private:
   // A set of named types and functions printed in one namespace: an
   // interface, or the world itself.
   struct Scope {
@@ -149,6 +269,23 @@ class Generator {
     std::vector<const Function*> imported, exported;
     bool has_import = false, has_export = false;  // the world imports, exports it
   };
+
+  // `wasi-io-streams.hpp`: the parts of the interface's namespace below
+  // the interface namespace option, in kebab case.
+  std::string file_name(const Scope& scope) const {
+    std::string_view ns = scope.ns;
+    if (!interface_prefix_.empty() && ns.starts_with(interface_prefix_ + "::")) ns.remove_prefix(interface_prefix_.size() + 2);
+    std::string name;
+    for (size_t start = 0; start <= ns.size();) {
+      const size_t end = std::min(ns.find("::", start), ns.size());
+      std::string part(ns.substr(start, end - start));
+      while (part.ends_with('_')) part.pop_back();  // a keyword's mark
+      std::replace(part.begin(), part.end(), '_', '-');
+      name += (name.empty() ? "" : "-") + part;
+      start = end + 2;
+    }
+    return name + ".hpp";
+  }
 
   // ---- Gathering: one scope per interface, in the world's order ----
 
@@ -206,7 +343,8 @@ class Generator {
   std::string interface_namespace(const WorldItem& item) const {
     if (!item.interface->name) return root_ + "::" + snake(item.name);
     const Package& p = *item.interface->package;
-    std::string ns = snake(p.namespace_name) + "::" + snake(p.name);
+    std::string ns = (interface_prefix_.empty() ? "" : interface_prefix_ + "::") + snake(p.namespace_name) +
+                     "::" + snake(p.name);
     const auto packages = world_.packages();
     const bool versions = std::any_of(packages.begin(), packages.end(), [&](const Package* other) {
       return other != &p && other->namespace_name == p.namespace_name && other->name == p.name;
@@ -294,7 +432,9 @@ class Generator {
   std::string qualified(const NamedType& named, const Scope& from) const {
     const Scope& owner = named.owner ? *scope_of_.at(named.owner) : *world_scope_;
     const std::string name = pascal(named.name);
-    return &owner == &from ? name : "::" + owner.ns + "::" + name;
+    if (&owner == &from) return name;
+    if (owner.iface && emitting_ && &owner != emitting_) uses_[emitting_].insert(&owner);
+    return "::" + owner.ns + "::" + name;
   }
 
   // The C++ type of a resource, which is also the tag of its handles.
@@ -376,6 +516,7 @@ class Generator {
 
   void emit_scope(Header& h, const Scope& scope) {
     if (!scope.iface) return;  // the world's own scope comes last (emit_world)
+    emitting_ = &scope;
     h.line();
     h.line("// " + (scope.iface->name ? "interface " + scope.wit_name : "the world's interface `" + scope.wit_name + "`"));
     emit_types(h, scope);
@@ -757,6 +898,7 @@ class Generator {
 
   void emit_world(Header& h) {
     const Scope& scope = *world_scope_;
+    emitting_ = &scope;
     h.line();
     h.line("// the world " + world_title_);
     emit_types(h, scope);
@@ -817,18 +959,38 @@ class Generator {
   const WorldDecoder& world_;
   const ComponentInfo& info_;
   std::string root_;
+  std::string interface_prefix_;  // the namespace interfaces' namespaces are in; empty: the global one
   std::string world_title_;
   std::string world_class_;  // the class wrapping an instance
   std::vector<Scope> scopes_;
   std::unordered_map<const Interface*, const Scope*> scope_of_;
   const Scope* world_scope_ = nullptr;
   std::vector<std::string> traits_;
+  // The interfaces whose names each scope's declarations use (split files include their headers).
+  mutable std::map<const Scope*, std::set<const Scope*>> uses_;
+  const Scope* emitting_ = nullptr;
   const Scope nowhere_{};  // names seen from here are qualified in full
 };
 
-}  // namespace
+// `a::b_c`: identifiers joined by `::`.
+bool is_namespace_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (size_t start = 0;;) {
+    const size_t end = std::min(name.find("::", start), name.size());
+    const std::string_view part = name.substr(start, end - start);
+    if (part.empty() || std::isdigit(static_cast<unsigned char>(part[0])) ||
+        !std::all_of(part.begin(), part.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+      return false;
+    if (end == name.size()) return true;
+    start = end + 2;
+  }
+}
 
-std::string generate_bindings(std::span<const uint8_t> bytes, const BindgenOptions& options) {
+std::vector<BindingFile> generate(std::span<const uint8_t> bytes, const BindgenOptions& options, bool split) {
+  for (const auto& [option, value] : {std::pair{"--namespace", &options.root_namespace},
+                                      std::pair{"--interface-namespace", &options.interface_namespace}})
+    if (!value->empty() && !is_namespace_name(*value))
+      unsupported(std::string(option) + " `" + *value + "` is not a C++ namespace (identifiers joined by ::)");
   const ComponentInfo info = ComponentInfo::from_bytes(bytes);
   // A world's encoding (wit-component's): the component exports a type
   // `name`, a component type whose one export, `ns:pkg/name@v`, is a
@@ -870,7 +1032,18 @@ std::string generate_bindings(std::span<const uint8_t> bytes, const BindgenOptio
     title = "of the component";
   }
   if (!options.root_namespace.empty()) root_namespace = options.root_namespace;
-  return Generator(world, info, root_namespace, title, world_class, options.containers).generate(options.source_name);
+  return Generator(world, info, root_namespace, options.interface_namespace, title, world_class, options.containers)
+      .generate(options.source_name, split);
+}
+
+}  // namespace
+
+std::string generate_bindings(std::span<const uint8_t> bytes, const BindgenOptions& options) {
+  return generate(bytes, options, false).front().text;
+}
+
+std::vector<BindingFile> generate_split_bindings(std::span<const uint8_t> bytes, const BindgenOptions& options) {
+  return generate(bytes, options, true);
 }
 
 }  // namespace cmhost::tools

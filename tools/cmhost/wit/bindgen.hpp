@@ -20,6 +20,11 @@ struct BindgenOptions {
   // types and the class wrapping an instance). Empty: the world's package
   // and name, or `component` for a component binary.
   std::string root_namespace;
+  // The namespace the interfaces' namespaces (`ns::pkg::iface`) are put in,
+  // e.g. `myapp::bindings`, so that two sets of bindings of one package
+  // made with different options can live in one program. Empty: the
+  // global namespace.
+  std::string interface_namespace;
   // Where the header says it was generated from.
   std::string source_name;
   // The containers of strings, lists and maps throughout the header:
@@ -40,15 +45,27 @@ struct BindgenOptions {
 // functions, streams, futures, error contexts).
 std::string generate_bindings(std::span<const uint8_t> bytes, const BindgenOptions& options);
 
-// `cmhost bindgen INPUT [--world NAME] [-o OUT.hpp]`: INPUT is a component
+// The same bindings as one header per interface (named after its namespace
+// below `interface_namespace`, e.g. `wasi_io_streams.hpp`, including the
+// headers of the interfaces whose types it uses) and `world.hpp`, which
+// includes them all and adds the world's own items.
+struct BindingFile {
+  std::string name;
+  std::string text;
+};
+std::vector<BindingFile> generate_split_bindings(std::span<const uint8_t> bytes, const BindgenOptions& options);
+
+// `cmhost bindgen INPUT [--world NAME] [-o OUT.hpp | --split DIR]`: INPUT is a component
 // binary, or a WIT file or directory, encoded with the pinned jco through
 // `wit_encoder` (a Node script) first. Returns the exit status (2 on
 // errors, with a message on stderr).
 struct BindgenCommand {
   std::string input;
   std::string world;
-  std::string output;  // empty: stdout
+  std::string output;     // empty: stdout (or split_dir)
+  std::string split_dir;  // one header per interface in this directory
   std::string root_namespace;
+  std::string interface_namespace;
   BindgenOptions::Containers containers = BindgenOptions::Containers::Owning;
   std::string node = "node";
   std::string node_modules;

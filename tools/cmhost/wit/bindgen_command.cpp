@@ -71,34 +71,46 @@ std::vector<uint8_t> encode_wit(const BindgenCommand& command) {
   return read_bytes(out);
 }
 
+// Written beside the target and renamed: a build never sees half a header.
+void write_whole(const fs::path& target, const std::string& text) {
+  const fs::path partial = target.string() + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw Error(ErrorKind::Usage, "cannot write " + partial.string());
+  }
+  fs::rename(partial, target);
+}
+
 bool is_wit(const fs::path& path) { return fs::is_directory(path) || path.extension() == ".wit"; }
 
 }  // namespace
 
 int run_bindgen(const BindgenCommand& command) {
   try {
+    if (!command.output.empty() && !command.split_dir.empty())
+      throw Error(ErrorKind::Usage, "-o and --split both say where to write: give one");
     const fs::path input(command.input);
     if (!fs::exists(input)) throw Error(ErrorKind::Usage, "no such file or directory: " + command.input);
     const std::vector<uint8_t> bytes = is_wit(input) ? encode_wit(command) : read_bytes(input);
     BindgenOptions options;
     options.world = command.world;
     options.root_namespace = command.root_namespace;
+    options.interface_namespace = command.interface_namespace;
     options.containers = command.containers;
     options.source_name = input.filename().string();
+    if (!command.split_dir.empty()) {
+      const fs::path dir(command.split_dir);
+      fs::create_directories(dir);
+      for (const BindingFile& file : generate_split_bindings(bytes, options)) write_whole(dir / file.name, file.text);
+      return 0;
+    }
     const std::string header = generate_bindings(bytes, options);
     if (command.output.empty()) {
       std::cout << header;
       return 0;
     }
-    // Written beside the target and renamed: a build never sees half a header.
-    const fs::path target(command.output);
-    const fs::path partial = target.string() + ".partial";
-    {
-      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-      out << header;
-      if (!out.flush()) throw Error(ErrorKind::Usage, "cannot write " + partial.string());
-    }
-    fs::rename(partial, target);
+    write_whole(command.output, header);
     return 0;
   } catch (const Error& e) {
     std::cerr << "cmhost: " << to_string(e.kind()) << ": " << e.what() << "\n";
