@@ -53,9 +53,14 @@ class Linker;
 class Store;
 class HostResourceBase;
 
+// The core engine and its configuration. A handle, as wasmtime's Engine
+// is: copies share one engine, and every Store and Component made from it
+// keeps it alive, so the embedder's Engine may go first.
 class Engine {
  public:
   explicit Engine(engine::EngineConfig config = {});
+  Engine(const Engine&);
+  Engine& operator=(const Engine&);
   Engine(Engine&&) noexcept;
   Engine& operator=(Engine&&) noexcept;
   ~Engine();
@@ -70,29 +75,33 @@ class Engine {
   void increment_epoch();
 
  private:
-  std::unique_ptr<engine::Engine> core_;
+  friend class Component;
+  friend class Store;
+  // The shared core engine; Error (Usage) on an Engine moved from.
+  const std::shared_ptr<engine::Engine>& shared_core() const;
+  std::shared_ptr<engine::Engine> core_;
 };
 
 // A decoded, validated component with its core modules compiled. Copies
 // share it.
 class Component {
  public:
-  static Component from_bytes(Engine& engine, std::vector<uint8_t> bytes);
-  static Component from_file(Engine& engine, const std::string& path);
+  static Component from_bytes(const Engine& engine, std::vector<uint8_t> bytes);
+  static Component from_file(const Engine& engine, const std::string& path);
   // The component with its core modules from `artifact_path`, which the
   // engine's backend compiled ahead of time (Engine::load_artifact), instead
   // of compiled or taken from the cache: Error (Usage) saying why when the
   // artifact does not fit the engine or the component (another component,
   // a stale build, other flags), is no artifact, or is a file another user
   // owns or others may write.
-  static Component from_bytes_with_artifact(Engine& engine, std::vector<uint8_t> bytes,
+  static Component from_bytes_with_artifact(const Engine& engine, std::vector<uint8_t> bytes,
                                             const std::string& artifact_path);
-  static Component from_file_with_artifact(Engine& engine, const std::string& path, const std::string& artifact_path);
+  static Component from_file_with_artifact(const Engine& engine, const std::string& path, const std::string& artifact_path);
   // Compiles the component's core modules ahead of time into an artifact
   // file for from_bytes_with_artifact (`cmhost compile`). Error (Usage) on
   // an engine whose backend has no artifacts; Validate naming the module
   // and feature the translation cannot handle.
-  static void write_artifact(Engine& engine, const std::vector<uint8_t>& bytes, const std::string& artifact_path);
+  static void write_artifact(const Engine& engine, const std::vector<uint8_t>& bytes, const std::string& artifact_path);
 
   // Its imports and exports.
   const ComponentType& type() const;
@@ -142,9 +151,9 @@ struct StoreLimits {
 // user data, which host functions read with Caller::data<T>().
 class Store {
  public:
-  explicit Store(Engine& engine);
+  explicit Store(const Engine& engine);
   template <class T>
-  Store(Engine& engine, T data) : Store(engine) {
+  Store(const Engine& engine, T data) : Store(engine) {
     data_ = std::make_shared<T>(std::move(data));
     data_type_ = &typeid(T);
   }
@@ -198,7 +207,7 @@ class Store {
   // threads: the loop waits for them) until `done` holds. A deadlock
   // (nothing can make progress, no host completion outstanding) is an
   // Error (Trap) saying what is blocked; a guest's trap ends the loop too.
-  void run_until(const std::function<bool()>& done);
+  void run_until(FunctionRef<bool()> done);
   // Runs until nothing is ready now (blocked guests and pending host work
   // stay as they are).
   void run_until_idle();

@@ -20,16 +20,21 @@ namespace cmhost {
 
 class Component::Impl {
  public:
+  // First, so destroyed last: the compiled modules belong to the engine.
+  std::shared_ptr<engine::Engine> engine;
   std::shared_ptr<const std::vector<uint8_t>> bytes;
   runtime::CompiledComponent compiled;
 };
 
 class Store::Impl {
  public:
-  explicit Impl(engine::Engine& engine) : runtime(engine) {
+  explicit Impl(std::shared_ptr<engine::Engine> shared_engine)
+      : engine(std::move(shared_engine)), runtime(*engine) {
     runtime.scheduler().set_host_driver(&loop);
-    loop.watch_deadline(engine, runtime.core());
+    loop.watch_deadline(*engine, runtime.core());
   }
+  // First, so destroyed last: everything below runs on the engine.
+  std::shared_ptr<engine::Engine> engine;
   // Destroyed after the runtime store: a guest's handles dropped as its
   // instances go reach the host objects.
   host::Objects objects;

@@ -8,7 +8,7 @@
 
 namespace cmhost {
 
-Store::Store(Engine& engine) : impl_(std::make_unique<Impl>(engine.core())) {
+Store::Store(const Engine& engine) : impl_(std::make_unique<Impl>(engine.shared_core())) {
   impl_->runtime.set_embedder(this);
   set_limits(StoreLimits{});
 }
@@ -68,7 +68,7 @@ void check_outside_guests(runtime::Scheduler& scheduler, const char* what) {
 
 }  // namespace
 
-void Store::run_until(const std::function<bool()>& done) {
+void Store::run_until(FunctionRef<bool()> done) {
   check_outside_guests(impl_->runtime.scheduler(), "Store::run_until");
   impl_->runtime.scheduler().run_until(done, "the embedder's condition");
 }
