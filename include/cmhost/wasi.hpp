@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,7 +62,15 @@ struct WasiConfig {
 // the guest holds (streams, pollables) live in the store that instantiates.
 void add_to_linker(Linker& linker, const WasiConfig& config);
 
-// wasi:cli/exit called by the guest: thrown out of the call into it.
+// wasi:cli/exit called by the guest: thrown out of the call into it, to
+// whoever made the call (wasi::run returns its code).
+//
+// An exit is the guest ending the program, not a failure, so Exit is not a
+// cmhost::Error: code that catches Error to report or rewrap it (cmhost's
+// own, which turns an Error inside a host stream copy into a trap with
+// context; an embedder's "print the error, exit 2") lets an exit pass
+// untouched, and the status the guest chose reaches the process. wasmtime
+// keeps its I32Exit apart from traps the same way.
 class Exit : public std::exception {
  public:
   explicit Exit(int code) : code_(code) {}
@@ -71,6 +80,8 @@ class Exit : public std::exception {
  private:
   int code_;
 };
+
+static_assert(!std::is_base_of_v<Error, Exit>, "an exit must not be caught as an error (see Exit)");
 
 // Runs a command component's `wasi:cli/run@0.2.x#run`: its exit status
 // (0; 1 when `run` returns err; the code given to exit). A trap is thrown as

@@ -276,7 +276,7 @@ bool Scheduler::step() {
   return true;
 }
 
-void Scheduler::run_until(const std::function<bool()>& done, std::string_view waiting_for) {
+void Scheduler::run_until(FunctionRef<bool()> done, std::string_view waiting_for) {
   while (!done()) {
     if (step()) continue;
     if (driver_ && driver_->wait_for_outside()) continue;

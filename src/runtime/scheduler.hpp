@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cmhost/engine/backend.hpp"
+#include "cmhost/function_ref.hpp"
 #include "fiber.hpp"
 
 namespace cmhost::runtime {
@@ -152,7 +153,7 @@ class Scheduler {
   // instance; with neither, waits for work from outside the loop. Traps
   // when nothing can make progress and `done` is still false, naming
   // `waiting_for` and what is pending.
-  void run_until(const std::function<bool()>& done, std::string_view waiting_for = "the call's result");
+  void run_until(FunctionRef<bool()> done, std::string_view waiting_for = "the call's result");
   // Runs until no thread is ready and no host work can go on now.
   void run_until_idle();
   // One step of the loop: false when nothing could run.
