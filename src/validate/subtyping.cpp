@@ -561,22 +561,12 @@ class Matcher {
         if (auto why = value(a.element(), b.element()))
           return std::string("type mismatch in ") + abi::to_string(b.kind()) + ": " + *why;
         return std::nullopt;
-      // Equal primitive kinds. Named one by one, not `default:`, so that a
-      // new kind fails to compile here until it says what it compares.
-      case TypeKind::Bool:
-      case TypeKind::S8:
-      case TypeKind::U8:
-      case TypeKind::S16:
-      case TypeKind::U16:
-      case TypeKind::S32:
-      case TypeKind::U32:
-      case TypeKind::S64:
-      case TypeKind::U64:
-      case TypeKind::F32:
-      case TypeKind::F64:
-      case TypeKind::Char:
-      case TypeKind::String:
-      case TypeKind::ErrorContext: return std::nullopt;
+      // Equal primitive kinds, named rather than `default:` so that a new
+      // kind does not compile until it says above what makes two match.
+      case TypeKind::Bool: case TypeKind::S8: case TypeKind::U8: case TypeKind::S16: case TypeKind::U16:
+      case TypeKind::S32: case TypeKind::U32: case TypeKind::S64: case TypeKind::U64: case TypeKind::F32:
+      case TypeKind::F64: case TypeKind::Char: case TypeKind::String: case TypeKind::ErrorContext:
+        return std::nullopt;
     }
     return std::nullopt;
   }

@@ -21,11 +21,6 @@
 namespace cmhost {
 namespace {
 
-using abi::Type;
-using abi::TypeKind;
-using abi::TypeRef;
-using abi::Val;
-using abi::ValKind;
 using namespace wave_text;
 
 // Type-directed recursive descent over the token stream.

@@ -35,13 +35,7 @@ bool is_flattenable(const abi::Type& payload) {
 namespace cmhost {
 namespace {
 
-using abi::Type;
-using abi::TypeKind;
-using abi::TypeRef;
-using abi::Val;
-using abi::ValKind;
-using wave_text::is_flattenable;
-using wave_text::is_keyword;
+using namespace wave_text;
 
 struct CodePointRange {
   char32_t first;

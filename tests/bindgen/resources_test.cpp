@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../support/test_engine.hpp"
+#include "host_files.hpp"
 #include "host-resources.hpp"
 #include "packages.hpp"
 #include "resources.hpp"
@@ -17,41 +18,8 @@ namespace {
 
 namespace files = cmhost_::test::files;
 
-class SizedFile final : public files::File {
- public:
-  SizedFile(uint32_t size, int& live) : size_(size), live_(live) { ++live_; }
-  ~SizedFile() override { --live_; }
-  uint32_t size(cmhost::Caller&) override { return size_; }
-
- private:
-  uint32_t size_;
-  int& live_;
-};
-
-class FileHost final : public files::Host {
- public:
-  int live = 0;
-  std::unique_ptr<files::File> file_new(cmhost::Caller&, uint32_t size) override { return std::make_unique<SizedFile>(size, live); }
-};
-
 TEST(BindgenResources, HostObjectsBehindGuestHandles) {
-  cmhost::Engine engine{cmhost::testing_support::test_engine_config()};
-  cmhost::Store store{engine};
-  cmhost::Linker linker;
-  auto host = std::make_shared<FileHost>();
-  const files::Resources resources = files::add_to_linker(linker, host);
-  const auto world = component::World::instantiate(
-      store, cmhost::Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm"),
-      linker);
-  // The guest makes a file through the constructor, asks its size through
-  // the method (a borrow: the host's object), and drops it.
-  EXPECT_EQ(world.run(store), 7u);
-  EXPECT_EQ(host->live, 0);
-  // The host makes one and hands it over; the guest drops it.
-  const auto own = resources.file.make_own(store, std::make_unique<SizedFile>(9, host->live));
-  EXPECT_EQ(host->live, 1);
-  EXPECT_EQ(world.take(store, own), 9u);
-  EXPECT_EQ(host->live, 0);
+  cmhost::testing_support::expect_host_files_run<component::World, files::File>(&files::add_to_linker);
 }
 
 // The WIT worlds' classes, implemented: they must compile.

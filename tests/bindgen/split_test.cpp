@@ -9,9 +9,13 @@
 #include <string>
 #include <type_traits>
 
-#include "../support/test_engine.hpp"
+// First, so it must compile on its own: an interface's header includes the
+// headers of the interfaces whose types it uses.
+#include "packages-split/example-util-text.hpp"
+
 #include "host-resources-split/world.hpp"
 #include "host-resources.hpp"
+#include "host_files.hpp"
 #include "packages-split/world.hpp"
 #include "packages.hpp"
 
@@ -19,42 +23,10 @@ namespace {
 
 namespace files = split::cmhost_::test::files;
 
-class SizedFile final : public files::File {
- public:
-  SizedFile(uint32_t size, int& live) : size_(size), live_(live) { ++live_; }
-  ~SizedFile() override { --live_; }
-  uint32_t size(cmhost::Caller&) override { return size_; }
-
- private:
-  uint32_t size_;
-  int& live_;
-};
-
-class FileHost final : public files::Host {
- public:
-  int live = 0;
-  std::unique_ptr<files::File> file_new(cmhost::Caller&, uint32_t size) override {
-    return std::make_unique<SizedFile>(size, live);
-  }
-};
-
 TEST(BindgenSplit, SplitHeadersRunTheirWorld) {
   // The split bindings' types are not the one-header ones'.
-  static_assert(!std::is_same_v<split::cmhost_::test::files::File, cmhost_::test::files::File>);
-  cmhost::Engine engine{cmhost::testing_support::test_engine_config()};
-  cmhost::Store store{engine};
-  cmhost::Linker linker;
-  auto host = std::make_shared<FileHost>();
-  const files::Resources resources = files::add_to_linker(linker, host);
-  const auto world = split::host_resources::World::instantiate(
-      store, cmhost::Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources.wasm"),
-      linker);
-  EXPECT_EQ(world.run(store), 7u);
-  EXPECT_EQ(host->live, 0);
-  const auto own = resources.file.make_own(store, std::make_unique<SizedFile>(9, host->live));
-  EXPECT_EQ(host->live, 1);
-  EXPECT_EQ(world.take(store, own), 9u);
-  EXPECT_EQ(host->live, 0);
+  static_assert(!std::is_same_v<files::File, cmhost_::test::files::File>);
+  cmhost::testing_support::expect_host_files_run<split::host_resources::World, files::File>(&files::add_to_linker);
 }
 
 // A type one interface uses from another (the header includes the other's):
