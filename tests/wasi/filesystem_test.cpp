@@ -1,4 +1,4 @@
-// The host side of wasi:filesystem (src/wasi/p2/filesystem.cpp) below what a
+// The confinement every WASI filesystem uses (src/wasi/core/confine.cpp) below what a
 // guest can reach: symlink targets longer than the first buffer, and the
 // bound on what reading one allocates.
 #include <gtest/gtest.h>
@@ -11,11 +11,11 @@
 #include <cstring>
 #include <string>
 
-#include "../../src/wasi/p2/filesystem.hpp"
+#include "../../src/wasi/core/confine.hpp"
 
 namespace {
 
-using cmhost::wasi::detail::read_link_target;
+using cmhost::wasi::core::read_link_target;
 
 // A fresh directory holding the symlink `link` to `target`, removed after.
 class LinkDirectory {

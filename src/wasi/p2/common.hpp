@@ -1,5 +1,6 @@
-// What the WASI interfaces share (src/wasi/p2): the streams' errors and
-// pollables, and the handles they make in the store.
+// What the WASI 0.2 interfaces share (src/wasi/p2): the streams' errors and
+// pollables, and the handles they make in the store; the clocks and waits
+// on descriptors are the core's (src/wasi/core).
 #pragma once
 
 #include <poll.h>
@@ -15,16 +16,15 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "wasi/core/clocks.hpp"
+#include "wasi/core/stdio.hpp"
 
 namespace cmhost::wasi::detail {
 
 namespace io = ::cmhost::wasi::bindings::wasi::io;
 
-inline uint64_t monotonic_now() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+using core::monotonic_now;
+using core::wait_for;
 
 // The host's error behind a stream's `last-operation-failed`: an errno,
 // which wasi:filesystem's filesystem-error-code maps.
@@ -52,16 +52,6 @@ class Pollable final : public io::poll::Pollable {
  private:
   uint64_t deadline_;
 };
-
-// Waits up to `timeout_ms` (-1: without end) for `events` on `fd`; whether
-// they came. An error counts as ready: the next operation reports it.
-inline bool wait_for(int fd, short events, int timeout_ms) {
-  pollfd p{fd, events, 0};
-  int n;
-  do n = ::poll(&p, 1, timeout_ms);
-  while (n < 0 && errno == EINTR);
-  return n != 0;
-}
 
 // Ready when a file descriptor is (poll(2) events), e.g. stdin readable or
 // a socket connected; `owner` keeps the descriptor open while it is used.

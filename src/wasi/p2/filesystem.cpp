@@ -1,22 +1,20 @@
-// wasi:filesystem: descriptors over host file descriptors. Every path a
-// guest gives is resolved by the kernel beneath its directory descriptor
-// (openat2 with RESOLVE_BENEATH: `..` past the directory, absolute paths
-// and symlinks leading out fail with EXDEV, and a symlink swapped in
-// between a check and the open cannot escape, since there is no separate
-// check); operations on a final name (mkdir, unlink, rename, ...) resolve
-// its parent that way and act on the name itself, never following it.
+// wasi:filesystem 0.2: descriptors over host file descriptors. Every path
+// goes through the core's confinement (src/wasi/core/confine.hpp: openat2
+// beneath the descriptor's directory, final names acted on through their
+// parent); what is here is the 0.2 interface over it and errno mapped to
+// its error codes.
 #include "filesystem.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <utility>
+
+#include "wasi/core/confine.hpp"
 
 namespace cmhost::wasi::detail {
 
@@ -24,6 +22,12 @@ namespace {
 
 using abi::typed::Own;
 using abi::typed::Result;
+using core::Fd;
+using core::has_nul;
+using core::open_beneath;
+using core::open_preopen;
+using core::parent_beneath;
+using core::read_link_target;
 using fs::types::ErrorCode;
 template <class T>
 using FsResult = Result<T, ErrorCode>;
@@ -75,81 +79,6 @@ ErrorCode error_code(int e) {
 template <class T = void>
 FsResult<T> fail(int e = errno) {
   return FsResult<T>::err(error_code(e));
-}
-
-// A file descriptor closed with its owner.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    std::swap(fd_, o.fd_);
-    return *this;
-  }
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  explicit operator bool() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
-
-// A guest's string with a NUL byte names no file: the kernel would read it
-// only up to the NUL, so it is refused (`invalid`, as wasmtime does).
-bool has_nul(const std::string& text) { return text.find('\0') != std::string::npos; }
-
-// openat2 beneath `dir`; symlinks are followed (within it) only when asked.
-Fd open_beneath(int dir, const std::string& path, int flags, mode_t mode, bool follow) {
-  if (path.empty()) {
-    errno = ENOENT;
-    return Fd();
-  }
-  if (has_nul(path)) {
-    errno = EINVAL;
-    return Fd();
-  }
-  if (path.front() == '/') {  // absolute: not beneath anything
-    errno = EPERM;
-    return Fd();
-  }
-  open_how how{};
-  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-  how.mode = (flags & O_CREAT) ? mode : 0;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-  for (;;) {
-    const long fd = ::syscall(SYS_openat2, dir, path.c_str(), &how, sizeof how);
-    if (fd >= 0) return Fd(static_cast<int>(fd));
-    if (errno != EINTR && errno != EAGAIN) return Fd();
-  }
-}
-
-// The directory holding the final component of `path`, opened beneath
-// `dir`, and that component: what *at() calls act on without following it.
-struct Parent {
-  Fd dir;
-  std::string name;
-};
-std::optional<Parent> parent_beneath(int dir, const std::string& path) {
-  if (has_nul(path)) {
-    errno = EINVAL;
-    return std::nullopt;
-  }
-  std::string p = path;
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  const size_t slash = p.rfind('/');
-  std::string parent = slash == std::string::npos ? "." : p.substr(0, slash);
-  if (parent.empty()) parent = "/";  // "/x": absolute, refused by open_beneath
-  std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
-  if (name == "..") {  // acting on a parent by name would reach past the resolved directory
-    errno = EPERM;
-    return std::nullopt;
-  }
-  Fd parent_fd = open_beneath(dir, parent, O_PATH | O_DIRECTORY, 0, /*follow=*/true);
-  if (!parent_fd) return std::nullopt;
-  return Parent{std::move(parent_fd), name.empty() ? "." : name};
 }
 
 fs::types::DescriptorType type_of(mode_t mode) {
@@ -496,19 +425,7 @@ class Descriptor final : public fs::types::Descriptor {
   fs::types::DescriptorFlags flags_;
 };
 
-Fd open_preopen(const Preopen& preopen) {
-  return Fd(::open(preopen.host_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-}
-
 }  // namespace
-
-void check_preopens(const std::vector<Preopen>& preopens) {
-  for (const Preopen& p : preopens) {
-    if (!open_preopen(p))
-      throw Error(ErrorKind::Usage, "cannot open the directory " + p.host_path + ": " + std::strerror(errno));
-    if (p.guest_path.empty()) throw Error(ErrorKind::Usage, "the guest path of " + p.host_path + " is empty");
-  }
-}
 
 std::vector<std::tuple<Own<fs::types::Descriptor>, std::string>> open_preopens(
     Caller& caller, const std::vector<Preopen>& preopens, const std::shared_ptr<const Handles>& handles) {
@@ -523,23 +440,6 @@ std::vector<std::tuple<Own<fs::types::Descriptor>, std::string>> open_preopens(
                      p.guest_path);
   }
   return out;
-}
-
-std::optional<std::string> read_link_target(int dir, const std::string& name, size_t first_size, size_t limit) {
-  std::string target(std::clamp<size_t>(first_size, 1, limit), '\0');
-  for (;;) {
-    const ssize_t n = ::readlinkat(dir, name.c_str(), target.data(), target.size());
-    if (n < 0) return std::nullopt;
-    if (static_cast<size_t>(n) < target.size()) {  // room to spare: nothing was cut off
-      target.resize(static_cast<size_t>(n));
-      return target;
-    }
-    if (target.size() >= limit) {
-      errno = ENAMETOOLONG;
-      return std::nullopt;
-    }
-    target.assign(std::min(target.size() * 2, limit), '\0');
-  }
 }
 
 std::optional<fs::types::ErrorCode> filesystem_error_code(io::error::Error& error) {

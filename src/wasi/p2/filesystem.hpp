@@ -1,5 +1,6 @@
-// wasi:filesystem on the host's file system, confined to preopened
-// directories (src/wasi/p2/filesystem.cpp).
+// wasi:filesystem 0.2 on the host's file system, confined to preopened
+// directories by the core's openat2 confinement (src/wasi/core/confine.hpp);
+// src/wasi/p2/filesystem.cpp converts to and from the 0.2 bindings.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 
 #include "cmhost/wasi.hpp"
 #include "common.hpp"
+#include "wasi/core/confine.hpp"
 
 namespace cmhost::wasi::detail {
 
@@ -20,22 +22,6 @@ namespace fs = ::cmhost::wasi::bindings::wasi::filesystem;
 // get-directories. A host directory that cannot be opened is an Error (Usage).
 std::vector<std::tuple<abi::typed::Own<fs::types::Descriptor>, std::string>> open_preopens(
     Caller& caller, const std::vector<Preopen>& preopens, const std::shared_ptr<const Handles>& handles);
-
-// Checks that every preopen's host directory can be opened (at link time,
-// so a wrong --dir is reported before the guest runs).
-void check_preopens(const std::vector<Preopen>& preopens);
-
-// The longest symlink target readlink-at reads, in bytes, buffer included:
-// what one call may make the host allocate. Linux makes no targets of
-// PATH_MAX (4 096) bytes or more; another file system's longer ones fail.
-inline constexpr size_t kLinkTargetLimit = 64 * 1024;
-
-// The whole target of the symlink `name` in the directory `dir`, read into
-// a buffer of `first_size` bytes doubled until readlinkat leaves room to
-// spare (it truncates silently), of at most `limit` bytes. None with errno
-// set on failure: ENAMETOOLONG when the target fills `limit` bytes.
-std::optional<std::string> read_link_target(int dir, const std::string& name, size_t first_size = 256,
-                                            size_t limit = kLinkTargetLimit);
 
 // The filesystem error behind a stream error, if it came from a file.
 std::optional<fs::types::ErrorCode> filesystem_error_code(io::error::Error& error);

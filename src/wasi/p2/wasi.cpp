@@ -1,6 +1,7 @@
 // WASI 0.2 on the classes `cmhost bindgen` generated from jco's WASI WIT
 // (bindings.hpp, scripts/wasi-bindings): one object implements every Host,
-// the resources are the streams, pollables and errors below.
+// the resources are the streams, pollables and errors below. Stdio, the
+// clocks, random and the preopens' checks are the core's (src/wasi/core).
 #include "cmhost/wasi.hpp"
 
 #include <fcntl.h>
@@ -9,15 +10,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
-#include <random>
-#include <thread>
 
 #include "bindings.hpp"
 #include "common.hpp"
 #include "filesystem.hpp"
 #include "sockets.hpp"
+#include "wasi/core/clocks.hpp"
+#include "wasi/core/confine.hpp"
+#include "wasi/core/stdio.hpp"
 
 namespace cmhost::wasi {
 
@@ -34,31 +35,7 @@ using detail::failed;
 using detail::Handles;
 using detail::Pollable;
 using detail::monotonic_now;
-
-// A file descriptor of stdin, stdout or stderr: the process's own, or a
-// file opened for the guest, closed when the last stream using it goes.
-class StdioFd {
- public:
-  explicit StdioFd(int fd, bool owned = false) : fd_(fd), owned_(owned) {}
-  ~StdioFd() {
-    if (owned_) ::close(fd_);
-  }
-  StdioFd(const StdioFd&) = delete;
-  StdioFd& operator=(const StdioFd&) = delete;
-  int get() const { return fd_; }
-  bool owned() const { return owned_; }
-
-  static std::shared_ptr<StdioFd> open(int standard, const std::optional<std::string>& path, int flags) {
-    if (!path) return std::make_shared<StdioFd>(standard);
-    const int fd = ::open(path->c_str(), flags | O_CLOEXEC, 0666);
-    if (fd < 0) throw Error(ErrorKind::Usage, "cannot open " + *path + ": " + std::strerror(errno));
-    return std::make_shared<StdioFd>(fd, true);
-  }
-
- private:
-  int fd_;
-  bool owned_;
-};
+using core::StdioFd;
 
 // stdin: a file descriptor (the process's, or a file), or fixed bytes.
 class Stdin final : public io::streams::InputStream {
@@ -106,9 +83,7 @@ class Stdin final : public io::streams::InputStream {
     // A read may return fewer bytes than asked for: at most 1 MiB, whatever
     // the guest asks (as file streams).
     std::vector<uint8_t> out(std::min<uint64_t>(len, 1 << 20));
-    ssize_t n;
-    do n = ::read(fd_->get(), out.data(), out.size());
-    while (n < 0 && errno == EINTR);
+    const ssize_t n = core::read_some(fd_->get(), out.data(), out.size());
     if (n < 0) return R::err(failed(caller, *handles_, errno));
     if (n == 0 && len > 0) return R::err(io::streams::stream_error::Closed{});
     out.resize(static_cast<size_t>(n));
@@ -133,14 +108,9 @@ class Output final : public detail::ImmediateOutput {
       buffer_->append(reinterpret_cast<const char*>(data), n);
       return StreamResult::ok();
     }
-    while (n > 0) {
-      const ssize_t w = ::write(fd_->get(), data, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0 && errno == EPIPE) return StreamResult::err(io::streams::stream_error::Closed{});
-      if (w < 0) return StreamResult::err(failed(caller, *handles_, errno));
-      data += w;
-      n -= static_cast<size_t>(w);
-    }
+    const int error = core::write_all(fd_->get(), data, n);
+    if (error == EPIPE) return StreamResult::err(io::streams::stream_error::Closed{});
+    if (error) return StreamResult::err(failed(caller, *handles_, error));
     return StreamResult::ok();
   }
 
@@ -154,29 +124,26 @@ class Output final : public detail::ImmediateOutput {
 class MonotonicClock final : public clocks::monotonic_clock::Host {
  public:
   clocks::monotonic_clock::Instant now(Caller&) override { return monotonic_now(); }
-  clocks::monotonic_clock::Duration resolution(Caller&) override { return 1; }
+  clocks::monotonic_clock::Duration resolution(Caller&) override { return core::kMonotonicResolutionNs; }
   std::unique_ptr<io::poll::Pollable> subscribe_instant(Caller&, clocks::monotonic_clock::Instant when) override {
     return std::make_unique<Pollable>(when);
   }
   std::unique_ptr<io::poll::Pollable> subscribe_duration(Caller&, clocks::monotonic_clock::Duration when) override {
-    const uint64_t now = monotonic_now();
-    return std::make_unique<Pollable>(when > UINT64_MAX - now ? UINT64_MAX : now + when);
+    return std::make_unique<Pollable>(core::deadline_after(when));
   }
 };
 
 class WallClock final : public clocks::wall_clock::Host {
  public:
-  explicit WallClock(std::optional<uint64_t> fixed_ns) : fixed_ns_(fixed_ns) {}
-  clocks::wall_clock::Datetime now(Caller&) override {
-    const uint64_t ns = fixed_ns_.value_or(static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count()));
-    return {ns / 1000000000, static_cast<uint32_t>(ns % 1000000000)};
-  }
-  clocks::wall_clock::Datetime resolution(Caller&) override { return {0, 1}; }
+  explicit WallClock(std::optional<uint64_t> fixed_ns) : clock_(fixed_ns) {}
+  clocks::wall_clock::Datetime now(Caller&) override { return datetime(clock_.now()); }
+  clocks::wall_clock::Datetime resolution(Caller&) override { return datetime(core::WallClock::kResolutionNs); }
 
  private:
-  std::optional<uint64_t> fixed_ns_;
+  static clocks::wall_clock::Datetime datetime(uint64_t ns) {
+    return {ns / 1000000000, static_cast<uint32_t>(ns % 1000000000)};
+  }
+  core::WallClock clock_;
 };
 
 // A terminal the guest's stdin, stdout or stderr is: the resources have no
@@ -205,12 +172,8 @@ class Wasi final : public cli::environment::Host,
  public:
   explicit Wasi(WasiConfig config)
       : config_(std::move(config)),
-        random_(config_.random_seed.value_or(std::random_device{}())),
-        stdin_(StdioFd::open(STDIN_FILENO, config_.stdin_bytes ? std::nullopt : config_.stdin_file, O_RDONLY)),
-        stdout_(StdioFd::open(STDOUT_FILENO, config_.stdout_buffer ? std::nullopt : config_.stdout_file,
-                              O_WRONLY | O_CREAT | O_TRUNC)),
-        stderr_(StdioFd::open(STDERR_FILENO, config_.stderr_buffer ? std::nullopt : config_.stderr_file,
-                              O_WRONLY | O_CREAT | O_TRUNC)) {}
+        random_(config_.random_seed),
+        stdio_(config_) {}
 
   std::shared_ptr<Handles> handles = std::make_shared<Handles>();
 
@@ -263,24 +226,24 @@ class Wasi final : public cli::environment::Host,
 
   // wasi:cli/stdin, stdout, stderr; no terminals.
   std::unique_ptr<io::streams::InputStream> get_stdin(Caller&) override {
-    return std::make_unique<Stdin>(handles, stdin_, config_.stdin_bytes);
+    return std::make_unique<Stdin>(handles, stdio_.in, config_.stdin_bytes);
   }
   std::unique_ptr<io::streams::OutputStream> get_stdout(Caller&) override {
-    return std::make_unique<Output>(handles, stdout_, config_.stdout_buffer);
+    return std::make_unique<Output>(handles, stdio_.out, config_.stdout_buffer);
   }
   std::unique_ptr<io::streams::OutputStream> get_stderr(Caller&) override {
-    return std::make_unique<Output>(handles, stderr_, config_.stderr_buffer);
+    return std::make_unique<Output>(handles, stdio_.err, config_.stderr_buffer);
   }
   // A terminal only when the stream is the process's and a terminal.
   std::optional<abi::typed::Own<cli::terminal_input::TerminalInput>> get_terminal_stdin(Caller& caller) override {
-    if (config_.stdin_bytes || !::isatty(stdin_->get())) return std::nullopt;
+    if (config_.stdin_bytes || !::isatty(stdio_.in->get())) return std::nullopt;
     return handles->terminal_inputs->terminal_input.make_own(caller.store(), std::make_unique<Terminal>());
   }
   std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stdout(Caller& caller) override {
-    return terminal_output(caller, stdout_->get(), config_.stdout_buffer != nullptr);
+    return terminal_output(caller, stdio_.out->get(), config_.stdout_buffer != nullptr);
   }
   std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stderr(Caller& caller) override {
-    return terminal_output(caller, stderr_->get(), config_.stderr_buffer != nullptr);
+    return terminal_output(caller, stdio_.err->get(), config_.stderr_buffer != nullptr);
   }
 
   // wasi:filesystem (filesystem.cpp)
@@ -293,19 +256,16 @@ class Wasi final : public cli::environment::Host,
   }
 
   // wasi:random; insecure ones from the same generator.
-  std::vector<uint8_t> get_random_bytes(Caller&, uint64_t len) override { return bytes(len); }
-  uint64_t get_random_u64(Caller&) override { return random_(); }
-  std::vector<uint8_t> get_insecure_random_bytes(Caller&, uint64_t len) override { return bytes(len); }
-  uint64_t get_insecure_random_u64(Caller&) override { return random_(); }
-  std::tuple<uint64_t, uint64_t> insecure_seed(Caller&) override { return {random_(), random_()}; }
+  std::vector<uint8_t> get_random_bytes(Caller&, uint64_t len) override { return random_.bytes(len); }
+  uint64_t get_random_u64(Caller&) override { return random_.next(); }
+  std::vector<uint8_t> get_insecure_random_bytes(Caller&, uint64_t len) override { return random_.bytes(len); }
+  uint64_t get_insecure_random_u64(Caller&) override { return random_.next(); }
+  std::tuple<uint64_t, uint64_t> insecure_seed(Caller&) override {
+    const uint64_t first = random_.next();
+    return {first, random_.next()};
+  }
 
  private:
-  std::vector<uint8_t> bytes(uint64_t len) {
-    if (len > (uint64_t{1} << 26)) throw_trap("wasi:random: more than 64 MiB of random bytes asked for");
-    std::vector<uint8_t> out(len);
-    for (uint8_t& b : out) b = static_cast<uint8_t>(random_());
-    return out;
-  }
 
   std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> terminal_output(Caller& caller, int fd,
                                                                                       bool buffered) {
@@ -314,14 +274,14 @@ class Wasi final : public cli::environment::Host,
   }
 
   WasiConfig config_;
-  std::mt19937_64 random_;
-  std::shared_ptr<StdioFd> stdin_, stdout_, stderr_;
+  core::RandomSource random_;
+  core::StdioFds stdio_;
 };
 
 }  // namespace
 
 void add_to_linker(Linker& linker, const WasiConfig& config) {
-  detail::check_preopens(config.preopens);
+  core::check_preopens(config.preopens);
   auto wasi = std::make_shared<Wasi>(config);
   cli::environment::add_to_linker(linker, wasi);
   cli::exit::add_to_linker(linker, wasi);
