@@ -19,6 +19,14 @@ namespace {
 using abi::Type;
 using test::func_type;
 
+// What a wrapped host function may take: a list as an owning vector, a
+// string as a view lifted for the call; not a span into the caller's
+// memory, which the call may move (a guest's realloc, memory.grow). The
+// signature check would accept a span for a list, so the parameter rule is
+// what keeps it out.
+static_assert(wrap::is_param_v<std::vector<uint8_t>> && wrap::is_param_v<std::string_view>);
+static_assert(!wrap::is_param_v<std::span<const uint8_t>>);
+
 struct Env {
   std::vector<std::string> logged;
   bool message_seen_in_guest_memory = false;
