@@ -1,19 +1,14 @@
 #include "socket_support.hpp"
 
 #include <arpa/inet.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <array>
-#include <climits>
 #include <cstring>
 #include <tuple>
 
 namespace cmhost::wasi::detail {
 
 using net::ErrorCode;
-
-SocketFd::~SocketFd() { ::close(fd_); }
 
 ErrorCode error_code(int os_error) {
   switch (os_error) {
@@ -59,10 +54,6 @@ ErrorCode datagram_error(int os_error) {
 }
 
 int address_family(net::IpAddressFamily family) { return family == net::IpAddressFamily::ipv4 ? AF_INET : AF_INET6; }
-
-net::IpAddressFamily family_of(const net::IpSocketAddress& address) {
-  return address.index() == 0 ? net::IpAddressFamily::ipv4 : net::IpAddressFamily::ipv6;
-}
 
 SockAddr to_sockaddr(const net::IpSocketAddress& address) {
   SockAddr out;
@@ -114,119 +105,68 @@ net::IpAddress ip_of(const net::IpSocketAddress& address) {
 
 namespace {
 
-bool is_multicast(const SockAddr& a) {
-  if (a.storage.ss_family == AF_INET)
-    return IN_MULTICAST(ntohl(reinterpret_cast<const sockaddr_in*>(&a.storage)->sin_addr.s_addr));
-  return IN6_IS_ADDR_MULTICAST(&reinterpret_cast<const sockaddr_in6*>(&a.storage)->sin6_addr);
-}
-
-bool is_v4_mapped(const SockAddr& a) {
-  return a.storage.ss_family == AF_INET6 &&
-         IN6_IS_ADDR_V4MAPPED(&reinterpret_cast<const sockaddr_in6*>(&a.storage)->sin6_addr);
-}
-
-bool is_broadcast(const SockAddr& a) {
-  return a.storage.ss_family == AF_INET &&
-         ntohl(reinterpret_cast<const sockaddr_in*>(&a.storage)->sin_addr.s_addr) == INADDR_BROADCAST;
-}
-
 // An address of the socket's family, not IPv4-mapped (cmhost's IPv6
 // sockets are IPv6-only).
-std::optional<ErrorCode> check_family(const net::IpSocketAddress& address, net::IpAddressFamily family) {
-  if (family_of(address) != family || is_v4_mapped(to_sockaddr(address))) return ErrorCode::invalid_argument;
-  return std::nullopt;
+bool of_family(const SockAddr& a, net::IpAddressFamily family) {
+  return a.family() == address_family(family) && !core::is_v4_mapped(a);
+}
+
+bool unicast(const SockAddr& a) { return !core::is_multicast(a) && !core::is_broadcast(a); }
+
+// A core call's outcome, its errno mapped by error_code.
+template <typename T>
+NetResult<T> net_result(core::SysResult<T> result) {
+  if (!result.ok()) return fail<T>(error_code(result.error));
+  return NetResult<T>::ok(std::move(result.value));
+}
+
+NetResult<void> net_result(int os_error) { return os_error ? fail(error_code(os_error)) : ok(); }
+
+NetResult<net::IpSocketAddress> net_address(core::SysResult<SockAddr> address) {
+  if (!address.ok()) return fail<net::IpSocketAddress>(error_code(address.error));
+  return NetResult<net::IpSocketAddress>::ok(from_sockaddr(address.value.storage));
 }
 
 }  // namespace
 
 std::optional<ErrorCode> check_local(const net::IpSocketAddress& address, net::IpAddressFamily family) {
-  if (auto bad = check_family(address, family)) return bad;
   const SockAddr a = to_sockaddr(address);
-  if (is_multicast(a) || is_broadcast(a)) return ErrorCode::invalid_argument;
+  if (!of_family(a, family) || !unicast(a)) return ErrorCode::invalid_argument;
   return std::nullopt;
 }
 
 std::optional<ErrorCode> check_datagram_remote(const net::IpSocketAddress& address, net::IpAddressFamily family) {
-  if (auto bad = check_family(address, family)) return bad;
   const SockAddr a = to_sockaddr(address);
-  if (a.storage.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&a.storage);
-    if (in->sin_addr.s_addr == htonl(INADDR_ANY) || in->sin_port == 0) return ErrorCode::invalid_argument;
-  } else {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a.storage);
-    if (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr) || in6->sin6_port == 0) return ErrorCode::invalid_argument;
-  }
+  if (!of_family(a, family) || core::is_unspecified(a) || core::port_of(a) == 0) return ErrorCode::invalid_argument;
   return std::nullopt;
 }
 
 std::optional<ErrorCode> check_remote(const net::IpSocketAddress& address, net::IpAddressFamily family) {
   if (auto bad = check_datagram_remote(address, family)) return bad;
-  const SockAddr a = to_sockaddr(address);
-  if (is_multicast(a) || is_broadcast(a)) return ErrorCode::invalid_argument;
+  if (!unicast(to_sockaddr(address))) return ErrorCode::invalid_argument;
   return std::nullopt;
 }
 
 NetResult<std::shared_ptr<SocketFd>> open_socket(net::IpAddressFamily family, int type) {
-  using R = NetResult<std::shared_ptr<SocketFd>>;
-  const int fd = ::socket(address_family(family), type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return R::err(error_code(errno));
-  auto socket = std::make_shared<SocketFd>(fd);
-  if (family == net::IpAddressFamily::ipv6) {
-    const int on = 1;
-    if (::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on) != 0) return R::err(error_code(errno));
-  }
-  return R::ok(std::move(socket));
+  return net_result(core::open_socket(address_family(family), type));
 }
 
-namespace {
+NetResult<net::IpSocketAddress> local_address_of(int fd) { return net_address(core::local_address_of(fd)); }
+NetResult<net::IpSocketAddress> remote_address_of(int fd) { return net_address(core::remote_address_of(fd)); }
 
-NetResult<net::IpSocketAddress> address_of(int fd, int (*get)(int, sockaddr*, socklen_t*)) {
-  sockaddr_storage address{};
-  socklen_t length = sizeof address;
-  if (get(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    return fail<net::IpSocketAddress>(error_code(errno));
-  return NetResult<net::IpSocketAddress>::ok(from_sockaddr(address));
-}
-
-}  // namespace
-
-NetResult<net::IpSocketAddress> local_address_of(int fd) { return address_of(fd, ::getsockname); }
-NetResult<net::IpSocketAddress> remote_address_of(int fd) { return address_of(fd, ::getpeername); }
-
-NetResult<uint64_t> get_option(int fd, int level, int name) {
-  int value = 0;
-  socklen_t length = sizeof value;
-  if (::getsockopt(fd, level, name, &value, &length) != 0) return fail<uint64_t>(error_code(errno));
-  return NetResult<uint64_t>::ok(static_cast<uint64_t>(std::max(value, 0)));
-}
-
+NetResult<uint64_t> get_option(int fd, int level, int name) { return net_result(core::get_option(fd, level, name)); }
 NetResult<void> set_option(int fd, int level, int name, uint64_t value, uint64_t max) {
-  if (value == 0) return fail(ErrorCode::invalid_argument);
-  const int v = static_cast<int>(std::min(value, max));
-  if (::setsockopt(fd, level, name, &v, sizeof v) != 0) return fail(error_code(errno));
-  return ok();
+  return net_result(core::set_option(fd, level, name, value, max));
 }
-
-NetResult<uint64_t> get_buffer_size(int fd, int name) {
-  auto size = get_option(fd, SOL_SOCKET, name);
-  if (size.is_ok()) size = NetResult<uint64_t>::ok(size.value() / 2);  // Linux doubles what it is given
-  return size;
-}
-
+NetResult<uint64_t> get_buffer_size(int fd, int name) { return net_result(core::get_buffer_size(fd, name)); }
 NetResult<void> set_buffer_size(int fd, int name, uint64_t value) {
-  return set_option(fd, SOL_SOCKET, name, value, INT_MAX / 2);
+  return net_result(core::set_buffer_size(fd, name, value));
 }
-
 NetResult<uint8_t> get_hop_limit(int fd, net::IpAddressFamily family) {
-  const auto hops = family == net::IpAddressFamily::ipv4 ? get_option(fd, IPPROTO_IP, IP_TTL)
-                                                          : get_option(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS);
-  if (hops.is_err()) return fail<uint8_t>(hops.error());
-  return NetResult<uint8_t>::ok(static_cast<uint8_t>(std::min<uint64_t>(hops.value(), 255)));
+  return net_result(core::get_hop_limit(fd, address_family(family)));
 }
-
 NetResult<void> set_hop_limit(int fd, net::IpAddressFamily family, uint8_t value) {
-  return family == net::IpAddressFamily::ipv4 ? set_option(fd, IPPROTO_IP, IP_TTL, value, 255)
-                                              : set_option(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, value, 255);
+  return net_result(core::set_hop_limit(fd, address_family(family), value));
 }
 
 }  // namespace cmhost::wasi::detail

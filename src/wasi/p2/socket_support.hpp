@@ -1,7 +1,8 @@
 // What wasi:sockets' TCP, UDP and name lookup share (src/wasi/p2/tcp.cpp,
-// udp.cpp, sockets.cpp): the socket's descriptor, addresses between WASI and
-// POSIX, the checks every bind, connect and send makes, and errno mapped to
-// wasi:sockets/network's error codes.
+// udp.cpp, sockets.cpp), in WASI 0.2's types over the POSIX level in
+// src/wasi/core/sockets.hpp: addresses between WASI and POSIX, the checks
+// every bind, connect and send makes, errno mapped to wasi:sockets/network's
+// error codes, and the core's calls with those codes.
 #pragma once
 
 #include <netinet/in.h>
@@ -11,24 +12,14 @@
 #include <optional>
 
 #include "common.hpp"
+#include "wasi/core/sockets.hpp"
 
 namespace cmhost::wasi::detail {
 
 namespace net = ::cmhost::wasi::bindings::wasi::sockets::network;
 
-// A socket's descriptor, closed when the socket and every stream and
-// pollable made from it are gone (a guest may drop them in any order).
-class SocketFd {
- public:
-  explicit SocketFd(int fd) : fd_(fd) {}
-  ~SocketFd();
-  SocketFd(const SocketFd&) = delete;
-  SocketFd& operator=(const SocketFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using core::SockAddr;
+using core::SocketFd;
 
 // The host resource types the socket implementations make handles of.
 struct SocketHandles {
@@ -53,13 +44,6 @@ net::ErrorCode connect_error(int os_error);
 net::ErrorCode datagram_error(int os_error);
 
 int address_family(net::IpAddressFamily family);
-net::IpAddressFamily family_of(const net::IpSocketAddress& address);
-
-struct SockAddr {
-  sockaddr_storage storage{};
-  socklen_t length = 0;
-  const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&storage); }
-};
 SockAddr to_sockaddr(const net::IpSocketAddress& address);
 net::IpSocketAddress from_sockaddr(const sockaddr_storage& address);
 net::IpAddress ip_of(const net::IpSocketAddress& address);
@@ -74,20 +58,27 @@ std::optional<net::ErrorCode> check_datagram_remote(const net::IpSocketAddress& 
 // A TCP peer's must also be unicast.
 std::optional<net::ErrorCode> check_remote(const net::IpSocketAddress& address, net::IpAddressFamily family);
 
-// A fresh non-blocking socket (IPv6 ones IPv6-only).
+// The calls of src/wasi/core/sockets.hpp of the same names, their errno
+// mapped by error_code (a zero option is invalid-argument).
 NetResult<std::shared_ptr<SocketFd>> open_socket(net::IpAddressFamily family, int type);
-
 NetResult<net::IpSocketAddress> local_address_of(int fd);
 NetResult<net::IpSocketAddress> remote_address_of(int fd);
-
-// Socket options as wasi:sockets exposes them: a zero value is
-// invalid-argument, values past what the kernel takes are clamped, buffer
-// sizes read back as set (Linux reports twice the size asked for).
 NetResult<uint64_t> get_option(int fd, int level, int name);
 NetResult<void> set_option(int fd, int level, int name, uint64_t value, uint64_t max);
 NetResult<uint64_t> get_buffer_size(int fd, int name);
 NetResult<void> set_buffer_size(int fd, int name, uint64_t value);
 NetResult<uint8_t> get_hop_limit(int fd, net::IpAddressFamily family);
 NetResult<void> set_hop_limit(int fd, net::IpAddressFamily family, uint8_t value);
+
+// A new socket of `Interface` (tcp-socket or udp-socket), an `Impl` made of
+// the handles, a fresh socket of `type` and its family.
+template <typename Interface, typename Impl>
+NetResult<std::unique_ptr<Interface>> new_socket(std::shared_ptr<const SocketHandles> handles,
+                                                 net::IpAddressFamily family, int type) {
+  using R = NetResult<std::unique_ptr<Interface>>;
+  auto fd = open_socket(family, type);
+  if (fd.is_err()) return R::err(fd.error());
+  return R::ok(std::make_unique<Impl>(std::move(handles), std::move(fd.value()), family));
+}
 
 }  // namespace cmhost::wasi::detail

@@ -413,10 +413,7 @@ class TcpSocket final : public tcp::TcpSocket {
 
 NetResult<std::unique_ptr<tcp::TcpSocket>> new_tcp_socket(std::shared_ptr<const SocketHandles> handles,
                                                           net::IpAddressFamily family) {
-  using R = NetResult<std::unique_ptr<tcp::TcpSocket>>;
-  auto fd = open_socket(family, SOCK_STREAM);
-  if (fd.is_err()) return R::err(fd.error());
-  return R::ok(std::make_unique<TcpSocket>(std::move(handles), std::move(fd.value()), family));
+  return new_socket<tcp::TcpSocket, TcpSocket>(std::move(handles), family, SOCK_STREAM);
 }
 
 }  // namespace cmhost::wasi::detail

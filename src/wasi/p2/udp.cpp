@@ -205,11 +205,8 @@ class UdpSocket final : public udp::UdpSocket {
 }  // namespace
 
 NetResult<std::unique_ptr<udp::UdpSocket>> new_udp_socket(std::shared_ptr<const SocketHandles> handles,
-                                                         net::IpAddressFamily family) {
-  using R = NetResult<std::unique_ptr<udp::UdpSocket>>;
-  auto fd = open_socket(family, SOCK_DGRAM);
-  if (fd.is_err()) return R::err(fd.error());
-  return R::ok(std::make_unique<UdpSocket>(std::move(handles), std::move(fd.value()), family));
+                                                          net::IpAddressFamily family) {
+  return new_socket<udp::UdpSocket, UdpSocket>(std::move(handles), family, SOCK_DGRAM);
 }
 
 }  // namespace cmhost::wasi::detail
