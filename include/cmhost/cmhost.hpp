@@ -16,6 +16,8 @@
 #pragma once
 
 #include <array>
+#include <chrono>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -211,6 +213,27 @@ class Store {
   // Runs until nothing is ready now (blocked guests and pending host work
   // stay as they are).
   void run_until_idle();
+
+  // Waits of the event loop for host work that must not block it (a
+  // socket's recv, a sleep): `ready(revents)` runs from the loop, on the
+  // store's thread, once `fd` has one of `events` (poll(2)'s POLLIN,
+  // POLLOUT; an error or a hang-up counts as ready); `due()` once the
+  // monotonic clock reaches `deadline`. Each fires once and may start other
+  // waits. The loop sleeps on all of them in one poll(2), with no thread
+  // per wait, and a pending wait is not a deadlock.
+  using WaitId = uint64_t;
+  WaitId when_ready(int fd, short events, std::function<void(short revents)> ready);
+  WaitId when_time(std::chrono::steady_clock::time_point deadline, std::function<void()> due);
+  // Forgets a wait that has not fired: false when it fired (or never was).
+  bool cancel_wait(WaitId id);
+  // Host work that can only block (a read of a regular file, fsync): `work`
+  // runs on a small process-wide pool of threads (at most 4, started as
+  // needed), never on the loop; then `done` runs from the loop on the
+  // store's thread, given what `work` threw (null when nothing). Until then
+  // the loop waits for it rather than calling a stall a deadlock. `work`
+  // must not touch the store; if the store is gone first, `done` is
+  // dropped (on the pool's thread) without being called.
+  void run_blocking(std::function<void()> work, std::function<void(std::exception_ptr failure)> done);
 
   class Impl;
 

@@ -4,6 +4,7 @@
 
 #include "embed/impl.hpp"
 #include "host/type_name.hpp"
+#include "host/worker_pool.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace cmhost {
@@ -71,6 +72,32 @@ void check_outside_guests(runtime::Scheduler& scheduler, const char* what) {
 void Store::run_until(FunctionRef<bool()> done) {
   check_outside_guests(impl_->runtime.scheduler(), "Store::run_until");
   impl_->runtime.scheduler().run_until(done, "the embedder's condition");
+}
+
+Store::WaitId Store::when_ready(int fd, short events, std::function<void(short revents)> ready) {
+  return impl_->loop.reactor().when_ready(fd, events, std::move(ready));
+}
+
+Store::WaitId Store::when_time(std::chrono::steady_clock::time_point deadline, std::function<void()> due) {
+  const auto since_epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+  return impl_->loop.reactor().when_time(since_epoch < 0 ? 0 : static_cast<uint64_t>(since_epoch), std::move(due));
+}
+
+bool Store::cancel_wait(WaitId id) { return impl_->loop.reactor().cancel(id); }
+
+void Store::run_blocking(std::function<void()> work, std::function<void(std::exception_ptr)> done) {
+  if (!work || !done) throw Error(ErrorKind::Usage, "Store::run_blocking needs the work and what runs after it");
+  std::shared_ptr<runtime::PostBox> box = impl_->loop.post_box();
+  impl_->loop.call_started();  // outstanding until the continuation is posted
+  host::WorkerPool::shared().run([box, work = std::move(work), done = std::move(done)]() mutable {
+    std::exception_ptr failure;
+    try {
+      work();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    box->post([done = std::move(done), failure] { done(failure); }, /*ends_call=*/true);
+  });
 }
 
 void Store::run_until_idle() {

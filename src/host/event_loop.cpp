@@ -25,7 +25,7 @@ void HostLoop::remove(HostEnd& end) {
 }
 
 bool HostLoop::run_ready() {
-  bool ran = false;
+  bool ran = reactor_.fire_ready();
   box_->take(running_);
   if (!running_.empty()) {
     ran = true;
@@ -75,6 +75,13 @@ bool HostLoop::wait_for_outside() {
                                        (pending().empty() ? std::string() : " for " + pending()));
   };
   check_deadline();
+  if (!reactor_.empty()) {
+    // One sleep for descriptors, timers and posts (an epoch's wake-up too).
+    reactor_.sleep(box_->wake_fd(), -1);
+    box_->drain_wake();
+    check_deadline();
+    return true;
+  }
   if (outstanding_calls_ == 0 && box_->empty()) return false;
   box_->wait();
   check_deadline();
@@ -82,7 +89,7 @@ bool HostLoop::wait_for_outside() {
 }
 
 std::string HostLoop::pending() const {
-  std::string out;
+  std::string out = reactor_.describe();
   for (const HostEnd* end : ends_) {
     if (!out.empty()) out += ", ";
     out += end->reads() ? (end->is_stream() ? "a stream read" : "a future read")

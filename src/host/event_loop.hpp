@@ -1,6 +1,7 @@
 // The host's side of a store's event loop: host copies on streams and
-// futures waiting for a guest's, and async host calls completing, from the
-// loop or from other OS threads. The scheduler drives it (runtime::
+// futures waiting for a guest's, async host calls completing, from the loop
+// or from other OS threads, and waits on descriptors and timers (reactor.hpp),
+// all slept on in one poll(2). The scheduler drives it (runtime::
 // HostDriver); cmhost::Store owns one.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cmhost/engine/backend.hpp"
+#include "reactor.hpp"
 #include "runtime/host_calls.hpp"
 #include "runtime/scheduler.hpp"
 
@@ -40,6 +42,9 @@ class HostLoop final : public runtime::HostDriver {
   // epoch wakes them to look.
   void watch_deadline(engine::Engine& engine, const engine::Store& core);
 
+  // The descriptor and timer waits the loop runs.
+  Reactor& reactor() { return reactor_; }
+
   bool run_ready() override;
   bool wait_for_outside() override;
   std::string pending() const override;
@@ -55,6 +60,7 @@ class HostLoop final : public runtime::HostDriver {
   std::vector<runtime::PostBox::Posted> running_;
   const engine::Store* core_ = nullptr;
   std::shared_ptr<void> epoch_token_;
+  Reactor reactor_;
 };
 
 }  // namespace cmhost::host

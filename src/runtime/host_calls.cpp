@@ -1,7 +1,11 @@
 #include "host_calls.hpp"
 
 #include <fmt/core.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iterator>
 
 #include "call_context.hpp"
@@ -14,6 +18,12 @@ namespace cmhost::runtime {
 
 // ---- the post box ----
 
+PostBox::PostBox() : wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+  if (wake_fd_ < 0) throw Error(ErrorKind::Usage, std::string("cannot make the event loop's eventfd: ") + std::strerror(errno));
+}
+
+PostBox::~PostBox() { ::close(wake_fd_); }
+
 bool PostBox::post(std::function<void()> work, bool ends_call) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -21,7 +31,15 @@ bool PostBox::post(std::function<void()> work, bool ends_call) {
     posted_.push_back({std::move(work), ends_call});
   }
   cv_.notify_one();
+  const uint64_t one = 1;
+  // Only fails when the counter is full, when the loop has a wake-up already.
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof one);
   return true;
+}
+
+void PostBox::drain_wake() {
+  uint64_t count;
+  [[maybe_unused]] const ssize_t got = ::read(wake_fd_, &count, sizeof count);  // EAGAIN: nothing to drain
 }
 
 void PostBox::take(std::vector<Posted>& out) {

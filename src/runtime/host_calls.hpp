@@ -28,6 +28,10 @@ namespace cmhost::runtime {
 // Work handed to an event loop's thread from any thread.
 class PostBox {
  public:
+  PostBox();
+  ~PostBox();
+  PostBox(const PostBox&) = delete;
+  PostBox& operator=(const PostBox&) = delete;
   struct Posted {
     std::function<void()> work;
     bool ends_call = false;  // the completion of one outstanding host call
@@ -40,6 +44,10 @@ class PostBox {
   void put_back(std::vector<Posted>& rest);
   // Waits until something is posted.
   void wait();
+  // Readable once something was posted since the last drain_wake(): what a
+  // loop sleeping in poll(2) on other descriptors too watches.
+  int wake_fd() const { return wake_fd_; }
+  void drain_wake();
   bool empty();
   void close();
 
@@ -48,6 +56,7 @@ class PostBox {
   std::condition_variable cv_;
   std::vector<Posted> posted_;
   bool closed_ = false;
+  int wake_fd_;  // an eventfd
 };
 
 class Subtask;

@@ -66,7 +66,7 @@ class AsyncHost : public ::testing::Test {
   };
 
   AsyncHost() : component(Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-async.wasm")) {
-    linker.define_async_func("slow-double", slow_double_type(), [this](Caller&, std::span<const Val> args, Completion c) {
+    linker.define_async_func("slow-double", slow_double_type(), [this](Caller& caller, std::span<const Val> args, Completion c) {
       const uint32_t x = args[0].as_u32();
       if (mode == Mode::AtOnce) return c.complete({Val::u32(2 * x)});
       if (mode == Mode::OnAThread) {
@@ -74,6 +74,11 @@ class AsyncHost : public ::testing::Test {
           std::this_thread::sleep_for(std::chrono::milliseconds(20));
           c.complete({Val::u32(2 * x)});
         });
+        return;
+      }
+      if (mode == Mode::OnATimer) {
+        caller.store().when_time(std::chrono::steady_clock::now() + std::chrono::milliseconds(20),
+                                 [c, x]() mutable { c.complete({Val::u32(2 * x)}); });
         return;
       }
       if (mode == Mode::Dropped) return;
@@ -97,7 +102,7 @@ class AsyncHost : public ::testing::Test {
     return instance().func(name).call_async(store, args);
   }
 
-  enum class Mode { Later, AtOnce, OnAThread, Dropped, Failing, Throwing };
+  enum class Mode { Later, AtOnce, OnAThread, OnATimer, Dropped, Failing, Throwing };
   Mode mode = Mode::Later;
   std::vector<Call> calls;
   std::vector<std::thread> threads;
@@ -152,6 +157,19 @@ TEST_F(AsyncHost, CompletionsFromOtherThreadsWakeTheLoop) {
   // A synchronous lower: the synchronous task waits, the loop waits for the thread.
   const std::vector<Val> args{Val::u32(21)};
   EXPECT_EQ(instance().func("sync-double").call(store, args).at(0), Val::u32(42));
+}
+
+// The same completions from the store's own timers (Store::when_time): no
+// thread, and the loop sleeps until they are due, in a synchronous lower too.
+TEST_F(AsyncHost, CompletionsFromTheStoresTimersNeedNoThread) {
+  mode = Mode::OnATimer;
+  const auto start_time = std::chrono::steady_clock::now();
+  EXPECT_EQ(start("stackful-pair", 10, 20).wait(store).at(0).as_u32() % 1'000'000, 20'040u);
+  EXPECT_EQ(start("callback-pair", 1, 2).wait(store).at(0), Val::u32(1'002'004));
+  const std::vector<Val> args{Val::u32(21)};
+  EXPECT_EQ(instance().func("sync-double").call(store, args).at(0), Val::u32(42));
+  EXPECT_GE(std::chrono::steady_clock::now() - start_time, std::chrono::milliseconds(60)) << "three waits of 20 ms";
+  EXPECT_TRUE(threads.empty());
 }
 
 TEST_F(AsyncHost, AHostFunctionReadsAStreamItsGuestWritesMeanwhile) {

@@ -1,0 +1,163 @@
+// The store's waits on descriptors and timers (Store::when_ready,
+// when_time, cancel_wait) and its blocking work (run_blocking): callbacks
+// run from the event loop on the store's thread, the loop sleeps in one
+// poll(2) for all of them with no thread per wait, a pending wait is not a
+// deadlock, a cancelled one is gone, and blocking work stays on a bounded pool.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../support/expect_error.hpp"
+#include "../support/test_engine.hpp"
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// Both ends of a pipe, closed after.
+struct Pipe {
+  Pipe() { EXPECT_EQ(::pipe(fds.data()), 0); }
+  ~Pipe() {
+    for (int fd : fds) ::close(fd);
+  }
+  int read_end() const { return fds[0]; }
+  int write_end() const { return fds[1]; }
+  std::array<int, 2> fds{-1, -1};
+};
+
+int thread_count() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return -1;
+}
+
+class Reactor : public ::testing::Test {
+ protected:
+  Engine engine{testing_support::test_engine_config()};
+  Store store{engine};
+};
+
+TEST_F(Reactor, ADescriptorWaitFiresOnceTheDescriptorIsReady) {
+  Pipe pipe;
+  short seen = 0;
+  bool fired = false;
+  store.when_ready(pipe.read_end(), POLLIN, [&](short revents) {
+    seen = revents;
+    fired = true;
+  });
+  store.run_until_idle();
+  EXPECT_FALSE(fired) << "nothing to read yet";
+  std::thread writer([&] {
+    std::this_thread::sleep_for(20ms);
+    EXPECT_EQ(::write(pipe.write_end(), "x", 1), 1);
+  });
+  store.run_until([&] { return fired; });  // sleeps in poll, not a deadlock
+  writer.join();
+  EXPECT_TRUE(seen & POLLIN);
+}
+
+TEST_F(Reactor, TimersFireInDeadlineOrderAndNotBefore) {
+  const auto start = Clock::now();
+  std::vector<int> order;
+  store.when_time(start + 30ms, [&] { order.push_back(2); });
+  store.when_time(start + 10ms, [&] { order.push_back(1); });
+  store.when_time(start - 1s, [&] { order.push_back(0); });  // already due
+  store.run_until_idle();
+  EXPECT_EQ(order, std::vector<int>{0});
+  store.run_until([&] { return order.size() == 3; });
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
+  EXPECT_GE(Clock::now() - start, 30ms);
+}
+
+TEST_F(Reactor, ACancelledWaitNeverFiresAndTheLoopThenSeesADeadlock) {
+  Pipe pipe;
+  bool fired = false;
+  const Store::WaitId timer = store.when_time(Clock::now() + 5ms, [&] { fired = true; });
+  const Store::WaitId watch = store.when_ready(pipe.read_end(), POLLIN, [&](short) { fired = true; });
+  EXPECT_TRUE(store.cancel_wait(timer));
+  EXPECT_TRUE(store.cancel_wait(watch));
+  EXPECT_FALSE(store.cancel_wait(timer)) << "cancelled already";
+  EXPECT_ERROR_SAYING(store.run_until([&] { return fired; }), ErrorKind::Trap, "deadlock detected");
+  EXPECT_FALSE(fired);
+}
+
+TEST_F(Reactor, ACallbackMayWaitAgain) {
+  int ticks = 0;
+  std::function<void()> tick = [&] {
+    if (++ticks < 5) store.when_time(Clock::now() + 1ms, tick);
+  };
+  store.when_time(Clock::now(), tick);
+  store.run_until([&] { return ticks == 5; });
+  EXPECT_EQ(ticks, 5);
+}
+
+TEST_F(Reactor, AFiredWaitCannotBeCancelled) {
+  bool fired = false;
+  const Store::WaitId id = store.when_time(Clock::now(), [&] { fired = true; });
+  store.run_until([&] { return fired; });
+  EXPECT_FALSE(store.cancel_wait(id));
+}
+
+TEST_F(Reactor, HundredsOfWaitsAddNoThread) {
+  const int before = thread_count();
+  std::vector<Pipe> pipes(200);
+  int fired = 0;
+  for (const Pipe& p : pipes) store.when_ready(p.read_end(), POLLIN, [&](short) { ++fired; });
+  for (int i = 0; i < 200; ++i) store.when_time(Clock::now() + std::chrono::milliseconds(i % 7), [&] { ++fired; });
+  for (const Pipe& p : pipes) ASSERT_EQ(::write(p.write_end(), "y", 1), 1);
+  store.run_until([&] { return fired == 400; });
+  EXPECT_EQ(thread_count(), before);
+}
+
+// Blocking work on the pool: the loop waits for it (no deadlock), runs its
+// continuation on the store's thread, hands over what the work threw, and
+// the pool's threads stay bounded however much work there is.
+TEST_F(Reactor, BlockingWorkRunsOnTheBoundedPoolAndContinuesOnTheLoop) {
+  const std::thread::id loop_thread = std::this_thread::get_id();
+  int done = 0;
+  std::vector<std::thread::id> workers;
+  std::mutex workers_mutex;
+  const int before = thread_count();
+  for (int i = 0; i < 40; ++i)
+    store.run_blocking(
+        [&] {
+          std::this_thread::sleep_for(2ms);
+          const std::lock_guard<std::mutex> lock(workers_mutex);
+          workers.push_back(std::this_thread::get_id());
+        },
+        [&](std::exception_ptr failure) {
+          EXPECT_FALSE(failure);
+          EXPECT_EQ(std::this_thread::get_id(), loop_thread);
+          ++done;
+        });
+  store.run_until([&] { return done == 40; });
+  EXPECT_LE(thread_count(), before + 4) << "at most four pool threads";
+  for (const auto& id : workers) EXPECT_NE(id, loop_thread);
+  std::exception_ptr seen;
+  store.run_blocking([] { throw std::runtime_error("the disk is gone"); }, [&](std::exception_ptr f) { seen = f; });
+  store.run_until([&] { return seen != nullptr; });
+  EXPECT_THROW(std::rethrow_exception(seen), std::runtime_error);
+  EXPECT_ERROR_SAYING(store.run_blocking(nullptr, [](std::exception_ptr) {}), ErrorKind::Usage, "needs the work");
+}
+
+TEST_F(Reactor, BadWaitsAreUsageErrors) {
+  EXPECT_ERROR_SAYING(store.when_ready(-1, POLLIN, [](short) {}), ErrorKind::Usage, "descriptor -1, which is none");
+  EXPECT_ERROR_SAYING(store.when_ready(0, POLLIN, nullptr), ErrorKind::Usage, "no callback");
+  EXPECT_ERROR_SAYING(store.when_time(Clock::now(), nullptr), ErrorKind::Usage, "no callback");
+}
+
+}  // namespace
+}  // namespace cmhost
