@@ -406,17 +406,36 @@ class FutureWriter : public ChannelEnd {
   // the guest reads it: false when the reader is gone instead.
   bool write(Store& store, const T& value) {
     return copy_in_place(store, 1, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t) -> uint64_t {
-             if constexpr (std::is_same_v<T, Val>) {
-               value_abi(impl(), cx.options().addr).store(cx, value, ptr);
-             } else {
-               cx.set_typed_handles(nullptr);
-               streams_detail::with_width(cx, [&](auto width) {
-                 abi::typed::Lower<T, decltype(width)::value>::store(cx, ptr, value);
-               });
-             }
+             store_value(impl(), cx, ptr, value);
              return 1;
            })
                .status == CopyStatus::Completed;
+  }
+  // Starts writing the value (kept until done) and returns: the guest's
+  // read gets it from the event loop, and `done` runs there, Completed, or
+  // Dropped when the reader went first. Safe from inside a host function
+  // or a loop callback, where write() may not run the loop.
+  void start_write(Store& store, T value, std::function<void(CopyOutcome)> done) {
+    auto kept = std::make_shared<T>(std::move(value));
+    start_in_place(
+        store, 1,
+        [impl = impl(), kept](abi::AbiContext& cx, uint64_t ptr, uint64_t) -> uint64_t {
+          store_value(impl, cx, ptr, *kept);
+          return 1;
+        },
+        [kept, done = std::move(done)](CopyOutcome outcome) { done(outcome); });
+  }
+
+ private:
+  static void store_value(const Impl* impl, abi::AbiContext& cx, uint64_t ptr, const T& value) {
+    if constexpr (std::is_same_v<T, Val>) {
+      value_abi(impl, cx.options().addr).store(cx, value, ptr);
+    } else {
+      cx.set_typed_handles(nullptr);
+      streams_detail::with_width(cx, [&](auto width) {
+        abi::typed::Lower<T, decltype(width)::value>::store(cx, ptr, value);
+      });
+    }
   }
 };
 

@@ -2,7 +2,9 @@
 // (src/wasi): wasi:cli (environment, exit, stdin/stdout/stderr, terminals),
 // wasi:io (error, poll, streams), wasi:clocks, wasi:random, wasi:filesystem
 // confined to preopened directories, and wasi:sockets (TCP, UDP, name
-// lookup), refused with access-denied unless the network is allowed.
+// lookup), refused with access-denied unless the network is allowed. WASI
+// 0.3 alongside, as far as it goes so far: wasi:cli, wasi:clocks and
+// wasi:random (docs/wasi.md lists what is there, function by function).
 //
 //   cmhost::Linker linker;
 //   cmhost::wasi::WasiConfig config;
@@ -47,7 +49,9 @@ struct WasiConfig {
   // stdout and stderr written to these (created or truncated).
   std::optional<std::string> stdin_file, stdout_file, stderr_file;
   // Clocks and random a test can fix: the wall clock at this time (ns since
-  // the epoch), and random bytes from a generator with this seed.
+  // the epoch), and random bytes, secure and insecure, from a generator
+  // with this seed. Unset, the secure ones come from the kernel
+  // (getrandom(2)) and the insecure ones from a generator it seeds.
   std::optional<uint64_t> wall_clock_ns;
   std::optional<uint64_t> random_seed;
   std::vector<Preopen> preopens;
@@ -57,9 +61,11 @@ struct WasiConfig {
   bool allow_network = false;
 };
 
-// Supplies the WASI 0.2 interfaces cmhost implements to `linker`; every
-// 0.2.x version of them links (Linker matches versions by semver). Objects
-// the guest holds (streams, pollables) live in the store that instantiates.
+// Supplies the WASI 0.2 and 0.3 interfaces cmhost implements to `linker`,
+// over one configuration (one stdout, whichever version writes to it, in
+// order); every 0.2.x and 0.3.x version of them links (Linker matches
+// versions by semver). Objects the guest holds (streams, pollables) live in
+// the store that instantiates.
 void add_to_linker(Linker& linker, const WasiConfig& config);
 
 // wasi:cli/exit called by the guest: thrown out of the call into it, to
@@ -83,9 +89,11 @@ class Exit : public std::exception {
 
 static_assert(!std::is_base_of_v<Error, Exit>, "an exit must not be caught as an error (see Exit)");
 
-// Runs a command component's `wasi:cli/run@0.2.x#run`: its exit status
-// (0; 1 when `run` returns err; the code given to exit). A trap is thrown as
-// cmhost::Error (Trap); a component without the export is Error (Usage).
+// Runs a command component's `wasi:cli/run@0.3.x#run` (async, through the
+// store's event loop) when it exports one, else its `wasi:cli/run@0.2.x#run`:
+// its exit status (0; 1 when `run` returns err; the code given to exit). A
+// trap is thrown as cmhost::Error (Trap); a component without either export
+// is Error (Usage).
 int run(Store& store, const Instance& instance);
 
 }  // namespace cmhost::wasi

@@ -142,7 +142,7 @@ uint32_t copy(const Site& site, uint32_t index, uint64_t ptr, uint64_t length) {
   }
   if (end.state != CopyEnd::State::Idle) throw_trap(fmt::format("{}: the {} end is busy", site.name(), end_name(end.handle_kind())));
   if (end.in_waitable_set() && !site.options.async)
-    throw_trap("waitable cannot be used synchronously while added to a waitable set");
+    throw_trap(fmt::format("{}: waitable cannot be used synchronously while added to a waitable set", site.name()));
 
   auto buffer = std::make_unique<GuestBuffer>(*site.store, *site.inst, may_leave_flag(site), site.element(),
                                               site.options, ptr, stream ? length : 1);
@@ -172,7 +172,7 @@ uint32_t cancel_copy(const Site& site, uint32_t index) {
   if (end.state != CopyEnd::State::Copying || end.has_sync_waiter())
     throw_trap(fmt::format("{}: no {} in progress to cancel", site.name(), end_name(end.handle_kind())));
   if (end.in_waitable_set() && !site.async)
-    throw_trap("waitable cannot be used synchronously while added to a waitable set");
+    throw_trap(fmt::format("{}: waitable cannot be used synchronously while added to a waitable set", site.name()));
   end.state = CopyEnd::State::CancellingCopy;
   if (!end.has_pending_event()) {
     end.channel().cancel();
@@ -200,7 +200,7 @@ uint32_t cancel_subtask(const Site& site, uint32_t index) {
   if (subtask.resolve_delivered()) throw_trap("cannot cancel a subtask whose resolution was already delivered");
   if (subtask.cancellation_requested) throw_trap("cannot cancel a subtask twice");
   if (subtask.in_waitable_set() && !site.async)
-    throw_trap("waitable cannot be used synchronously while added to a waitable set");
+    throw_trap(fmt::format("{}: waitable cannot be used synchronously while added to a waitable set", site.name()));
   if (!subtask.resolved()) {
     subtask.cancellation_requested = true;
     if (subtask.callee) subtask.callee->request_cancellation(thread.task ? thread.task->inst : site.inst);

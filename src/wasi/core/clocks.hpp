@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <vector>
@@ -30,17 +31,24 @@ class WallClock {
   std::optional<uint64_t> fixed_ns_;
 };
 
-// The random numbers of wasi:random, its insecure variants and its seed,
-// from one generator: seeded by WasiConfig::random_seed, or from the host's
-// random device.
+// The random numbers of wasi:random and its insecure variants. The secure
+// ones come from the kernel (getrandom(2)), the insecure ones and the
+// insecure seed from a generator seeded once from it. With
+// WasiConfig::random_seed (tests), both are that seed's generator, so runs
+// repeat. One source may serve stores on several threads (a linker's
+// functions are shared): the generator is behind a mutex.
 class RandomSource {
  public:
-  explicit RandomSource(std::optional<uint64_t> seed) : generator_(seed.value_or(std::random_device{}())) {}
-  uint64_t next() { return generator_(); }
+  explicit RandomSource(std::optional<uint64_t> seed);
   // `len` bytes; a guest asking for more than 64 MiB at once traps.
-  std::vector<uint8_t> bytes(uint64_t len);
+  std::vector<uint8_t> secure_bytes(uint64_t len);
+  uint64_t secure_u64();
+  std::vector<uint8_t> insecure_bytes(uint64_t len);
+  uint64_t insecure_u64();
 
  private:
+  bool seeded_;
+  std::mutex mutex_;
   std::mt19937_64 generator_;
 };
 

@@ -15,6 +15,7 @@
 #include "bindings.hpp"
 #include "common.hpp"
 #include "filesystem.hpp"
+#include "p2.hpp"
 #include "sockets.hpp"
 #include "wasi/core/clocks.hpp"
 #include "wasi/core/confine.hpp"
@@ -170,10 +171,8 @@ class Wasi final : public cli::environment::Host,
                    public rnd::insecure::Host,
                    public rnd::insecure_seed::Host {
  public:
-  explicit Wasi(WasiConfig config)
-      : config_(std::move(config)),
-        random_(config_.random_seed),
-        stdio_(config_) {}
+  Wasi(WasiConfig config, std::shared_ptr<const core::StdioFds> stdio)
+      : config_(std::move(config)), random_(config_.random_seed), stdio_(std::move(stdio)) {}
 
   std::shared_ptr<Handles> handles = std::make_shared<Handles>();
 
@@ -226,24 +225,24 @@ class Wasi final : public cli::environment::Host,
 
   // wasi:cli/stdin, stdout, stderr; no terminals.
   std::unique_ptr<io::streams::InputStream> get_stdin(Caller&) override {
-    return std::make_unique<Stdin>(handles, stdio_.in, config_.stdin_bytes);
+    return std::make_unique<Stdin>(handles, stdio_->in, config_.stdin_bytes);
   }
   std::unique_ptr<io::streams::OutputStream> get_stdout(Caller&) override {
-    return std::make_unique<Output>(handles, stdio_.out, config_.stdout_buffer);
+    return std::make_unique<Output>(handles, stdio_->out, config_.stdout_buffer);
   }
   std::unique_ptr<io::streams::OutputStream> get_stderr(Caller&) override {
-    return std::make_unique<Output>(handles, stdio_.err, config_.stderr_buffer);
+    return std::make_unique<Output>(handles, stdio_->err, config_.stderr_buffer);
   }
   // A terminal only when the stream is the process's and a terminal.
   std::optional<abi::typed::Own<cli::terminal_input::TerminalInput>> get_terminal_stdin(Caller& caller) override {
-    if (config_.stdin_bytes || !::isatty(stdio_.in->get())) return std::nullopt;
+    if (config_.stdin_bytes || !::isatty(stdio_->in->get())) return std::nullopt;
     return handles->terminal_inputs->terminal_input.make_own(caller.store(), std::make_unique<Terminal>());
   }
   std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stdout(Caller& caller) override {
-    return terminal_output(caller, stdio_.out->get(), config_.stdout_buffer != nullptr);
+    return terminal_output(caller, stdio_->out->get(), config_.stdout_buffer != nullptr);
   }
   std::optional<abi::typed::Own<cli::terminal_output::TerminalOutput>> get_terminal_stderr(Caller& caller) override {
-    return terminal_output(caller, stdio_.err->get(), config_.stderr_buffer != nullptr);
+    return terminal_output(caller, stdio_->err->get(), config_.stderr_buffer != nullptr);
   }
 
   // wasi:filesystem (filesystem.cpp)
@@ -255,14 +254,15 @@ class Wasi final : public cli::environment::Host,
     return detail::open_preopens(caller, config_.preopens, handles);
   }
 
-  // wasi:random; insecure ones from the same generator.
-  std::vector<uint8_t> get_random_bytes(Caller&, uint64_t len) override { return random_.bytes(len); }
-  uint64_t get_random_u64(Caller&) override { return random_.next(); }
-  std::vector<uint8_t> get_insecure_random_bytes(Caller&, uint64_t len) override { return random_.bytes(len); }
-  uint64_t get_insecure_random_u64(Caller&) override { return random_.next(); }
+  // wasi:random: the secure interface from the kernel, the insecure ones
+  // from a generator (both the seed's generator when WasiConfig fixes one).
+  std::vector<uint8_t> get_random_bytes(Caller&, uint64_t len) override { return random_.secure_bytes(len); }
+  uint64_t get_random_u64(Caller&) override { return random_.secure_u64(); }
+  std::vector<uint8_t> get_insecure_random_bytes(Caller&, uint64_t len) override { return random_.insecure_bytes(len); }
+  uint64_t get_insecure_random_u64(Caller&) override { return random_.insecure_u64(); }
   std::tuple<uint64_t, uint64_t> insecure_seed(Caller&) override {
-    const uint64_t first = random_.next();
-    return {first, random_.next()};
+    const uint64_t first = random_.insecure_u64();
+    return {first, random_.insecure_u64()};
   }
 
  private:
@@ -275,14 +275,13 @@ class Wasi final : public cli::environment::Host,
 
   WasiConfig config_;
   core::RandomSource random_;
-  core::StdioFds stdio_;
+  std::shared_ptr<const core::StdioFds> stdio_;
 };
 
 }  // namespace
 
-void add_to_linker(Linker& linker, const WasiConfig& config) {
-  core::check_preopens(config.preopens);
-  auto wasi = std::make_shared<Wasi>(config);
+void p2::add_to_linker(Linker& linker, const WasiConfig& config, std::shared_ptr<const core::StdioFds> stdio) {
+  auto wasi = std::make_shared<Wasi>(config, std::move(stdio));
   cli::environment::add_to_linker(linker, wasi);
   cli::exit::add_to_linker(linker, wasi);
   wasi->handles->errors = io::error::add_to_linker(linker, wasi);
@@ -306,7 +305,7 @@ void add_to_linker(Linker& linker, const WasiConfig& config) {
   detail::add_sockets(linker, wasi->handles, config.allow_network);
 }
 
-int run(Store& store, const Instance& instance) {
+int p2::run(Store& store, const Instance& instance) {
   const auto command = instance.typed_func<Result<void, void>()>("wasi:cli/run#run");
   try {
     return command.call(store).is_ok() ? 0 : 1;
