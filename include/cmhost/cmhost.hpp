@@ -232,7 +232,9 @@ class Store {
   // store's thread, given what `work` threw (null when nothing). Until then
   // the loop waits for it rather than calling a stall a deadlock. `work`
   // must not touch the store; if the store is gone first, `done` is
-  // dropped (on the pool's thread) without being called.
+  // destroyed with it, on its thread, without being called. These and the
+  // waits above are for the store's thread, and their callbacks must not
+  // destroy the store.
   void run_blocking(std::function<void()> work, std::function<void(std::exception_ptr failure)> done);
 
   class Impl;

@@ -87,17 +87,24 @@ bool Store::cancel_wait(WaitId id) { return impl_->loop.reactor().cancel(id); }
 
 void Store::run_blocking(std::function<void()> work, std::function<void(std::exception_ptr)> done) {
   if (!work || !done) throw Error(ErrorKind::Usage, "Store::run_blocking needs the work and what runs after it");
-  std::shared_ptr<runtime::PostBox> box = impl_->loop.post_box();
-  impl_->loop.call_started();  // outstanding until the continuation is posted
-  host::WorkerPool::shared().run([box, work = std::move(work), done = std::move(done)]() mutable {
+  host::HostLoop* loop = &impl_->loop;
+  std::shared_ptr<runtime::PostBox> box = loop->post_box();
+  // The continuation stays with the loop (destroyed on its thread, with it);
+  // the pool's thread sees only the ticket and posts it back, to run on the
+  // loop's thread (never before this call returns).
+  const uint64_t ticket = loop->new_ticket();
+  host::WorkerPool::shared().run([box, loop, ticket, work = std::move(work)]() mutable {
     std::exception_ptr failure;
     try {
       work();
     } catch (...) {
       failure = std::current_exception();
     }
-    box->post([done = std::move(done), failure] { done(failure); }, /*ends_call=*/true);
+    // Runs only while the loop exists: a closed box drops it.
+    box->post([loop, ticket, failure] { loop->run_continuation(ticket, failure); }, /*ends_call=*/true);
   });
+  loop->keep_continuation(ticket, std::move(done));
+  loop->call_started();  // outstanding until the continuation is posted
 }
 
 void Store::run_until_idle() {

@@ -19,6 +19,18 @@ HostLoop::~HostLoop() {
   *alive_ = false;
 }
 
+void HostLoop::keep_continuation(uint64_t ticket, std::function<void(std::exception_ptr)> done) {
+  continuations_.emplace(ticket, std::move(done));
+}
+
+void HostLoop::run_continuation(uint64_t ticket, std::exception_ptr failure) {
+  auto it = continuations_.find(ticket);
+  if (it == continuations_.end()) return;
+  const std::function<void(std::exception_ptr)> done = std::move(it->second);
+  continuations_.erase(it);
+  done(std::move(failure));
+}
+
 void HostLoop::remove(HostEnd& end) {
   auto it = std::find(ends_.begin(), ends_.end(), &end);
   if (it != ends_.end()) ends_.erase(it);

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +48,12 @@ class HostLoop final : public runtime::HostDriver {
   // The descriptor and timer waits the loop runs.
   Reactor& reactor() { return reactor_; }
 
+  // Continuations of blocking work (Store::run_blocking), kept here so that
+  // they live and die on the loop's thread: the pool posts only the ticket.
+  uint64_t new_ticket() { return next_ticket_++; }
+  void keep_continuation(uint64_t ticket, std::function<void(std::exception_ptr)> done);
+  void run_continuation(uint64_t ticket, std::exception_ptr failure);
+
   bool run_ready() override;
   bool wait_for_outside() override;
   std::string pending() const override;
@@ -61,6 +70,8 @@ class HostLoop final : public runtime::HostDriver {
   const engine::Store* core_ = nullptr;
   std::shared_ptr<void> epoch_token_;
   Reactor reactor_;
+  uint64_t next_ticket_ = 1;
+  std::map<uint64_t, std::function<void(std::exception_ptr)>> continuations_;
 };
 
 }  // namespace cmhost::host

@@ -5,10 +5,27 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstring>
+#include <string>
 
 #include "cmhost/error.hpp"
 
 namespace cmhost::host {
+
+namespace {
+
+// poll(2), retried when interrupted. Another failure (more descriptors than
+// the process may open, no memory) would leave the loop spinning: an error.
+int poll_or_throw(std::vector<pollfd>& fds, int timeout) {
+  for (;;) {
+    const int n = ::poll(fds.data(), fds.size(), timeout);
+    if (n >= 0) return n;
+    if (errno != EINTR)
+      throw Error(ErrorKind::Trap, std::string("the event loop cannot wait on its descriptors: ") + std::strerror(errno));
+  }
+}
+
+}  // namespace
 
 uint64_t Reactor::now_ns() {
   return static_cast<uint64_t>(
@@ -55,16 +72,16 @@ bool Reactor::fire_ready() {
       fds.push_back({watch.fd, watch.events, 0});
       ids.push_back(id);
     }
-    int n;
-    do n = ::poll(fds.data(), fds.size(), 0);
-    while (n < 0 && errno == EINTR);
+    const int n = poll_or_throw(fds, 0);
     for (size_t i = 0; n > 0 && i < fds.size(); ++i)
       if (fds[i].revents) ready.emplace_back(ids[i], fds[i].revents);
   }
-  std::vector<Id> due;
+  // Due timers in deadline order (ids break ties: the earlier wait first).
+  std::vector<std::pair<uint64_t, Id>> due;
   const uint64_t now = now_ns();
   for (const auto& [id, timer] : timers_)
-    if (timer.deadline <= now) due.push_back(id);
+    if (timer.deadline <= now) due.emplace_back(timer.deadline, id);
+  std::sort(due.begin(), due.end());
   bool ran = false;
   for (const auto& [id, revents] : ready) {
     auto it = watches_.find(id);
@@ -74,7 +91,7 @@ bool Reactor::fire_ready() {
     ran = true;
     callback(revents);
   }
-  for (const Id id : due) {
+  for (const auto& [deadline, id] : due) {
     auto it = timers_.find(id);
     if (it == timers_.end()) continue;
     const std::function<void()> callback = std::move(it->second.due);
@@ -99,9 +116,7 @@ void Reactor::sleep(int wake_fd, int max_ms) const {
     timeout = timeout < 0 ? static_cast<int>(std::min<uint64_t>(until, INT_MAX))
                           : static_cast<int>(std::min<uint64_t>(until, static_cast<uint64_t>(timeout)));
   }
-  int n;
-  do n = ::poll(fds.data(), fds.size(), timeout);
-  while (n < 0 && errno == EINTR);
+  poll_or_throw(fds, timeout);
 }
 
 }  // namespace cmhost::host

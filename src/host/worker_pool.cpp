@@ -4,7 +4,9 @@
 namespace cmhost::host {
 
 WorkerPool& WorkerPool::shared() {
-  static WorkerPool pool(kMaxThreads);
+  // Never destroyed: joining at exit would wait for work that may block for
+  // ever (a read of a FIFO), or run it while other statics are gone.
+  static WorkerPool& pool = *new WorkerPool(kMaxThreads);
   return pool;
 }
 
@@ -22,9 +24,11 @@ WorkerPool::~WorkerPool() {
 void WorkerPool::run(std::function<void()> work) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
+    // A thread more only when the idle ones cannot take all that waits and
+    // the bound allows; started before the work is queued, so a thread that
+    // cannot start (std::system_error) leaves nothing queued behind.
+    if (queue_.size() + 1 > idle_ && threads_.size() < max_threads_) threads_.emplace_back([this] { serve(); });
     queue_.push_back(std::move(work));
-    // A thread more only when the idle ones cannot take all that waits and the bound allows.
-    if (queue_.size() > idle_ && threads_.size() < max_threads_) threads_.emplace_back([this] { serve(); });
   }
   cv_.notify_one();
 }

@@ -64,9 +64,13 @@ bool PostBox::empty() {
 }
 
 void PostBox::close() {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  closed_ = true;
-  posted_.clear();
+  std::vector<Posted> dropped;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    dropped.swap(posted_);
+  }
+  // Destroyed unlocked: work may hold completions whose destructors post.
 }
 
 // ---- completions ----

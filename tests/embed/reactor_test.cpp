@@ -72,14 +72,17 @@ TEST_F(Reactor, ADescriptorWaitFiresOnceTheDescriptorIsReady) {
 TEST_F(Reactor, TimersFireInDeadlineOrderAndNotBefore) {
   const auto start = Clock::now();
   std::vector<int> order;
-  store.when_time(start + 30ms, [&] { order.push_back(2); });
-  store.when_time(start + 10ms, [&] { order.push_back(1); });
-  store.when_time(start - 1s, [&] { order.push_back(0); });  // already due
+  // Far enough apart that a loaded machine still sees them one by one.
+  store.when_time(start + 300ms, [&] { order.push_back(3); });
+  store.when_time(start + 150ms, [&] { order.push_back(2); });
+  // Both already due: they fire in deadline order, not in the order made.
+  store.when_time(start - 1s, [&] { order.push_back(1); });
+  store.when_time(start - 2s, [&] { order.push_back(0); });
   store.run_until_idle();
-  EXPECT_EQ(order, std::vector<int>{0});
-  store.run_until([&] { return order.size() == 3; });
-  EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
-  EXPECT_GE(Clock::now() - start, 30ms);
+  EXPECT_EQ(order, (std::vector<int>{0, 1}));
+  store.run_until([&] { return order.size() == 4; });
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_GE(Clock::now() - start, 300ms);
 }
 
 TEST_F(Reactor, ACancelledWaitNeverFiresAndTheLoopThenSeesADeadlock) {

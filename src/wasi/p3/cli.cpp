@@ -225,6 +225,9 @@ void add_cli(Linker& linker, const WasiConfig& config, std::shared_ptr<const cor
 int run(Store& store, const Func& command) {
   try {
     const std::vector<Val> results = command.call(store, {});
+    // Output the guest wrote before returning is copied out before the
+    // status goes back (what is ready now; tasks left blocked stay so).
+    store.run_until_idle();
     return results.at(0).case_index() == 0 ? 0 : 1;
   } catch (const Exit& exit) {
     return exit.code();

@@ -7,6 +7,7 @@
 #include "clocks.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -35,8 +36,12 @@ Instant instant_of(uint64_t ns) {
 // An async wait until `deadline` on the monotonic clock (core::monotonic_now's).
 void wait_until(Caller& caller, uint64_t deadline, Completion completion) {
   if (deadline <= core::monotonic_now()) return completion.complete({});
-  // steady_clock is core::monotonic_now's clock.
-  const auto when = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(deadline));
+  // steady_clock is core::monotonic_now's clock; a mark past what it can
+  // hold (a wait-for of u64::MAX saturates there) never comes.
+  using Clock = std::chrono::steady_clock;
+  const auto when = deadline > static_cast<uint64_t>(INT64_MAX)
+                        ? Clock::time_point::max()
+                        : Clock::time_point(std::chrono::nanoseconds(static_cast<int64_t>(deadline)));
   caller.store().when_time(when, [completion]() mutable { completion.complete({}); });
 }
 
