@@ -32,6 +32,7 @@
 
 #include "cmhost/abi.hpp"
 #include "cmhost/abi/typed.hpp"
+#include "cmhost/abi/typed/val_bridge.hpp"
 #include "cmhost/abi/typed_signature.hpp"
 #include "cmhost/engine.hpp"
 #include "cmhost/error.hpp"
@@ -345,6 +346,42 @@ class Completion {
   std::shared_ptr<Impl> impl_;
 };
 
+namespace wrap {
+// What an async wrapped function's completion converts its result with:
+// the result type's bridge and the handle tags the signature bound.
+struct ResultBridge {
+  std::optional<abi::typed::ValBridge> result;  // none: the function returns nothing
+  std::shared_ptr<const abi::typed::HandleTypes> handles;
+};
+}  // namespace wrap
+
+// The completion of one call of an async host function made with
+// Linker::func_wrap_async, taking the result as its C++ type R (void: none).
+// As Completion: complete once, from the call, the loop, or any thread.
+template <class R>
+class TypedCompletion {
+ public:
+  TypedCompletion(Completion completion, std::shared_ptr<const wrap::ResultBridge> bridge)
+      : completion_(std::move(completion)), bridge_(std::move(bridge)) {}
+
+  void complete(const R& value)
+    requires(!std::is_void_v<R>)
+  {
+    completion_.complete({bridge_->result->to_val(value, bridge_->handles.get())});
+  }
+  void complete()
+    requires std::is_void_v<R>
+  {
+    completion_.complete({});
+  }
+  // Ends the call with a trap in the guest saying `message`.
+  void fail(std::string message) { completion_.fail(std::move(message)); }
+
+ private:
+  Completion completion_;
+  std::shared_ptr<const wrap::ResultBridge> bridge_;
+};
+
 // A host function with its call's context.
 using HostFunction = std::function<std::vector<Val>(Caller& caller, std::span<const Val> args)>;
 // A host function called with its call's core values (what func_wrap
@@ -517,6 +554,87 @@ class TypedFunc<R(Args...)> {
   std::shared_ptr<const abi::typed::HandleTypes> handles_;  // null: no handles
 };
 
+// What an async export's typed call converts with: a bridge per
+// parameter and for the result, and the handle tags the signature bound.
+struct TypedCallBridges {
+  std::vector<abi::typed::ValBridge> params;
+  std::optional<abi::typed::ValBridge> result;
+  std::shared_ptr<const FuncType> type;  // the bindings point into it
+  abi::typed::HandleTypes handles;
+};
+
+// An async call started by TypedAsyncFunc::call_async: PendingCall with the
+// result as a C++ value.
+template <class R>
+class TypedPendingCall {
+ public:
+  TypedPendingCall(PendingCall call, std::shared_ptr<const TypedCallBridges> bridges)
+      : call_(std::move(call)), bridges_(std::move(bridges)) {}
+  bool done() const { return call_.done(); }
+  // Runs the store's event loop until the call is done; its result.
+  R wait(Store& store) { return convert(call_.wait(store)); }
+  // The result once done (Error Usage before, or when taken already).
+  R result() { return convert(call_.results()); }
+
+ private:
+  R convert(std::vector<Val> results) const {
+    if constexpr (std::is_void_v<R>)
+      return;
+    else
+      return bridges_->result->template from_val<R>(results.at(0), &bridges_->handles);
+  }
+  PendingCall call_;
+  std::shared_ptr<const TypedCallBridges> bridges_;
+};
+
+// An async export called with C++ values (Instance::typed_async_func): the
+// signature is checked once, when it is looked up. call_async starts the
+// call and returns, as Func::call_async; call runs the event loop until
+// the export's task returns.
+template <class Signature>
+class TypedAsyncFunc;
+
+template <class R, class... Args>
+class TypedAsyncFunc<R(Args...)> {
+  static_assert((abi::typed::is_lowerable_arg_v<std::remove_cvref_t<Args>> && ...),
+                "typed calls take the value types of abi::typed: call Func::call_async for others");
+  static_assert(!abi::typed::holds_view_v<R>, "an async call's result outlives the call: it owns its values");
+
+ public:
+  TypedPendingCall<R> call_async(Store& store, const Args&... args) const {
+    return TypedPendingCall<R>(func_.call_async(store, vals(args...)), bridges_);
+  }
+  R call(Store& store, const Args&... args) const { return call_async(store, args...).wait(store); }
+  const Func& func() const { return func_; }
+
+  // Why `type` does not fit R(Args...), or empty; fills `bridges`.
+  static std::string mismatch(const std::shared_ptr<const FuncType>& type, TypedCallBridges& bridges) {
+    const auto fit = abi::typed::fit_signature<R, std::remove_cvref_t<Args>...>(type->params, type->result.get(),
+                                                                                &bridges.handles);
+    if (!fit.fits()) return detail::describe_misfit(fit, *type, "export", "C++ signature");
+    bridges.type = type;
+    for (const abi::TypeRef& p : type->params) bridges.params.emplace_back(p);
+    if constexpr (!std::is_void_v<R>) bridges.result.emplace(type->result);
+    return "";
+  }
+
+ private:
+  friend class Instance;
+  TypedAsyncFunc(Func func, std::shared_ptr<const TypedCallBridges> bridges)
+      : func_(std::move(func)), bridges_(std::move(bridges)) {}
+
+  std::vector<Val> vals(const Args&... args) const {
+    std::vector<Val> out;
+    out.reserve(sizeof...(Args));
+    size_t i = 0;
+    ((out.push_back(bridges_->params[i++].to_val(args, &bridges_->handles))), ...);
+    return out;
+  }
+
+  Func func_;
+  std::shared_ptr<const TypedCallBridges> bridges_;
+};
+
 // An instance of a component. Copies refer to the same instance.
 class Instance {
  public:
@@ -539,6 +657,19 @@ class Instance {
     if (handles->empty()) handles.reset();
     return TypedFunc<Signature>(std::move(f), std::move(handles));
   }
+  // An async export to be called with C++ values (TypedAsyncFunc), e.g.
+  //   auto run = instance.typed_async_func<abi::typed::Result<void, void>()>("wasi:cli/run@0.3.0#run");
+  // Error (Usage) naming both types when the signature does not match, or
+  // when the export is not async (typed_func calls those).
+  template <class Signature>
+  TypedAsyncFunc<Signature> typed_async_func(std::string_view name) const {
+    Func f = func(name);
+    auto bridges = std::make_shared<TypedCallBridges>();
+    check_typed_async(f, typeid(Signature), [&](const std::shared_ptr<const FuncType>& type) {
+      return TypedAsyncFunc<Signature>::mismatch(type, *bridges);
+    });
+    return TypedAsyncFunc<Signature>(std::move(f), std::move(bridges));
+  }
   // The validated type of the instance's component.
   const ComponentType& type() const;
 
@@ -552,6 +683,8 @@ class Instance {
   using Mismatch = std::string (*)(const FuncType& type, bool results_spilled, abi::typed::HandleTypes& handles);
   static void check_typed(const Func& f, const std::type_info& signature, abi::typed::HandleTypes& handles,
                           Mismatch mismatch);
+  static void check_typed_async(const Func& f, const std::type_info& signature,
+                                FunctionRef<std::string(const std::shared_ptr<const FuncType>&)> mismatch);
 
   std::shared_ptr<const Impl> impl_;
 };
@@ -571,6 +704,17 @@ template <class T>
 using lifted_t = std::conditional_t<std::is_same_v<T, std::string_view>, std::string, T>;
 template <class T>
 inline constexpr bool is_result_v = std::is_void_v<T> || abi::typed::is_lowerable_arg_v<T>;
+
+// An async callable's last parameter: TypedCompletion<R> names the result.
+template <class T>
+struct CompletionResult {
+  static constexpr bool value = false;
+};
+template <class R>
+struct CompletionResult<TypedCompletion<R>> {
+  static constexpr bool value = true;
+  using type = R;
+};
 
 // Whether a callable's parameters start with `Caller&`.
 template <class... A>
@@ -636,6 +780,20 @@ class Linker {
     add_wrapped(std::move(name), typeid(typename S::type),
                 make_wrapped(std::move(callable), static_cast<typename S::params*>(nullptr)));
   }
+  // An async host function from a C++ callable taking `Caller&`, its
+  // arguments as C++ types, and a TypedCompletion<R> it completes with the
+  // result (now, from the event loop, or from any thread), as
+  // define_async_func does with Vals:
+  //   linker.func_wrap_async("ns:pkg/clock#sleep", [](Caller& c, uint64_t ns, TypedCompletion<void> done) {
+  //     c.store().when_time(deadline(ns), [done]() mutable { done.complete(); });
+  //   });
+  // Its type is the import's, checked at instantiation as func_wrap's.
+  template <class F>
+  void func_wrap_async(std::string name, F callable) {
+    using S = wrap::Signature<F>;
+    add_wrapped_async(std::move(name), typeid(typename S::type),
+                      make_wrapped_async(std::move(callable), static_cast<typename S::params*>(nullptr)));
+  }
   // A host resource type for the import `name` (`ns:pkg/iface@1.0.0#file`
   // or a root `file`) whose values are C++ objects of type T (see
   // HostResource).
@@ -677,6 +835,54 @@ class Linker {
   // says why the callable's signature does not fit it (and returns none).
   using WrappedMaker = std::function<FlatHostFunction(const FuncType& type, std::string& why)>;
   void add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make);
+  using AsyncWrappedMaker = std::function<AsyncHostFunction(const std::shared_ptr<const FuncType>& type, std::string& why)>;
+  void add_wrapped_async(std::string name, const std::type_info& signature, AsyncWrappedMaker make);
+
+  template <class F, class... A>
+  static AsyncWrappedMaker make_wrapped_async(F callable, std::tuple<A...>*) {
+    static_assert(wrap::takes_caller_v<A...>, "func_wrap_async callables take Caller& first");
+    return make_wrapped_async_args(std::move(callable), static_cast<std::tuple<A...>*>(nullptr));
+  }
+  template <class F, class... A>
+  static AsyncWrappedMaker make_wrapped_async_args(F callable, std::tuple<Caller&, A...>*) {
+    using Last = std::remove_cvref_t<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>>;
+    static_assert(wrap::CompletionResult<Last>::value, "func_wrap_async callables take a TypedCompletion<R> last");
+    using R = typename wrap::CompletionResult<Last>::type;
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return make_async_plain<R, std::remove_cvref_t<std::tuple_element_t<I, std::tuple<A...>>>...>(
+          std::make_shared<F>(std::move(callable)));
+    }(std::make_index_sequence<sizeof...(A) - 1>{});
+  }
+  template <class R, class... A, class F>
+  static AsyncWrappedMaker make_async_plain(std::shared_ptr<F> shared) {
+    static_assert((wrap::is_param_v<A> && ...),
+                  "func_wrap_async parameters are the owning value types of abi::typed, or std::string_view");
+    static_assert(wrap::is_result_v<R> && !abi::typed::holds_view_v<R>,
+                  "func_wrap_async results are void or an owning value type of abi::typed");
+    return [shared](const std::shared_ptr<const FuncType>& type, std::string& why) -> AsyncHostFunction {
+      auto handles = std::make_shared<abi::typed::HandleTypes>();
+      const auto fit = abi::typed::fit_signature<R, A...>(type->params, type->result.get(), handles.get());
+      if (!fit.fits()) {
+        why = detail::describe_misfit(fit, *type, "import", "C++ function");
+        return nullptr;
+      }
+      auto bridge = std::make_shared<wrap::ResultBridge>();
+      if constexpr (!std::is_void_v<R>) bridge->result.emplace(type->result);
+      bridge->handles = handles->empty() ? nullptr : handles;
+      auto params = std::make_shared<std::vector<abi::typed::ValBridge>>();
+      for (const abi::TypeRef& p : type->params) params->emplace_back(p);
+      // The bindings point into `type`, which the bridge keeps alive.
+      return [shared, type, params, bridge = std::shared_ptr<const wrap::ResultBridge>(bridge)](
+                 Caller& caller, std::span<const Val> args, Completion completion) {
+        const abi::typed::HandleTypes* h = bridge->handles.get();
+        auto lifted = [&]<size_t... I>(std::index_sequence<I...>) {
+          return std::tuple<wrap::lifted_t<A>...>((*params)[I].template from_val<wrap::lifted_t<A>>(args[I], h)...);
+        }(std::index_sequence_for<A...>{});
+        std::apply([&](auto&... a) { (*shared)(caller, std::move(a)..., TypedCompletion<R>(std::move(completion), bridge)); },
+                   lifted);
+      };
+    };
+  }
   HostResourceBase define_host_resource(std::string name);
   HostResourceBase find_host_resource(std::string_view name) const;
 

@@ -27,6 +27,14 @@ struct EngineConfig {
   // unmodified when off.
   bool metering = false;
 
+  // Compatibility with guests built before component-model#647 (May 2026;
+  // wit-bindgen 0.58 and older, as wasmtime 45's test programs): a
+  // synchronous stream or future cancel on an end that is in a waitable set
+  // goes through when it completes at once, as the spec allowed then,
+  // rather than trapping as it says now. A cancel that would have to wait
+  // still traps. Off by default: the spec's trap.
+  bool allow_sync_cancel_in_waitable_set = false;
+
   // Ahead of time only. Where compiled components are kept (empty:
   // $XDG_CACHE_HOME/cmhost, else ~/.cache/cmhost; created 0700 and refused
   // when others can write it).

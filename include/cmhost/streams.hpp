@@ -96,6 +96,12 @@ class ChannelEnd {
   // The same for list<element>, to lift a run of elements as one list.
   static const abi::ValueAbi& list_abi(const Impl* impl, abi::AddrWidth width);
   const Impl* impl() const { return impl_.get(); }
+  // Typed ends whose elements hold handles (stream<own<r>>, say) bind the
+  // handles' tags to the element type once, here; element_handles is
+  // what a typed load or lower of an element sets in its context (null:
+  // no handles).
+  void bind_element_handles(bool (*bind)(const abi::Type& element, abi::typed::HandleTypes& found));
+  static const abi::typed::HandleTypes* element_handles(const Impl* impl);
   // Takes the readable end out of the store's handle table once its
   // element type passed `check` (a refused end stays where it was).
   static ChannelEnd take_readable(Store& store, const Val& end, bool stream, ElementCheck check);
@@ -116,6 +122,15 @@ template <class T>
 bool element_fits(const abi::Type& t) {
   return abi::typed::fits<T>(t, nullptr);
 }
+
+// Binds the handle tags T holds to `element`'s handle types.
+template <class T>
+bool bind_element(const abi::Type& element, abi::typed::HandleTypes& found) {
+  return abi::typed::fits<T>(element, &found);
+}
+
+template <class T>
+inline constexpr bool binds_handles_v = !std::is_same_v<T, Val> && abi::typed::holds_handle_v<T>;
 
 template <class T>
 inline constexpr bool is_byte_v = std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t>;
@@ -146,7 +161,11 @@ class StreamReader : public ChannelEnd {
   // store's handle table. Error (InvalidValue) when it is no readable
   // stream end, or when its elements are not Ts.
   StreamReader(Store& store, const Val& stream)
-      : ChannelEnd(take_readable(store, stream, true, {&streams_detail::element_fits<T>, typeid(T)})) {}
+      : ChannelEnd(take_readable(store, stream, true, {&streams_detail::element_fits<T>, typeid(T)})) {
+    if constexpr (streams_detail::binds_handles_v<T>) bind_element_handles(&streams_detail::bind_element<T>);
+  }
+  // The same for a typed handle (a typed host function's argument).
+  StreamReader(Store& store, abi::typed::Stream<T> stream) : StreamReader(store, Val::stream(stream.handle)) {}
 
   // Up to `max` elements, lifted; empty once the writer is gone (ended()).
   std::vector<T> read(Store& store, size_t max) {
@@ -212,6 +231,7 @@ class StreamReader : public ChannelEnd {
     return copy_in_place(store, max, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
              return streams_detail::with_width(cx, [&](auto width) {
                constexpr abi::AddrWidth W = decltype(width)::value;
+               cx.set_typed_handles(element_handles(impl()));
                const abi::typed::Reader reader(cx);
                constexpr uint64_t size = abi::typed::Lift<View, W>::size;
                reader.check(ptr, n * size, abi::typed::Lift<View, W>::align, "stream elements");
@@ -268,6 +288,7 @@ class StreamReader : public ChannelEnd {
     } else {
       streams_detail::with_width(cx, [&](auto width) {
         constexpr abi::AddrWidth W = decltype(width)::value;
+        cx.set_typed_handles(element_handles(impl));
         const abi::typed::Reader reader(cx);
         constexpr uint64_t size = abi::typed::Lift<T, W>::size;
         reader.check(ptr, n * size, abi::typed::Lift<T, W>::align, "stream elements");
@@ -276,10 +297,11 @@ class StreamReader : public ChannelEnd {
     }
   }
   template <class Container>
-  static void append(abi::AbiContext& cx, uint64_t ptr, uint64_t n, Container& out,
-                     std::pmr::memory_resource* resource) {
+  void append(abi::AbiContext& cx, uint64_t ptr, uint64_t n, Container& out,
+              std::pmr::memory_resource* resource) const {
     streams_detail::with_width(cx, [&](auto width) {
       constexpr abi::AddrWidth W = decltype(width)::value;
+      cx.set_typed_handles(element_handles(impl()));
       const abi::typed::Reader reader(cx, resource);
       constexpr uint64_t size = abi::typed::Lift<T, W>::size;
       reader.check(ptr, n * size, abi::typed::Lift<T, W>::align, "stream elements");
@@ -311,8 +333,16 @@ class StreamWriter : public ChannelEnd {
   // A new stream of `element` (T must match it): readable() is the end to
   // pass to a guest (as an argument or a result), the writer stays here.
   StreamWriter(Store& store, abi::TypeRef element)
-      : ChannelEnd(make_writable(store, std::move(element), true, {&streams_detail::element_fits<T>, typeid(T)})) {}
+      : ChannelEnd(make_writable(store, std::move(element), true, {&streams_detail::element_fits<T>, typeid(T)})) {
+    if constexpr (streams_detail::binds_handles_v<T>) bind_element_handles(&streams_detail::bind_element<T>);
+  }
+  // The same with the element type T stands for (abi::typed::wit_type).
+  explicit StreamWriter(Store& store)
+    requires abi::typed::has_wit_type_v<T>
+      : StreamWriter(store, abi::typed::wit_type<T>()) {}
   const Val& readable() const { return readable_end(); }
+  // The readable end as a typed handle (a typed host function's result).
+  abi::typed::Stream<T> readable_handle() const { return {readable_end().as_handle()}; }
 
   // Writes every value, lowering them straight into the guest's reads and
   // running the event loop until the guest took them all (Completed) or
@@ -359,7 +389,7 @@ class StreamWriter : public ChannelEnd {
       const uint64_t size = abi.layout().size;
       for (uint64_t i = 0; i < n; ++i) abi.store(cx, values[i], ptr + i * size);
     } else {
-      cx.set_typed_handles(nullptr);
+      cx.set_typed_handles(element_handles(impl));
       streams_detail::with_width(cx, [&](auto width) {
         constexpr abi::AddrWidth W = decltype(width)::value;
         constexpr uint64_t size = abi::typed::Lift<T, W>::size;
@@ -375,7 +405,10 @@ template <class T>
 class FutureReader : public ChannelEnd {
  public:
   FutureReader(Store& store, const Val& future)
-      : ChannelEnd(take_readable(store, future, false, {&streams_detail::element_fits<T>, typeid(T)})) {}
+      : ChannelEnd(take_readable(store, future, false, {&streams_detail::element_fits<T>, typeid(T)})) {
+    if constexpr (streams_detail::binds_handles_v<T>) bind_element_handles(&streams_detail::bind_element<T>);
+  }
+  FutureReader(Store& store, abi::typed::Future<T> future) : FutureReader(store, Val::future(future.handle)) {}
   // The value, once the guest wrote it (running the event loop until then);
   // none when the writer is gone without writing.
   std::optional<T> read(Store& store) {
@@ -386,6 +419,7 @@ class FutureReader : public ChannelEnd {
       } else {
         streams_detail::with_width(cx, [&](auto width) {
           constexpr abi::AddrWidth W = decltype(width)::value;
+          cx.set_typed_handles(element_handles(impl()));
           out.emplace(abi::typed::load<T, W>(abi::typed::Reader(cx), ptr));
         });
       }
@@ -400,8 +434,14 @@ template <class T>
 class FutureWriter : public ChannelEnd {
  public:
   FutureWriter(Store& store, abi::TypeRef element)
-      : ChannelEnd(make_writable(store, std::move(element), false, {&streams_detail::element_fits<T>, typeid(T)})) {}
+      : ChannelEnd(make_writable(store, std::move(element), false, {&streams_detail::element_fits<T>, typeid(T)})) {
+    if constexpr (streams_detail::binds_handles_v<T>) bind_element_handles(&streams_detail::bind_element<T>);
+  }
+  explicit FutureWriter(Store& store)
+    requires abi::typed::has_wit_type_v<T>
+      : FutureWriter(store, abi::typed::wit_type<T>()) {}
   const Val& readable() const { return readable_end(); }
+  abi::typed::Future<T> readable_handle() const { return {readable_end().as_handle()}; }
   // Writes the value into the guest's read, running the event loop until
   // the guest reads it: false when the reader is gone instead.
   bool write(Store& store, const T& value) {
@@ -431,7 +471,7 @@ class FutureWriter : public ChannelEnd {
     if constexpr (std::is_same_v<T, Val>) {
       value_abi(impl, cx.options().addr).store(cx, value, ptr);
     } else {
-      cx.set_typed_handles(nullptr);
+      cx.set_typed_handles(element_handles(impl));
       streams_detail::with_width(cx, [&](auto width) {
         abi::typed::Lower<T, decltype(width)::value>::store(cx, ptr, value);
       });

@@ -121,4 +121,16 @@ void Instance::check_typed(const Func& f, const std::type_info& signature, abi::
                                             to_string(f.type()), host::type_name(signature), why));
 }
 
+void Instance::check_typed_async(const Func& f, const std::type_info& signature,
+                                 FunctionRef<std::string(const std::shared_ptr<const FuncType>&)> mismatch) {
+  const runtime::Func& func = *f.impl_->func;
+  std::string why;
+  if (func.is_host()) why = "it is a host function: call it with Func::call";
+  else if (!func.type().async) why = "the export is not async: call it with typed_func";
+  else why = mismatch(func.type_ref());
+  if (why.empty()) return;
+  throw Error(ErrorKind::Usage, fmt::format("`{}` is {}; the C++ signature {} does not match it: {}", f.name(),
+                                            to_string(f.type()), host::type_name(signature), why));
+}
+
 }  // namespace cmhost

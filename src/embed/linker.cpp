@@ -36,6 +36,19 @@ runtime::FuncRef flat_host_func(std::shared_ptr<const FuncType> type, FlatHostFu
       });
 }
 
+// A runtime async host function calling `function` with its call's context
+// and completion.
+runtime::FuncRef async_host_func(std::shared_ptr<const FuncType> type, const std::string& name,
+                                 AsyncHostFunction function) {
+  auto callback = [function = std::move(function)](runtime::HostCall& call, std::span<const Val> args,
+                                                   std::shared_ptr<runtime::HostCompletion> completion) {
+    Caller::Context context(call);
+    Caller caller(context);
+    function(caller, args, Completion(std::make_shared<Completion::Impl>(std::move(completion))));
+  };
+  return runtime::Func::host_async(std::move(type), name, std::move(callback));
+}
+
 }  // namespace
 
 void Linker::Impl::claim(const std::string& name) {
@@ -89,13 +102,7 @@ void Linker::define_func(std::string name, FuncType type,
 
 void Linker::define_async_func(std::string name, FuncType type, AsyncHostFunction function) {
   impl_->claim(name);
-  auto callback = [function = std::move(function)](runtime::HostCall& call, std::span<const Val> args,
-                                                   std::shared_ptr<runtime::HostCompletion> completion) {
-    Caller::Context context(call);
-    Caller caller(context);
-    function(caller, args, Completion(std::make_shared<Completion::Impl>(std::move(completion))));
-  };
-  auto f = runtime::Func::host_async(std::make_shared<const FuncType>(std::move(type)), name, std::move(callback));
+  auto f = async_host_func(std::make_shared<const FuncType>(std::move(type)), name, std::move(function));
   impl_->definitions.funcs.push_back({std::move(name), std::move(f)});
 }
 
@@ -110,6 +117,16 @@ void Linker::add_wrapped(std::string name, const std::type_info& signature, Wrap
                                         std::string& why) -> runtime::FuncRef {
     FlatHostFunction f = make(*type, why);
     return f ? flat_host_func(type, std::move(f)) : nullptr;
+  };
+  impl_->definitions.makers.push_back({std::move(name), &signature, std::move(maker)});
+}
+
+void Linker::add_wrapped_async(std::string name, const std::type_info& signature, AsyncWrappedMaker make) {
+  impl_->claim(name);
+  auto maker = [make = std::move(make), name](const std::shared_ptr<const FuncType>& type,
+                                               std::string& why) -> runtime::FuncRef {
+    AsyncHostFunction f = make(type, why);
+    return f ? async_host_func(type, name, std::move(f)) : nullptr;
   };
   impl_->definitions.makers.push_back({std::move(name), &signature, std::move(maker)});
 }

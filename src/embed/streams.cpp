@@ -22,6 +22,9 @@ class ChannelEnd::Impl {
   mutable const abi::ValueAbi* list32 = nullptr;
   mutable const abi::ValueAbi* list64 = nullptr;
   OwnedInPlaceStep started_step;  // kept while a started copy is in flight
+  // What a typed end's handle tags stand for in its element type (null:
+  // no handles); points into the element type, which the end keeps.
+  std::unique_ptr<abi::typed::HandleTypes> handles;
 
   void check_alive() const {
     if (!end->alive()) throw Error(ErrorKind::Usage, "the stream's store is gone");
@@ -84,6 +87,16 @@ ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool st
 }
 
 const Val& ChannelEnd::readable_end() const { return impl_->readable; }
+
+void ChannelEnd::bind_element_handles(bool (*bind)(const abi::Type& element, abi::typed::HandleTypes& found)) {
+  auto handles = std::make_unique<abi::typed::HandleTypes>();
+  // The element type was checked against the C++ type already.
+  if (!bind(*impl_->end->element(), *handles))
+    throw_invalid_value("the element type's handles do not fit the C++ type's handle tags");
+  impl_->handles = std::move(handles);
+}
+
+const abi::typed::HandleTypes* ChannelEnd::element_handles(const Impl* impl) { return impl->handles.get(); }
 
 void ChannelEnd::check_element(bool (*matches)(const abi::Type&), const std::type_info& cpp) const {
   impl_->check_alive();  // the store's memo of matched types goes with it

@@ -171,13 +171,23 @@ uint32_t cancel_copy(const Site& site, uint32_t index) {
   auto& end = copy_end(site, index);
   if (end.state != CopyEnd::State::Copying || end.has_sync_waiter())
     throw_trap(fmt::format("{}: no {} in progress to cancel", site.name(), end_name(end.handle_kind())));
-  if (end.in_waitable_set() && !site.async)
-    throw_trap(fmt::format("{}: waitable cannot be used synchronously while added to a waitable set", site.name()));
+  // component-model#647 traps here; guests built before it (wit-bindgen
+  // 0.58 and older) cancel their own wake-up stream's read this way, which
+  // the engine may let through as long as the cancel need not wait.
+  const bool sync_in_set = end.in_waitable_set() && !site.async;
+  if (sync_in_set && !site.store->engine().config().allow_sync_cancel_in_waitable_set)
+    throw_trap(fmt::format("{}: waitable cannot be used synchronously while added to a waitable set (guests built "
+                           "before component-model#647, such as wit-bindgen 0.58's, do this: "
+                           "EngineConfig::allow_sync_cancel_in_waitable_set, or `--compat=sync-cancel-in-set` "
+                           "on the command line, runs them)",
+                           site.name()));
   end.state = CopyEnd::State::CancellingCopy;
   if (!end.has_pending_event()) {
     end.channel().cancel();
     if (!end.has_pending_event()) {
       if (site.async) return kBlocked;
+      if (sync_in_set)
+        throw_trap(fmt::format("{}: waitable cannot wait synchronously while added to a waitable set", site.name()));
       end.wait_for_pending_event(site.scheduler(), site.thread());
     }
   }

@@ -45,11 +45,14 @@ void CallHandles::release_lends() {
 }
 
 ResourceTypeRef CallHandles::runtime_type(const abi::Type& type) const {
-  auto it = inst_.spaces().resources.find(type.resource().get());
-  if (it == inst_.spaces().resources.end())
-    throw Error(ErrorKind::Link, "resource type `" + type.resource()->name + "` is not bound in `" +
-                                     inst_.name() + "`");
-  return it->second;
+  const auto& resources = inst_.spaces().resources;
+  auto it = resources.find(type.resource().get());
+  if (it != resources.end()) return it->second;
+  // A host resource named by the host's own type (the elements of a stream
+  // the host made, say): the instance's type for it, when it has one.
+  for (const auto& [abi_type, runtime_type] : resources)
+    if (runtime_type->abi_type.get() == type.resource().get()) return runtime_type;
+  throw Error(ErrorKind::Link, "resource type `" + type.resource()->name + "` is not bound in `" + inst_.name() + "`");
 }
 
 uint32_t CallHandles::lift_handle(const abi::Type& type, uint32_t index) {

@@ -226,5 +226,89 @@ TEST_F(AsyncHost, APendingCallsResultsOnceDone) {
   EXPECT_ERROR_SAYING(pair.results(), ErrorKind::Usage, "taken already");
 }
 
+// The same imports from C++ callables (Linker::func_wrap_async): arguments
+// and results as C++ types, a typed stream handle read with StreamReader,
+// and the signature checked against the import at instantiation.
+class TypedAsyncHost : public ::testing::Test {
+ protected:
+  TypedAsyncHost() : component(Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-async.wasm")) {}
+  Instance instantiate() { return linker.instantiate(store, component); }
+  static std::vector<Val> args(uint32_t a, uint32_t b) { return {Val::u32(a), Val::u32(b)}; }
+
+  Engine engine{testing_support::test_engine_config()};
+  Store store{engine};
+  Component component;
+  Linker linker;
+};
+
+// Counts what a typed stream reader sees until the guest drops its end.
+class TypedByteCounter : public std::enable_shared_from_this<TypedByteCounter> {
+ public:
+  TypedByteCounter(Store& store, abi::typed::Stream<uint8_t> stream, TypedCompletion<uint32_t> done)
+      : store_(store), reader_(store, stream), done_(std::move(done)) {}
+  void next() {
+    reader_.start_read(store_, 4096, [self = shared_from_this()](std::vector<uint8_t> bytes, CopyOutcome outcome) {
+      self->total_ += static_cast<uint32_t>(bytes.size());
+      if (outcome.status == CopyStatus::Dropped) return self->done_.complete(self->total_);
+      self->next();
+    });
+  }
+
+ private:
+  Store& store_;
+  StreamReader<uint8_t> reader_;
+  TypedCompletion<uint32_t> done_;
+  uint32_t total_ = 0;
+};
+
+TEST_F(TypedAsyncHost, CallablesCompleteWithCppValues) {
+  std::vector<std::pair<uint32_t, TypedCompletion<uint32_t>>> pending;
+  linker.func_wrap_async("slow-double", [&](Caller&, uint32_t x, TypedCompletion<uint32_t> done) {
+    pending.emplace_back(x, std::move(done));
+  });
+  linker.func_wrap_async("count-bytes", [](Caller& caller, abi::typed::Stream<uint8_t> s, TypedCompletion<uint32_t> done) {
+    std::make_shared<TypedByteCounter>(caller.store(), s, std::move(done))->next();
+  });
+  Instance instance = instantiate();
+  const auto a = args(3, 5);
+  PendingCall pair = instance.func("stackful-pair").call_async(store, a);
+  store.run_until_idle();
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(pending[1].first, 5u);
+  pending[1].second.complete(10);
+  store.run_until_idle();  // b returns first
+  pending[0].second.complete(6);
+  EXPECT_EQ(pair.wait(store).at(0), Val::u32(2'006'010));
+
+  const auto b = args(1000, 64);
+  EXPECT_EQ(instance.func("send-bytes").call_async(store, b).wait(store).at(0), Val::u32(1000));
+}
+
+TEST_F(TypedAsyncHost, ACompletionFromAnotherThread) {
+  std::vector<std::thread> threads;
+  linker.func_wrap_async("slow-double", [&](Caller&, uint32_t x, TypedCompletion<uint32_t> done) {
+    threads.emplace_back([x, done]() mutable { done.complete(2 * x); });
+  });
+  linker.func_wrap_async("count-bytes", [](Caller&, abi::typed::Stream<uint8_t>, TypedCompletion<uint32_t> done) {
+    done.fail("not counting");
+  });
+  Instance instance = instantiate();
+  const std::vector<Val> x{Val::u32(21)};
+  EXPECT_EQ(instance.func("sync-double").call(store, x).at(0), Val::u32(42));
+  for (auto& t : threads) t.join();
+}
+
+TEST_F(TypedAsyncHost, ASignatureThatDoesNotFitIsALinkError) {
+  linker.func_wrap_async("slow-double", [](Caller&, std::string, TypedCompletion<uint32_t>) {});
+  linker.func_wrap_async("count-bytes", [](Caller&, abi::typed::Stream<uint8_t>, TypedCompletion<uint32_t>) {});
+  EXPECT_ERROR_SAYING(instantiate(), ErrorKind::Link, "import `slow-double`");
+}
+
+TEST_F(TypedAsyncHost, AStreamOfAnotherElementTypeDoesNotFit) {
+  linker.func_wrap_async("slow-double", [](Caller&, uint32_t, TypedCompletion<uint32_t>) {});
+  linker.func_wrap_async("count-bytes", [](Caller&, abi::typed::Stream<uint32_t>, TypedCompletion<uint32_t>) {});
+  EXPECT_ERROR_SAYING(instantiate(), ErrorKind::Link, "import `count-bytes`");
+}
+
 }  // namespace
 }  // namespace cmhost

@@ -8,7 +8,8 @@
 
 namespace cmhost::tools {
 
-engine::EngineConfig engine_config(const std::string& name, const CommandLineLimits& limits) {
+engine::EngineConfig engine_config(const std::string& name, const CommandLineLimits& limits,
+                                   const std::vector<std::string>& compat) {
   engine::EngineConfig config;
   if (name == "interp") {
     config.backend = engine::Backend::Interpreter;
@@ -19,6 +20,10 @@ engine::EngineConfig engine_config(const std::string& name, const CommandLineLim
     throw Error(ErrorKind::Usage, "unknown engine `" + name + "` (expected " + kEngineNames + ")");
   }
   config.metering = limits.fuel.has_value() || limits.timeout_seconds.has_value();
+  for (const std::string& rule : compat) {
+    if (rule != "sync-cancel-in-set") throw Error(ErrorKind::Usage, "unknown --compat `" + rule + "`");
+    config.allow_sync_cancel_in_waitable_set = true;
+  }
   return config;
 }
 

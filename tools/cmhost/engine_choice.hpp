@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cmhost/cmhost.hpp"
 
@@ -25,7 +26,10 @@ struct CommandLineLimits {
 // The engine configuration an `--engine` value names: `aot` compiles each
 // component on first use into the cache, saying so on stderr; fuel or a
 // timeout meter the guest code. Usage for other names.
-engine::EngineConfig engine_config(const std::string& name, const CommandLineLimits& limits = {});
+// `compat` holds `--compat` values: sync-cancel-in-set sets
+// allow_sync_cancel_in_waitable_set (Usage for other names).
+engine::EngineConfig engine_config(const std::string& name, const CommandLineLimits& limits = {},
+                                   const std::vector<std::string>& compat = {});
 
 // The component in `file`; with an `artifact` (`--artifact`, written by
 // `cmhost compile`), its core modules come from that file rather than the

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   invoke->add_flag("--stub-imports", stub_imports,
                    "Supply missing imported functions with stubs that trap when called");
   std::string engine_name = "interp";
+  std::vector<std::string> compat;
   const auto add_engine_option = [&](CLI::App* command) {
     command
         ->add_option("--engine", engine_name,
@@ -65,6 +66,13 @@ int main(int argc, char** argv) {
                      "first use into $XDG_CACHE_HOME/cmhost (else ~/.cache/cmhost)")
         ->capture_default_str()
         ->check(CLI::IsMember({"interp", "aot"}));
+    command
+        ->add_option("--compat", compat,
+                     "Run guests built for an earlier rule of the Component Model (repeatable): "
+                     "sync-cancel-in-set lets a synchronous stream or future cancel through while its end is in a "
+                     "waitable set, as guests built with wit-bindgen 0.58 and older do (component-model#647)")
+        ->check(CLI::IsMember({"sync-cancel-in-set"}))
+        ->allow_extra_args(false);
   };
   add_engine_option(invoke);
   std::string artifact_file;
@@ -249,13 +257,13 @@ int main(int argc, char** argv) {
       run.artifact = artifact_file;
       const auto engine = engine_for(run_cmd);
       if (!engine) return 2;
-      return cmhost::tools::run_command(run, cmhost::tools::engine_config(*engine, limits));
+      return cmhost::tools::run_command(run, cmhost::tools::engine_config(*engine, limits, compat));
     }
     if (*invoke) {
       const auto engine = engine_for(invoke);
       if (!engine) return 2;
       return cmhost::tools::run_invoke(component_file, call_text, stub_imports,
-                                       cmhost::tools::engine_config(*engine, limits), limits, artifact_file);
+                                       cmhost::tools::engine_config(*engine, limits, compat), limits, artifact_file);
     }
     if (*compile) {
       if (compile_output.empty()) {

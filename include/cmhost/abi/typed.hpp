@@ -19,6 +19,7 @@
 //   std::array<T, N>                                list<T, N>
 //   std::map<K, V>                                  map<K, V>
 //   Own<R>, Borrow<R>, ErrorContext                 own<r>, borrow<r>, error-context
+//   Stream<T>, Future<T>                            stream<t>, future<t> (void: no element)
 //
 // The lowers write the same types into guest memory and into flat core
 // values (the canonical ABI's store and lower_flat), and the flat lifts read
@@ -60,10 +61,12 @@
 //   typed/list.hpp        lists, fixed-length lists, maps
 //   typed/record.hpp      records, tuples
 //   typed/variant.hpp     variants, options, results, enums, flags
-//   typed/handle.hpp      own, borrow, error-context
+//   typed/handle.hpp      own, borrow, error-context, stream and future handles
 //   typed/adapt.hpp       adapted types (Adapt<T>)
 //   typed/properties.hpp  arena_releasable_v, holds_view_v, is_flat_liftable_v
 //   typed/call.hpp        load, matches, load_result(_into), a typed call's arguments and result
+//   typed/wit_type.hpp    wit_type<T>(): the component type a C++ type stands for
+//   typed/val_bridge.hpp  typed values to and from Vals (async calls; not included here)
 #pragma once
 
 #include "cmhost/abi/typed/adapt.hpp"
@@ -76,3 +79,4 @@
 #include "cmhost/abi/typed/scalar.hpp"
 #include "cmhost/abi/typed/string.hpp"
 #include "cmhost/abi/typed/variant.hpp"
+#include "cmhost/abi/typed/wit_type.hpp"

@@ -30,6 +30,14 @@ StdioFds::StdioFds(const WasiConfig& config)
       err(StdioFd::open(STDERR_FILENO, config.stderr_buffer ? std::nullopt : config.stderr_file,
                         O_WRONLY | O_CREAT | O_TRUNC)) {}
 
+int OutputTarget::write(const uint8_t* data, size_t n) const {
+  if (buffer) {
+    buffer->append(reinterpret_cast<const char*>(data), n);
+    return 0;
+  }
+  return write_all(fd->get(), data, n);
+}
+
 ssize_t read_some(int fd, uint8_t* data, size_t n) {
   ssize_t got;
   do got = ::read(fd, data, n);

@@ -43,6 +43,16 @@ struct StdioFds {
   std::shared_ptr<StdioFd> in, out, err;
 };
 
+// Where stdout or stderr goes: a buffer (WasiConfig::stdout_buffer, ...)
+// when one is given, else the descriptor. Both WASI versions write here, so
+// their output reaches one place in the order it was written.
+struct OutputTarget {
+  std::shared_ptr<StdioFd> fd;
+  std::shared_ptr<std::string> buffer;
+  // 0, or the errno that stopped the write.
+  int write(const uint8_t* data, size_t n) const;
+};
+
 // Up to `n` bytes read (EINTR retried): the count, 0 at the end, -1 with errno.
 ssize_t read_some(int fd, uint8_t* data, size_t n);
 // All `n` bytes written (EINTR retried): 0, or the errno that stopped it.

@@ -577,6 +577,13 @@ struct Record<::cmhost::wasi::bindings::wasi::clocks::wall_clock::Datetime> {
   using T = ::cmhost::wasi::bindings::wasi::clocks::wall_clock::Datetime;
   static constexpr auto fields = std::make_tuple(field("seconds", &T::seconds), field("nanoseconds", &T::nanoseconds));
 };
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::clocks::wall_clock::Datetime> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"seconds", Type::u64()}, {"nanoseconds", Type::u32()}});
+    return type;
+  }
+};
 }  // namespace cmhost::abi::typed
 
 namespace cmhost::wasi::bindings::wasi::clocks::wall_clock {
@@ -753,6 +760,36 @@ struct Enum<::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorType> {
   static constexpr size_t count = 8;
 };
 template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorType> {
+  static TypeRef get() {
+    static const TypeRef type = Type::enum_({"unknown", "block-device", "character-device", "directory", "fifo",
+        "symbolic-link", "regular-file", "socket"});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorFlags> {
+  static TypeRef get() {
+    static const TypeRef type = Type::flags({"read", "write", "file-integrity-sync", "data-integrity-sync",
+        "requested-write-sync", "mutate-directory"});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::PathFlags> {
+  static TypeRef get() {
+    static const TypeRef type = Type::flags({"symlink-follow"});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::OpenFlags> {
+  static TypeRef get() {
+    static const TypeRef type = Type::flags({"create", "directory", "exclusive", "truncate"});
+    return type;
+  }
+};
+template <>
 struct Record<::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorStat> {
   using T = ::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorStat;
   static constexpr auto fields = std::make_tuple(field("type", &T::type), field("link-count", &T::link_count),
@@ -761,22 +798,80 @@ struct Record<::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorStat>
       field("status-change-timestamp", &T::status_change_timestamp));
 };
 template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorStat> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"type",
+        wit_type<::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorType>()},
+        {"link-count", wit_type<::cmhost::wasi::bindings::wasi::filesystem::types::LinkCount>()},
+        {"size", wit_type<::cmhost::wasi::bindings::wasi::filesystem::types::Filesize>()},
+        {"data-access-timestamp",
+        Type::option(wit_type<::cmhost::wasi::bindings::wasi::filesystem::types::Datetime>())},
+        {"data-modification-timestamp",
+        Type::option(wit_type<::cmhost::wasi::bindings::wasi::filesystem::types::Datetime>())},
+        {"status-change-timestamp",
+        Type::option(wit_type<::cmhost::wasi::bindings::wasi::filesystem::types::Datetime>())}});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::NewTimestamp> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"no-change", nullptr}, {"now", nullptr},
+        {"timestamp", wit_type<::cmhost::wasi::bindings::wasi::filesystem::types::Datetime>()}});
+    return type;
+  }
+};
+template <>
 struct Record<::cmhost::wasi::bindings::wasi::filesystem::types::DirectoryEntry> {
   using T = ::cmhost::wasi::bindings::wasi::filesystem::types::DirectoryEntry;
   static constexpr auto fields = std::make_tuple(field("type", &T::type), field("name", &T::name));
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::DirectoryEntry> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"type",
+        wit_type<::cmhost::wasi::bindings::wasi::filesystem::types::DescriptorType>()}, {"name", Type::string()}});
+    return type;
+  }
 };
 template <>
 struct Enum<::cmhost::wasi::bindings::wasi::filesystem::types::ErrorCode> {
   static constexpr size_t count = 37;
 };
 template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::ErrorCode> {
+  static TypeRef get() {
+    static const TypeRef type = Type::enum_({"access", "would-block", "already", "bad-descriptor", "busy", "deadlock",
+        "quota", "exist", "file-too-large", "illegal-byte-sequence", "in-progress", "interrupted", "invalid", "io",
+        "is-directory", "loop", "too-many-links", "message-size", "name-too-long", "no-device", "no-entry", "no-lock",
+        "insufficient-memory", "insufficient-space", "not-directory", "not-empty", "not-recoverable", "unsupported",
+        "no-tty", "no-such-device", "overflow", "not-permitted", "pipe", "read-only", "invalid-seek", "text-file-busy",
+        "cross-device"});
+    return type;
+  }
+};
+template <>
 struct Enum<::cmhost::wasi::bindings::wasi::filesystem::types::Advice> {
   static constexpr size_t count = 6;
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::Advice> {
+  static TypeRef get() {
+    static const TypeRef type = Type::enum_({"normal", "sequential", "random", "will-need", "dont-need", "no-reuse"});
+    return type;
+  }
 };
 template <>
 struct Record<::cmhost::wasi::bindings::wasi::filesystem::types::MetadataHashValue> {
   using T = ::cmhost::wasi::bindings::wasi::filesystem::types::MetadataHashValue;
   static constexpr auto fields = std::make_tuple(field("lower", &T::lower), field("upper", &T::upper));
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::filesystem::types::MetadataHashValue> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"lower", Type::u64()}, {"upper", Type::u64()}});
+    return type;
+  }
 };
 }  // namespace cmhost::abi::typed
 
@@ -1030,8 +1125,35 @@ struct Enum<::cmhost::wasi::bindings::wasi::sockets::network::ErrorCode> {
   static constexpr size_t count = 21;
 };
 template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::network::ErrorCode> {
+  static TypeRef get() {
+    static const TypeRef type = Type::enum_({"unknown", "access-denied", "not-supported", "invalid-argument",
+        "out-of-memory", "timeout", "concurrency-conflict", "not-in-progress", "would-block", "invalid-state",
+        "new-socket-limit", "address-not-bindable", "address-in-use", "remote-unreachable", "connection-refused",
+        "connection-reset", "connection-aborted", "datagram-too-large", "name-unresolvable",
+        "temporary-resolver-failure", "permanent-resolver-failure"});
+    return type;
+  }
+};
+template <>
 struct Enum<::cmhost::wasi::bindings::wasi::sockets::network::IpAddressFamily> {
   static constexpr size_t count = 2;
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::network::IpAddressFamily> {
+  static TypeRef get() {
+    static const TypeRef type = Type::enum_({"ipv4", "ipv6"});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::network::IpAddress> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"ipv4",
+        wit_type<::cmhost::wasi::bindings::wasi::sockets::network::Ipv4Address>()},
+        {"ipv6", wit_type<::cmhost::wasi::bindings::wasi::sockets::network::Ipv6Address>()}});
+    return type;
+  }
 };
 template <>
 struct Record<::cmhost::wasi::bindings::wasi::sockets::network::Ipv4SocketAddress> {
@@ -1039,10 +1161,36 @@ struct Record<::cmhost::wasi::bindings::wasi::sockets::network::Ipv4SocketAddres
   static constexpr auto fields = std::make_tuple(field("port", &T::port), field("address", &T::address));
 };
 template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::network::Ipv4SocketAddress> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"port", Type::u16()},
+        {"address", wit_type<::cmhost::wasi::bindings::wasi::sockets::network::Ipv4Address>()}});
+    return type;
+  }
+};
+template <>
 struct Record<::cmhost::wasi::bindings::wasi::sockets::network::Ipv6SocketAddress> {
   using T = ::cmhost::wasi::bindings::wasi::sockets::network::Ipv6SocketAddress;
   static constexpr auto fields = std::make_tuple(field("port", &T::port), field("flow-info", &T::flow_info),
       field("address", &T::address), field("scope-id", &T::scope_id));
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::network::Ipv6SocketAddress> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"port", Type::u16()}, {"flow-info", Type::u32()},
+        {"address", wit_type<::cmhost::wasi::bindings::wasi::sockets::network::Ipv6Address>()},
+        {"scope-id", Type::u32()}});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::network::IpSocketAddress> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"ipv4",
+        wit_type<::cmhost::wasi::bindings::wasi::sockets::network::Ipv4SocketAddress>()},
+        {"ipv6", wit_type<::cmhost::wasi::bindings::wasi::sockets::network::Ipv6SocketAddress>()}});
+    return type;
+  }
 };
 }  // namespace cmhost::abi::typed
 
@@ -1173,9 +1321,25 @@ struct Record<::cmhost::wasi::bindings::wasi::sockets::udp::IncomingDatagram> {
   static constexpr auto fields = std::make_tuple(field("data", &T::data), field("remote-address", &T::remote_address));
 };
 template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::udp::IncomingDatagram> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"data", Type::list(Type::u8())},
+        {"remote-address", wit_type<::cmhost::wasi::bindings::wasi::sockets::udp::IpSocketAddress>()}});
+    return type;
+  }
+};
+template <>
 struct Record<::cmhost::wasi::bindings::wasi::sockets::udp::OutgoingDatagram> {
   using T = ::cmhost::wasi::bindings::wasi::sockets::udp::OutgoingDatagram;
   static constexpr auto fields = std::make_tuple(field("data", &T::data), field("remote-address", &T::remote_address));
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::udp::OutgoingDatagram> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"data", Type::list(Type::u8())},
+        {"remote-address", Type::option(wit_type<::cmhost::wasi::bindings::wasi::sockets::udp::IpSocketAddress>())}});
+    return type;
+  }
 };
 }  // namespace cmhost::abi::typed
 
@@ -1402,6 +1566,13 @@ namespace cmhost::abi::typed {
 template <>
 struct Enum<::cmhost::wasi::bindings::wasi::sockets::tcp::ShutdownType> {
   static constexpr size_t count = 3;
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::sockets::tcp::ShutdownType> {
+  static TypeRef get() {
+    static const TypeRef type = Type::enum_({"receive", "send", "both"});
+    return type;
+  }
 };
 }  // namespace cmhost::abi::typed
 

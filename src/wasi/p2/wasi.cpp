@@ -100,24 +100,19 @@ class Stdin final : public io::streams::InputStream {
 // stdout and stderr: the process's file descriptor, a file, or a buffer.
 class Output final : public detail::ImmediateOutput {
  public:
-  Output(std::shared_ptr<const Handles> handles, std::shared_ptr<StdioFd> fd, std::shared_ptr<std::string> buffer)
-      : ImmediateOutput(4096), handles_(std::move(handles)), fd_(std::move(fd)), buffer_(std::move(buffer)) {}
+  Output(std::shared_ptr<const Handles> handles, core::OutputTarget target)
+      : ImmediateOutput(4096), handles_(std::move(handles)), target_(std::move(target)) {}
 
  private:
   StreamResult put(Caller& caller, const uint8_t* data, size_t n) override {
-    if (buffer_) {
-      buffer_->append(reinterpret_cast<const char*>(data), n);
-      return StreamResult::ok();
-    }
-    const int error = core::write_all(fd_->get(), data, n);
+    const int error = target_.write(data, n);
     if (error == EPIPE) return StreamResult::err(io::streams::stream_error::Closed{});
     if (error) return StreamResult::err(failed(caller, *handles_, error));
     return StreamResult::ok();
   }
 
   std::shared_ptr<const Handles> handles_;
-  std::shared_ptr<StdioFd> fd_;
-  std::shared_ptr<std::string> buffer_;
+  core::OutputTarget target_;
 };
 
 // wasi:clocks: the two interfaces' functions share names, so each has a
@@ -228,10 +223,10 @@ class Wasi final : public cli::environment::Host,
     return std::make_unique<Stdin>(handles, stdio_->in, config_.stdin_bytes);
   }
   std::unique_ptr<io::streams::OutputStream> get_stdout(Caller&) override {
-    return std::make_unique<Output>(handles, stdio_->out, config_.stdout_buffer);
+    return std::make_unique<Output>(handles, core::OutputTarget{stdio_->out, config_.stdout_buffer});
   }
   std::unique_ptr<io::streams::OutputStream> get_stderr(Caller&) override {
-    return std::make_unique<Output>(handles, stdio_->err, config_.stderr_buffer);
+    return std::make_unique<Output>(handles, core::OutputTarget{stdio_->err, config_.stderr_buffer});
   }
   // A terminal only when the stream is the process's and a terminal.
   std::optional<abi::typed::Own<cli::terminal_input::TerminalInput>> get_terminal_stdin(Caller& caller) override {

@@ -49,19 +49,7 @@ std::string name(const char* interface, const char* function) {
 TypeRef error_code_type() { return Type::enum_({"io", "illegal-byte-sequence", "pipe"}); }
 TypeRef result_type() { return Type::result(nullptr, error_code_type()); }
 
-// stdout or stderr: where the bytes go (a buffer, or a descriptor).
-struct OutputTarget {
-  std::shared_ptr<core::StdioFd> fd;
-  std::shared_ptr<std::string> buffer;
-  // 0, or the errno that stopped the write.
-  int write(const std::vector<uint8_t>& bytes) const {
-    if (buffer) {
-      buffer->append(bytes.begin(), bytes.end());
-      return 0;
-    }
-    return core::write_all(fd->get(), bytes.data(), bytes.size());
-  }
-};
+using core::OutputTarget;
 
 // One write-via-stream: reads the guest's stream from the loop and writes
 // each batch at once, then resolves the future: ok when the guest ends the
@@ -78,7 +66,8 @@ class OutputCopy : public std::enable_shared_from_this<OutputCopy> {
   void next() {
     reader_.start_read(store_, kBatch, [self = shared_from_this()](std::vector<uint8_t> bytes, CopyOutcome outcome) {
       if (!bytes.empty()) {
-        if (const int error = self->target_.write(bytes)) return self->finish(CliResult::err(error == EPIPE ? CliError::pipe : CliError::io));
+        if (const int error = self->target_.write(bytes.data(), bytes.size()))
+          return self->finish(CliResult::err(error == EPIPE ? CliError::pipe : CliError::io));
       }
       if (outcome.status == CopyStatus::Dropped) return self->finish(CliResult::ok());
       self->next();

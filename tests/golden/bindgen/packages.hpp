@@ -35,6 +35,13 @@ struct Record<::example::clock::v0_2_0::wall::Datetime> {
   using T = ::example::clock::v0_2_0::wall::Datetime;
   static constexpr auto fields = std::make_tuple(field("seconds", &T::seconds), field("nanoseconds", &T::nanoseconds));
 };
+template <>
+struct WitType<::example::clock::v0_2_0::wall::Datetime> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"seconds", Type::u64()}, {"nanoseconds", Type::u32()}});
+    return type;
+  }
+};
 }  // namespace cmhost::abi::typed
 
 namespace example::clock::v0_2_0::wall {

@@ -116,12 +116,29 @@ struct Record<::cmhost_::viewed::types::Point> {
   static constexpr auto fields = std::make_tuple(field("x", &T::x), field("y", &T::y));
 };
 template <>
+struct WitType<::cmhost_::viewed::types::Point> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"x", Type::s32()}, {"y", Type::s32()}});
+    return type;
+  }
+};
+template <>
 struct Record<::cmhost_::viewed::types::Scalars> {
   using T = ::cmhost_::viewed::types::Scalars;
   static constexpr auto fields = std::make_tuple(field("flag", &T::flag), field("small", &T::small),
       field("byte", &T::byte), field("short", &T::short_), field("word", &T::word), field("int", &T::int_),
       field("uint", &T::uint), field("long", &T::long_), field("ulong", &T::ulong), field("single", &T::single),
       field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
+};
+template <>
+struct WitType<::cmhost_::viewed::types::Scalars> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"flag", Type::bool_()}, {"small", Type::s8()}, {"byte", Type::u8()},
+        {"short", Type::s16()}, {"word", Type::u16()}, {"int", Type::s32()}, {"uint", Type::u32()},
+        {"long", Type::s64()}, {"ulong", Type::u64()}, {"single", Type::f32()}, {"double", Type::f64()},
+        {"letter", Type::char_()}, {"text", Type::string()}});
+    return type;
+  }
 };
 template <>
 struct Record<::cmhost_::viewed::types::ScalarsView> {
@@ -132,13 +149,42 @@ struct Record<::cmhost_::viewed::types::ScalarsView> {
       field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
 };
 template <>
+struct WitType<::cmhost_::viewed::types::Shape> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"circle", Type::f32()}, {"square", Type::f32()},
+        {"at", wit_type<::cmhost_::viewed::types::Point>()}, {"label", Type::string()}, {"none", nullptr}});
+    return type;
+  }
+};
+template <>
 struct Enum<::cmhost_::viewed::types::Color> {
   static constexpr size_t count = 3;
+};
+template <>
+struct WitType<::cmhost_::viewed::types::Color> {
+  static TypeRef get() {
+    static const TypeRef type = Type::enum_({"red", "green", "blue"});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost_::viewed::types::Perms> {
+  static TypeRef get() {
+    static const TypeRef type = Type::flags({"read", "write", "exec"});
+    return type;
+  }
 };
 template <>
 struct Record<::cmhost_::viewed::types::Switches> {
   using T = ::cmhost_::viewed::types::Switches;
   static constexpr auto fields = std::make_tuple(field("label", &T::label), field("states", &T::states));
+};
+template <>
+struct WitType<::cmhost_::viewed::types::Switches> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"label", Type::string()}, {"states", Type::list(Type::bool_())}});
+    return type;
+  }
 };
 template <>
 struct Record<::cmhost_::viewed::types::SwitchesView> {

@@ -83,6 +83,13 @@ struct Record<::cmhost_::values::types::Point> {
   static constexpr auto fields = std::make_tuple(field("x", &T::x), field("y", &T::y));
 };
 template <>
+struct WitType<::cmhost_::values::types::Point> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"x", Type::s32()}, {"y", Type::s32()}});
+    return type;
+  }
+};
+template <>
 struct Record<::cmhost_::values::types::Scalars> {
   using T = ::cmhost_::values::types::Scalars;
   static constexpr auto fields = std::make_tuple(field("flag", &T::flag), field("small", &T::small),
@@ -91,13 +98,52 @@ struct Record<::cmhost_::values::types::Scalars> {
       field("double", &T::double_), field("letter", &T::letter), field("text", &T::text));
 };
 template <>
+struct WitType<::cmhost_::values::types::Scalars> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"flag", Type::bool_()}, {"small", Type::s8()}, {"byte", Type::u8()},
+        {"short", Type::s16()}, {"word", Type::u16()}, {"int", Type::s32()}, {"uint", Type::u32()},
+        {"long", Type::s64()}, {"ulong", Type::u64()}, {"single", Type::f32()}, {"double", Type::f64()},
+        {"letter", Type::char_()}, {"text", Type::string()}});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost_::values::types::Shape> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"circle", Type::f32()}, {"square", Type::f32()},
+        {"at", wit_type<::cmhost_::values::types::Point>()}, {"label", Type::string()}, {"none", nullptr}});
+    return type;
+  }
+};
+template <>
 struct Enum<::cmhost_::values::types::Color> {
   static constexpr size_t count = 3;
+};
+template <>
+struct WitType<::cmhost_::values::types::Color> {
+  static TypeRef get() {
+    static const TypeRef type = Type::enum_({"red", "green", "blue"});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost_::values::types::Perms> {
+  static TypeRef get() {
+    static const TypeRef type = Type::flags({"read", "write", "exec"});
+    return type;
+  }
 };
 template <>
 struct Record<::cmhost_::values::types::Switches> {
   using T = ::cmhost_::values::types::Switches;
   static constexpr auto fields = std::make_tuple(field("label", &T::label), field("states", &T::states));
+};
+template <>
+struct WitType<::cmhost_::values::types::Switches> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"label", Type::string()}, {"states", Type::list(Type::bool_())}});
+    return type;
+  }
 };
 }  // namespace cmhost::abi::typed
 

@@ -211,6 +211,7 @@ class Generator {
   // them all, each including the headers of the interfaces it uses.
   std::vector<BindingFile> generate(const std::string& source_name, bool split) {
     collect();
+    channels_ = uses_channels();
     if (!split) {
       Header h;
       preamble(h, source_name, "");
@@ -257,6 +258,7 @@ class Generator {
       h.line(std::string("#include <") + header + ">");
     h.line();
     h.line("#include \"cmhost/cmhost.hpp\"");
+    if (channels_) h.line("#include \"cmhost/streams.hpp\"");
   }
 
   // A set of named types and functions printed in one namespace: an
@@ -306,7 +308,6 @@ class Generator {
   void add_item(const WorldItem& item, Side side, Scope& world_scope) {
     if (item.kind == WorldItem::Kind::Type) return;  // in world_types
     if (item.kind == WorldItem::Kind::Function) {
-      check_function(item.function, "the world");
       (side == Side::Import ? world_scope.has_import : world_scope.has_export) = true;
       (side == Side::Import ? world_scope.imported : world_scope.exported).push_back(&item.function);
       return;
@@ -327,7 +328,6 @@ class Generator {
     if (seen) return;
     seen = true;
     for (const Function& f : item.interface->functions) {
-      check_function(f, "interface `" + scope->wit_name + "`");
       (side == Side::Import ? scope->imported : scope->exported).push_back(&f);
     }
   }
@@ -357,30 +357,41 @@ class Generator {
     return ns + "::" + snake(*item.interface->name);
   }
 
-  void check_function(const Function& f, const std::string& where) const {
-    if (f.type->async)
-      unsupported("function `" + f.name + "` of " + where +
-                  " is async: bindgen does not map async functions yet (call them with Func::call_async, "
-                  "docs/streams.md)");
-    auto check = [&](const abi::TypeRef& t) {
-      if (t) check_type(*t, "function `" + f.name + "` of " + where);
-    };
-    for (const auto& p : f.type->params) check(p);
-    check(f.type->result);
-  }
-
-  void check_type(const abi::Type& t, const std::string& where) const {
+  // Whether a value of the type holds a handle anywhere (own, borrow,
+  // stream, future, error-context).
+  static bool holds_handle(const abi::Type& t) {
     switch (t.kind()) {
+      case TypeKind::Own:
+      case TypeKind::Borrow:
       case TypeKind::Stream:
       case TypeKind::Future:
-        unsupported(where + " uses " + t.to_wit() +
-                    ": bindgen does not map streams and futures yet (read and write them with cmhost/streams.hpp)");
+      case TypeKind::ErrorContext: return true;
       default: break;
     }
-    for (const auto& f : t.fields()) check_type(*f.type, where);
+    for (const auto& f : t.fields())
+      if (holds_handle(*f.type)) return true;
     for (const auto& c : t.cases())
-      if (c.type) check_type(*c.type, where);
-    if (t.element()) check_type(*t.element(), where);
+      if (c.type && holds_handle(*c.type)) return true;
+    return t.element() && holds_handle(*t.element());
+  }
+  // Whether a value of the type holds a stream or a future anywhere.
+  static bool holds_channel(const abi::Type& t) {
+    if (t.kind() == TypeKind::Stream || t.kind() == TypeKind::Future) return true;
+    for (const auto& f : t.fields())
+      if (holds_channel(*f.type)) return true;
+    for (const auto& c : t.cases())
+      if (c.type && holds_channel(*c.type)) return true;
+    return t.element() && holds_channel(*t.element());
+  }
+  bool uses_channels() const {
+    for (const Scope& scope : scopes_)
+      for (const auto* list : {&scope.imported, &scope.exported})
+        for (const Function* f : *list) {
+          for (const auto& p : f->type->params)
+            if (holds_channel(*p)) return true;
+          if (f->type->result && holds_channel(*f->type->result)) return true;
+        }
+    return false;
   }
 
   // ---- C++ spellings of WIT types ----
@@ -508,6 +519,8 @@ class Generator {
       case TypeKind::Own: return "cmhost::abi::typed::Own<" + resource_class(type, from) + ">";
       case TypeKind::Borrow: return "cmhost::abi::typed::Borrow<" + resource_class(type, from) + ">";
       case TypeKind::ErrorContext: return "cmhost::abi::typed::ErrorContext";
+      case TypeKind::Stream: return "cmhost::abi::typed::Stream<" + cpp_type(type.element(), from) + ">";
+      case TypeKind::Future: return "cmhost::abi::typed::Future<" + cpp_type(type.element(), from) + ">";
       default: unsupported("the type " + type.to_wit() + " has no name the bindings could give it");
     }
   }
@@ -604,6 +617,7 @@ class Generator {
         traits_.push_back("  using T = " + full + ";");
         traits_.push_back("  static constexpr auto fields = std::make_tuple(" + fields + ");");
         traits_.push_back("};");
+        if (!view) emit_wit_type(scope, full, type);
         return;
       }
       case TypeKind::Variant: {
@@ -619,6 +633,7 @@ class Generator {
         }
         h.close_namespace(cases_ns);
         h.line("using " + name + " = std::variant<" + alternatives + ">;");
+        if (!view) emit_wit_type(scope, full, type);
         return;
       }
       case TypeKind::Enum: {
@@ -631,6 +646,7 @@ class Generator {
         traits_.push_back("struct Enum<" + full + "> {");
         traits_.push_back("  static constexpr size_t count = " + std::to_string(n) + ";");
         traits_.push_back("};");
+        emit_wit_type(scope, full, type);
         return;
       }
       case TypeKind::Flags: {
@@ -641,9 +657,78 @@ class Generator {
         for (size_t i = 0; i < labels.size(); ++i)
           h.line("inline constexpr " + name + " " + name + "::" + snake(labels[i]) + "{{uint32_t{1} << " +
                  std::to_string(i) + "}};");
+        if (!view) emit_wit_type(scope, full, type);
         return;
       }
       default: h.line("using " + name + " = " + structure(type, scope, view) + ";"); return;
+    }
+  }
+
+  // WitType<full> (abi/typed/wit_type.hpp): the type's component type, so
+  // the host can make streams and futures of it. Not for types holding
+  // handles, whose resource types are the host's run-time choice.
+  void emit_wit_type(const Scope& scope, const std::string& full, const abi::Type& type) {
+    if (holds_handle(type)) return;
+    traits_.push_back("template <>");
+    traits_.push_back("struct WitType<" + full + "> {");
+    traits_.push_back("  static TypeRef get() {");
+    traits_.push_back("    static const TypeRef type = " + wit_expr(type, scope, true) + ";");
+    traits_.push_back("    return type;");
+    traits_.push_back("  }");
+    traits_.push_back("};");
+  }
+
+  // The expression making `type` with abi::Type's constructors (in
+  // namespace cmhost::abi::typed); named types inside it by wit_type<>().
+  std::string wit_expr(const abi::Type& type, const Scope& scope, bool top = false) const {
+    if (!top && type.kind() != TypeKind::Own && type.kind() != TypeKind::Borrow)
+      if (const NamedType* named = world_.named(type, scope_types(scope)))
+        if (!named->resource) return "wit_type<" + qualified(*named, nowhere_) + ">()";
+    auto sub = [&](const abi::TypeRef& t) { return t ? wit_expr(*t, scope) : std::string("nullptr"); };
+    auto labels = [&]() {
+      std::string out;
+      for (const auto& label : type.labels()) out += std::string(out.empty() ? "" : ", ") + quote(label);
+      return "{" + out + "}";
+    };
+    switch (type.kind()) {
+      case TypeKind::Bool: return "Type::bool_()";
+      case TypeKind::S8: return "Type::s8()";
+      case TypeKind::U8: return "Type::u8()";
+      case TypeKind::S16: return "Type::s16()";
+      case TypeKind::U16: return "Type::u16()";
+      case TypeKind::S32: return "Type::s32()";
+      case TypeKind::U32: return "Type::u32()";
+      case TypeKind::S64: return "Type::s64()";
+      case TypeKind::U64: return "Type::u64()";
+      case TypeKind::F32: return "Type::f32()";
+      case TypeKind::F64: return "Type::f64()";
+      case TypeKind::Char: return "Type::char_()";
+      case TypeKind::String: return "Type::string()";
+      case TypeKind::List: return "Type::list(" + sub(type.element()) + ")";
+      case TypeKind::FixedList:
+        return "Type::fixed_list(" + sub(type.element()) + ", " + std::to_string(type.fixed_length()) + ")";
+      case TypeKind::Map:
+        return "Type::map(" + sub(type.element()->fields()[0].type) + ", " + sub(type.element()->fields()[1].type) + ")";
+      case TypeKind::Option: return "Type::option(" + sub(type.cases()[1].type) + ")";
+      case TypeKind::Result: return "Type::result(" + sub(type.cases()[0].type) + ", " + sub(type.cases()[1].type) + ")";
+      case TypeKind::Tuple: {
+        std::string out;
+        for (const auto& f : type.fields()) out += (out.empty() ? "" : ", ") + sub(f.type);
+        return "Type::tuple({" + out + "})";
+      }
+      case TypeKind::Record: {
+        std::string out;
+        for (const auto& f : type.fields()) out += (out.empty() ? "" : ", ") + ("{" + quote(f.name) + ", " + sub(f.type) + "}");
+        return "Type::record({" + out + "})";
+      }
+      case TypeKind::Variant: {
+        std::string out;
+        for (const auto& c : type.cases()) out += (out.empty() ? "" : ", ") + ("{" + quote(c.name) + ", " + sub(c.type) + "}");
+        return "Type::variant({" + out + "})";
+      }
+      case TypeKind::Enum: return "Type::enum_(" + labels() + ")";
+      case TypeKind::Flags: return "Type::flags(" + labels() + ")";
+      default: unsupported("the type " + type.to_wit() + " has no component type the bindings could write");
     }
   }
 
@@ -671,10 +756,19 @@ class Generator {
     return host_resource(*origin_of(named)) ? named : nullptr;
   }
 
-  // A host function's parameter: a borrow of a host resource is the object.
+  // A host function's parameter: a borrow of a host resource is the object,
+  // a stream or future (of values) the reader of it.
   std::string host_param(const abi::TypeRef& type, const Scope& scope) const {
     if (const NamedType* r = handle_resource(type, TypeKind::Borrow, scope)) return qualified(*r, scope) + "&";
+    if (const char* reader = channel_reader(*type)) return std::string(reader) + "<" + cpp_type(type->element(), scope) + ">";
     return cpp_type(type, scope);
+  }
+  // The host's reader class of a stream or future parameter with elements, or null.
+  static const char* channel_reader(const abi::Type& type) {
+    if (!type.element()) return nullptr;
+    if (type.kind() == TypeKind::Stream) return "cmhost::StreamReader";
+    if (type.kind() == TypeKind::Future) return "cmhost::FutureReader";
+    return nullptr;
   }
   // A host function's result: an own handle of a host resource is a new object.
   std::string host_result(const Function& f, const Scope& scope) const {
@@ -686,12 +780,20 @@ class Generator {
   // `R name(cmhost::Caller& caller, T a, U b)`, the C++ form of a function
   // the host implements: the caller gives the store (its data, handles of
   // host resources) and the calling guest's memory.
+  // An async function returns nothing and completes `completion` with its
+  // result, during the call or later, from any thread.
   std::string signature(const Function& f, const Scope& scope, bool skip_self) const {
-    std::string out = host_result(f, scope) + " " + host_method_name(f) + "(cmhost::Caller& caller";
+    const bool async = f.type->async;
+    std::string out = (async ? std::string("void") : host_result(f, scope)) + " " + host_method_name(f) +
+                      "(cmhost::Caller& caller";
     const size_t first = skip_self && f.kind == FuncKind::Method ? 1 : 0;
     for (size_t i = first; i < f.type->params.size(); ++i)
       out += ", " + host_param(f.type->params[i], scope) + " " + snake(f.type->param_names[i]);
+    if (async) out += ", " + completion_type(f, scope) + " completion";
     return out + ")";
+  }
+  std::string completion_type(const Function& f, const Scope& scope) const {
+    return "cmhost::TypedCompletion<" + cpp_type(f.type->result, scope) + ">";
   }
 
   static std::string host_method_name(const Function& f) {
@@ -803,21 +905,29 @@ class Generator {
       if (const NamedType* r = handle_resource(f.type->params[i], TypeKind::Borrow, scope)) {
         arg = resource_var(*r) + ".get(caller.store(), " + name + ")";
         captures.insert(resource_var(*r));
+      } else if (channel_reader(*f.type->params[i])) {
+        arg = host_param(f.type->params[i], scope) + "(caller.store(), " + name + ")";
       }
       args += (args.empty() ? "" : ", ") + arg;
+    }
+    const bool async = f.type->async;
+    if (async) {
+      params += ", " + completion_type(f, scope) + " completion";
+      args += (args.empty() ? "" : ", ") + std::string("std::move(completion)");
     }
     args = "caller" + (args.empty() ? "" : ", " + args);
     std::string call = f.kind == FuncKind::Method
                            ? resource_var(*f.resource) + ".get(caller.store(), self)." + snake(f.item_name) + "(" + args + ")"
                            : "host->" + host_method_name(f) + "(" + args + ")";
-    if (const NamedType* r = handle_resource(f.type->result, TypeKind::Own, scope)) {
+    if (const NamedType* r = async ? nullptr : handle_resource(f.type->result, TypeKind::Own, scope)) {
       call = resource_var(*r) + ".make_own(caller.store(), " + call + ")";
       captures.insert(resource_var(*r));
     }
     std::string capture_list;
     for (const std::string& c : captures) capture_list += (capture_list.empty() ? "" : ", ") + c;
-    h.open("linker.func_wrap(" + quote(import_name(scope, f)) + ", [" + capture_list + "](" + params + ") {");
-    h.line("return " + call + ";");
+    h.open(std::string(async ? "linker.func_wrap_async(" : "linker.func_wrap(") + quote(import_name(scope, f)) + ", [" +
+           capture_list + "](" + params + ") {");
+    h.line((async ? "" : "return ") + call + ";");
     h.close("});");
   }
 
@@ -829,9 +939,7 @@ class Generator {
     h.open("class " + class_name + " {");
     h.access("public:");
     std::vector<std::string> init;
-    for (const Function* f : scope.exported)
-      init.push_back(member(*f) + "(instance.typed_func<" + typed_signature(*f, scope) + ">(" +
-                     quote(import_name(scope, *f)) + "))");
+    for (const Function* f : scope.exported) init.push_back(member_init(*f, scope, import_name(scope, *f)));
     emit_constructor(h, "explicit " + class_name + "(const cmhost::Instance& instance)", init);
     emit_guest_methods(h, scope);
     h.line();
@@ -856,6 +964,15 @@ class Generator {
         params += ", " + guest_param(f->type->params[i], scope) + " " + snake(f->type->param_names[i]);
         args += ", " + snake(f->type->param_names[i]);
       }
+      if (f->type->async) {
+        // Called through the store's event loop: to its end, or started.
+        const std::string result = cpp_type(f->type->result, scope);
+        h.line(result + " " + guest_method_name(*f) + "(" + params + ") const { return " + member(*f) + ".call(" +
+               args + "); }");
+        h.line("cmhost::TypedPendingCall<" + result + "> " + guest_method_name(*f) + "_async(" + params +
+               ") const { return " + member(*f) + ".call_async(" + args + "); }");
+        continue;
+      }
       if (viewed_result(*f)) {
         h.line("// `read(const " + cpp_type(f->type->result, scope, true) +
                "&)` sees the result in the guest's memory, until post-return.");
@@ -870,11 +987,17 @@ class Generator {
   }
   // In the views family, a result holding strings or lists is read in place.
   bool viewed_result(const Function& f) const {
-    return containers_ == Containers::Views && f.type->result && holds_view(*f.type->result);
+    return containers_ == Containers::Views && !f.type->async && f.type->result && holds_view(*f.type->result);
   }
   void emit_guest_members(Header& h, const Scope& scope) const {
     for (const Function* f : scope.exported)
-      h.line("cmhost::TypedFunc<" + typed_signature(*f, scope) + "> " + member(*f) + ";");
+      h.line(std::string(f->type->async ? "cmhost::TypedAsyncFunc<" : "cmhost::TypedFunc<") +
+             typed_signature(*f, scope) + "> " + member(*f) + ";");
+  }
+  // The member's initialiser: the export looked up and checked.
+  std::string member_init(const Function& f, const Scope& scope, const std::string& export_name) const {
+    return member(f) + (f.type->async ? "(instance.typed_async_func<" : "(instance.typed_func<") +
+           typed_signature(f, scope) + ">(" + quote(export_name) + "))";
   }
 
   std::string typed_signature(const Function& f, const Scope& scope) const {
@@ -915,8 +1038,7 @@ class Generator {
     h.open("class " + world_class_ + " {");
     h.access("public:");
     std::vector<std::string> init = {"instance_(instance)"};
-    for (const Function* f : scope.exported)
-      init.push_back(member(*f) + "(instance.typed_func<" + typed_signature(*f, scope) + ">(" + quote(f->name) + "))");
+    for (const Function* f : scope.exported) init.push_back(member_init(*f, scope, f->name));
     for (const Scope* s : exported) init.push_back(snake(s->ns.substr(s->ns.rfind(':') + 1)) + "_(instance)");
     emit_constructor(h, "explicit " + world_class_ + "(cmhost::Instance instance)", init);
     h.open("static " + world_class_ + " instantiate(cmhost::Store& store, const cmhost::Component& component, const cmhost::Linker& linker) {");
@@ -970,6 +1092,7 @@ class Generator {
   mutable std::map<const Scope*, std::set<const Scope*>> uses_;
   const Scope* emitting_ = nullptr;
   const Scope nowhere_{};  // names seen from here are qualified in full
+  bool channels_ = false;  // some function passes streams or futures: the headers include cmhost/streams.hpp
 };
 
 // `a::b_c`: identifiers joined by `::`.

@@ -41,8 +41,10 @@ struct BindgenOptions {
 // The header for `bytes`: a component binary, or the binary encoding of a
 // WIT package (a component exporting its worlds as component types). Throws
 // cmhost::Error (Decode, Validate) for bytes that are neither, and (Usage)
-// naming the item for what the bindings cannot express yet (async
-// functions, streams, futures, error contexts).
+// naming the item for what the bindings cannot express. Async functions are
+// host methods completing a TypedCompletion and TypedAsyncFunc calls;
+// streams and futures are typed handles (StreamReader and FutureReader
+// when a host function takes one).
 std::string generate_bindings(std::span<const uint8_t> bytes, const BindgenOptions& options);
 
 // The same bindings as one header per interface (named after its namespace

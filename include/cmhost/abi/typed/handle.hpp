@@ -104,6 +104,49 @@ struct Lift<ErrorContext, W> : detail::HandleLift<ErrorContext, TypeKind::ErrorC
   static ErrorContext load(const Reader& r, uint64_t p) { return {Lift::load_handle(r, p)}; }
 };
 
+// stream<T> and future<T>: the host's handle to a readable end (what
+// Val::stream and Val::future carry). T is the element's C++ type, void for
+// a stream or future without elements. A host function given one reads it
+// with StreamReader<T> or FutureReader<T> (cmhost/streams.hpp), which take
+// the end; one returned or passed to a guest moves there, and a writer's
+// readable_handle() is such an end.
+template <class T>
+struct Stream {
+  uint32_t handle = 0;
+  bool operator==(const Stream&) const = default;
+};
+template <class T>
+struct Future {
+  uint32_t handle = 0;
+  bool operator==(const Future&) const = default;
+};
+
+namespace detail {
+// Whether a stream's or future's element type (null: none) is what T lifts.
+template <class T>
+bool element_matches(const Type* element, HandleTypes* found) {
+  if constexpr (std::is_void_v<T>)
+    return element == nullptr;
+  else
+    return element && Lift<T, AddrWidth::I32>::matches(*element, found);
+}
+// A stream or future handle: bound to its tag like a resource handle, so
+// a load or lower finds the type the end moves as.
+template <class Handle, TypeKind K, class T>
+struct ChannelLift : HandleLift<Handle, K> {
+  static bool matches(const Type& t, HandleTypes* found) {
+    if (!kind_is(t, K) || !element_matches<T>(t.element().get(), found)) return false;
+    return !found || found->bind(detail::tag_id<Handle>(), t);
+  }
+  static Handle load(const Reader& r, uint64_t p) { return {HandleLift<Handle, K>::load_handle(r, p)}; }
+};
+}  // namespace detail
+
+template <class T, AddrWidth W>
+struct Lift<Stream<T>, W> : detail::ChannelLift<Stream<T>, TypeKind::Stream, T> {};
+template <class T, AddrWidth W>
+struct Lift<Future<T>, W> : detail::ChannelLift<Future<T>, TypeKind::Future, T> {};
+
 // ---- lowers ------------------------------------------------------------------------
 
 namespace detail {
@@ -128,6 +171,10 @@ template <class Tag, AddrWidth W>
 struct Lower<Borrow<Tag>, W> : detail::HandleLower<Tag, TypeKind::Borrow, Borrow<Tag>> {};
 template <AddrWidth W>
 struct Lower<ErrorContext, W> : detail::HandleLower<ErrorContext, TypeKind::ErrorContext, ErrorContext> {};
+template <class T, AddrWidth W>
+struct Lower<Stream<T>, W> : detail::HandleLower<Stream<T>, TypeKind::Stream, Stream<T>> {};
+template <class T, AddrWidth W>
+struct Lower<Future<T>, W> : detail::HandleLower<Future<T>, TypeKind::Future, Future<T>> {};
 
 // ---- flat lifts ----------------------------------------------------------------------
 
@@ -147,6 +194,21 @@ template <>
 struct FlatLift<ErrorContext> {
   static ErrorContext lift(const AbiContext& cx, const uint64_t* in) {
     return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<ErrorContext>(), TypeKind::ErrorContext),
+                                static_cast<uint32_t>(in[0]))};
+  }
+};
+
+template <class T>
+struct FlatLift<Stream<T>> {
+  static Stream<T> lift(const AbiContext& cx, const uint64_t* in) {
+    return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<Stream<T>>(), TypeKind::Stream),
+                                static_cast<uint32_t>(in[0]))};
+  }
+};
+template <class T>
+struct FlatLift<Future<T>> {
+  static Future<T> lift(const AbiContext& cx, const uint64_t* in) {
+    return {detail::lift_handle(cx, detail::handle_type(cx, detail::tag_id<Future<T>>(), TypeKind::Future),
                                 static_cast<uint32_t>(in[0]))};
   }
 };

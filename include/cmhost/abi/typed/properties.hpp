@@ -1,7 +1,7 @@
 // Properties of typed values over every shape (cmhost/abi/typed.hpp):
 // whether a loaded T can be left in an arena (arena_releasable_v), points
 // into guest memory (holds_view_v), or can be lifted from core values
-// (is_flat_liftable_v).
+// (is_flat_liftable_v), or holds handles (holds_handle_v).
 #pragma once
 
 #include <array>
@@ -125,6 +125,48 @@ struct HoldsView<T, std::enable_if_t<is_adapted_v<T>>> : HoldsView<typename Adap
 template <class T>
 inline constexpr bool holds_view_v = detail::HoldsView<T>::value;
 
+// ---- handles -------------------------------------------------------------------
+
+namespace detail {
+template <class T, class = void>
+struct HoldsHandle : std::false_type {};
+template <class Tag>
+struct HoldsHandle<Own<Tag>> : std::true_type {};
+template <class Tag>
+struct HoldsHandle<Borrow<Tag>> : std::true_type {};
+template <>
+struct HoldsHandle<ErrorContext> : std::true_type {};
+template <class T>
+struct HoldsHandle<Stream<T>> : std::true_type {};
+template <class T>
+struct HoldsHandle<Future<T>> : std::true_type {};
+template <class T, class A>
+struct HoldsHandle<std::vector<T, A>> : HoldsHandle<T> {};
+template <class T>
+struct HoldsHandle<std::optional<T>> : HoldsHandle<T> {};
+template <class T, size_t N>
+struct HoldsHandle<std::array<T, N>> : HoldsHandle<T> {};
+template <class K, class V, class C, class A>
+struct HoldsHandle<std::map<K, V, C, A>> : std::disjunction<HoldsHandle<K>, HoldsHandle<V>> {};
+template <class... Ts>
+struct HoldsHandle<std::variant<Ts...>> : std::disjunction<HoldsHandle<Ts>...> {};
+template <class... Ts>
+struct HoldsHandle<std::tuple<Ts...>> : std::disjunction<HoldsHandle<Ts>...> {};
+template <class T, class Fields>
+struct RecordHoldsHandle;
+template <class T, class... Fs>
+struct RecordHoldsHandle<T, std::tuple<Fs...>> : std::disjunction<HoldsHandle<typename Fs::type>...> {};
+template <class T>
+struct HoldsHandle<T, std::void_t<decltype(Record<T>::fields)>> : RecordHoldsHandle<T, FieldsOf<T>> {};
+template <class T>
+struct HoldsHandle<T, std::enable_if_t<is_adapted_v<T>>> : HoldsHandle<typename Adapt<T>::repr> {};
+}  // namespace detail
+
+// Whether a T holds handles (own, borrow, stream, future, error-context),
+// whose tags must be bound to the types they move as (HandleTypes).
+template <class T>
+inline constexpr bool holds_handle_v = detail::HoldsHandle<T>::value;
+
 namespace detail {
 template <class T, class = void>
 struct FlatLiftable : std::bool_constant<is_flat_scalar_v<T> || is_typed_enum_v<T>> {};
@@ -146,6 +188,10 @@ template <class Tag>
 struct FlatLiftable<Borrow<Tag>> : std::true_type {};
 template <>
 struct FlatLiftable<ErrorContext> : std::true_type {};
+template <class T>
+struct FlatLiftable<Stream<T>> : std::true_type {};
+template <class T>
+struct FlatLiftable<Future<T>> : std::true_type {};
 template <class T, size_t N>
 struct FlatLiftable<std::array<T, N>> : FlatLiftable<T> {};
 template <class T>
