@@ -7,7 +7,9 @@
 
 #include "cli.hpp"
 #include "clocks.hpp"
+#include "filesystem.hpp"
 #include "random.hpp"
+#include "sockets.hpp"
 #include "wasi/core/confine.hpp"
 #include "wasi/core/stdio.hpp"
 #include "wasi/p2/p2.hpp"
@@ -23,6 +25,8 @@ void add_to_linker(Linker& linker, const WasiConfig& config) {
   p3::add_cli(linker, config, stdio);
   p3::add_clocks(linker, config);
   p3::add_random(linker, config);
+  p3::add_filesystem(linker, config);
+  p3::add_sockets(linker, config);
 }
 
 int run(Store& store, const Instance& instance) {
