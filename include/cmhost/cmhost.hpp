@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "cmhost/abi.hpp"
@@ -338,6 +339,15 @@ class Completion {
   void complete(std::vector<Val> results);
   // Ends the call with a trap in the guest saying `message`.
   void fail(std::string message);
+  // `hook` runs on the store's thread when the calling guest asks to
+  // cancel the call (subtask.cancel), once; at once when it asked already.
+  // Set it during the call or from the store's thread. The host may then
+  // cancel() (the guest sees the call cancelled before it returned), or
+  // complete it anyway.
+  void on_cancel(std::function<void()> hook);
+  // On the store's thread, once the guest asked: ends the call as
+  // cancelled. Error (Usage) before it asked, or once completed.
+  void cancel();
 
   class Impl;
   explicit Completion(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -364,7 +374,8 @@ class TypedCompletion {
   TypedCompletion(Completion completion, std::shared_ptr<const wrap::ResultBridge> bridge)
       : completion_(std::move(completion)), bridge_(std::move(bridge)) {}
 
-  void complete(const R& value)
+  // (A void R takes no value: the declaration names a stand-in then.)
+  void complete(const std::conditional_t<std::is_void_v<R>, std::monostate, R>& value)
     requires(!std::is_void_v<R>)
   {
     completion_.complete({bridge_->result->to_val(value, bridge_->handles.get())});
@@ -376,6 +387,9 @@ class TypedCompletion {
   }
   // Ends the call with a trap in the guest saying `message`.
   void fail(std::string message) { completion_.fail(std::move(message)); }
+  // As Completion's: hear of the guest's cancellation request, and honour it.
+  void on_cancel(std::function<void()> hook) { completion_.on_cancel(std::move(hook)); }
+  void cancel() { completion_.cancel(); }
 
  private:
   Completion completion_;

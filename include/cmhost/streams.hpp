@@ -70,6 +70,20 @@ class ChannelEnd {
   CopyOutcome copy_in_place(Store& store, uint64_t max, InPlaceStep step);
   // The same, returning at once; `done` runs from the event loop.
   void start_in_place(Store& store, uint64_t max, OwnedInPlaceStep step, std::function<void(CopyOutcome)> done);
+  // A step of a copy that also waits on a descriptor (start_when_ready):
+  // how many elements it moved; 0 when the descriptor would block (the step
+  // runs again once it is ready); none when the host's side is over (end
+  // of input, an error noted by the caller): the copy ends.
+  using ReadyStep = std::function<std::optional<uint64_t>(abi::AbiContext& cx, uint64_t ptr, uint64_t count)>;
+  // Starts a copy in place whose step runs once the guest's side is
+  // pending and, after a step that would have blocked, once `fd` has one of
+  // `events` (poll(2)'s POLLIN, POLLOUT): a socket's or a pipe's
+  // would-block waits in the store's reactor, no thread per copy, and the
+  // guest dropping its end meanwhile ends the copy (Dropped) at once. It
+  // ends after a step that moved elements (or ended it); `done` runs from
+  // the event loop.
+  void start_when_ready(Store& store, int fd, short events, uint64_t max, ReadyStep step,
+                        std::function<void(CopyOutcome)> done);
   // Cancels the copy in flight: what it moved before. Error (Usage) when none is.
   CopyOutcome cancel();
   // Drops the end now. Error (Usage) while a copy is in flight, or for a

@@ -13,10 +13,18 @@ namespace cmhost {
 
 namespace {
 
+// Host callbacks that a guest's call deferred (a host copy meeting the
+// guest inside a built-in) run before the guest's next host call, so that
+// what they release (a listening socket the guest dropped) is gone by then.
+void settle(runtime::HostCall& call) {
+  if (runtime::HostDriver* driver = call.store.scheduler().host_driver()) driver->settle();
+}
+
 // A runtime host function calling `function` with its call's context.
 runtime::FuncRef host_func(std::shared_ptr<const FuncType> type, HostFunction function) {
   return runtime::Func::host(std::move(type), [function = std::move(function)](runtime::HostCall& call,
                                                                                std::span<const Val> args) {
+    settle(call);
     Caller::Context context(call);
     Caller caller(context);
     return function(caller, args);
@@ -30,6 +38,7 @@ runtime::FuncRef flat_host_func(std::shared_ptr<const FuncType> type, FlatHostFu
       std::move(type), [function = std::move(function)](runtime::HostCall& call, abi::AbiContext& cx,
                                                         const abi::FunctionAbi& abi, std::span<const uint64_t> params,
                                                         std::span<uint64_t> results) {
+        settle(call);
         Caller::Context context(call);
         Caller caller(context);
         function(caller, cx, abi, params, results);
@@ -42,6 +51,7 @@ runtime::FuncRef async_host_func(std::shared_ptr<const FuncType> type, const std
                                  AsyncHostFunction function) {
   auto callback = [function = std::move(function)](runtime::HostCall& call, std::span<const Val> args,
                                                    std::shared_ptr<runtime::HostCompletion> completion) {
+    settle(call);
     Caller::Context context(call);
     Caller caller(context);
     function(caller, args, Completion(std::make_shared<Completion::Impl>(std::move(completion))));
@@ -93,7 +103,8 @@ void Linker::define_func(std::string name, FuncType type, HostFunction function)
 void Linker::define_func(std::string name, FuncType type,
                          std::function<std::vector<Val>(std::span<const Val>)> function) {
   impl_->claim(name);
-  auto callback = [function = std::move(function)](runtime::HostCall&, std::span<const Val> args) {
+  auto callback = [function = std::move(function)](runtime::HostCall& call, std::span<const Val> args) {
+    settle(call);
     return function(args);
   };
   impl_->definitions.funcs.push_back(
@@ -109,6 +120,10 @@ void Linker::define_async_func(std::string name, FuncType type, AsyncHostFunctio
 void Completion::complete(std::vector<Val> results) { impl_->completion->complete(std::move(results)); }
 
 void Completion::fail(std::string message) { impl_->completion->fail(std::move(message)); }
+
+void Completion::on_cancel(std::function<void()> hook) { impl_->completion->on_cancel(std::move(hook)); }
+
+void Completion::cancel() { impl_->completion->cancel(); }
 
 void Linker::add_wrapped(std::string name, const std::type_info& signature, WrappedMaker make) {
   impl_->claim(name);

@@ -142,6 +142,25 @@ void ChannelEnd::start_in_place(Store& store, uint64_t max, OwnedInPlaceStep ste
   });
 }
 
+void ChannelEnd::start_when_ready(Store& store, int fd, short events, uint64_t max, ReadyStep step,
+                                  std::function<void(CopyOutcome)> done) {
+  if (fd < 0) throw Error(ErrorKind::Usage, "start_when_ready needs a descriptor");
+  check_store(store);
+  Impl* impl = impl_.get();
+  impl->end->check_startable();
+  impl->started_step = [step = std::move(step)](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> uint64_t {
+    const std::optional<uint64_t> moved = step(cx, ptr, n);
+    return moved ? *moved : host::HostEnd::kStepEnded;
+  };
+  impl->end->start(
+      max, impl->started_step,
+      [impl, done = std::move(done)](CopyOutcome outcome) {
+        impl->started_step = nullptr;
+        if (done) done(outcome);
+      },
+      host::HostEnd::Gate{fd, events});
+}
+
 CopyOutcome ChannelEnd::cancel() { return impl_->end->cancel(); }
 
 void ChannelEnd::close() { impl_->end->close(); }

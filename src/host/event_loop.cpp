@@ -17,6 +17,7 @@ HostLoop::~HostLoop() {
     end->store_gone();
   }
   *alive_ = false;
+  deferred_.clear();  // their callbacks may hold ends, which see the store gone
 }
 
 void HostLoop::keep_continuation(uint64_t ticket, std::function<void(std::exception_ptr)> done) {
@@ -36,8 +37,20 @@ void HostLoop::remove(HostEnd& end) {
   if (it != ends_.end()) ends_.erase(it);
 }
 
+bool HostLoop::run_deferred() {
+  bool ran = false;
+  while (!deferred_.empty()) {
+    std::vector<std::function<void()>> now;
+    now.swap(deferred_);
+    for (auto& work : now) work();
+    ran = true;
+  }
+  return ran;
+}
+
 bool HostLoop::run_ready() {
-  bool ran = reactor_.fire_ready();
+  bool ran = run_deferred();
+  ran = reactor_.fire_ready() || ran;
   box_->take(running_);
   if (!running_.empty()) {
     ran = true;

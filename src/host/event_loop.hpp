@@ -47,6 +47,9 @@ class HostLoop final : public runtime::HostDriver {
 
   // The descriptor and timer waits the loop runs.
   Reactor& reactor() { return reactor_; }
+  // Runs `work` on the loop's next step, on the store's thread: host
+  // callbacks that must not run inside a guest's built-in.
+  void defer(std::function<void()> work) { deferred_.push_back(std::move(work)); }
 
   // Continuations of blocking work (Store::run_blocking), kept here so that
   // they live and die on the loop's thread: the pool posts only the ticket.
@@ -59,6 +62,7 @@ class HostLoop final : public runtime::HostDriver {
   std::string pending() const override;
   const std::shared_ptr<runtime::PostBox>& post_box() const override { return box_; }
   void call_started() override { ++outstanding_calls_; }
+  void settle() override { run_deferred(); }
 
  private:
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
@@ -66,7 +70,10 @@ class HostLoop final : public runtime::HostDriver {
   std::vector<HostEnd*> ends_;
   HostEnd* trying_ = nullptr;  // the end run_ready is advancing (null once it is destroyed)
   uint64_t outstanding_calls_ = 0;
+  // Runs what was deferred (and what that defers): true when any ran.
+  bool run_deferred();
   std::vector<runtime::PostBox::Posted> running_;
+  std::vector<std::function<void()>> deferred_;
   const engine::Store* core_ = nullptr;
   std::shared_ptr<void> epoch_token_;
   Reactor reactor_;

@@ -1,6 +1,9 @@
 #include "stream_ends.hpp"
 
 #include <fmt/core.h>
+#include <poll.h>
+
+#include <cerrno>
 
 #include <algorithm>
 
@@ -12,10 +15,15 @@
 namespace cmhost::host {
 
 HostEnd::HostEnd(runtime::Store& store, HostLoop& loop, Kind kind, std::shared_ptr<runtime::SharedChannel> channel)
-    : store_(store), loop_(loop), alive_(loop.alive()), kind_(kind), channel_(std::move(channel)) {}
+    : store_(store), loop_(loop), alive_(loop.alive()), kind_(kind), channel_(std::move(channel)) {
+  channel_->host_side = this;
+}
 
 HostEnd::~HostEnd() {
+  *exists_ = false;
+  channel_->host_side = nullptr;  // before this end's own drop below
   if (!*alive_) return;  // the store went first and took the guest ends with it
+  if (copy_) disarm(*copy_);
   loop_.forget(*this);
   if (!closed_) channel_->drop();
 }
@@ -79,7 +87,7 @@ CopyOutcome HostEnd::run(uint64_t count, CopyStep step) {
   if (store_.scheduler().current())
     throw Error(ErrorKind::Usage,
                 fmt::format("{} cannot wait inside a guest's call: start it and let the event loop end it", what()));
-  copy_.emplace(Copy{count, step, 0, nullptr, false});
+  copy_.emplace(Copy{.count = count, .step = step});
   try {
     try_progress();  // the guest's copy may be pending already
     if (copy_) {
@@ -101,10 +109,65 @@ CopyOutcome HostEnd::run(uint64_t count, CopyStep step) {
 
 void HostEnd::start(uint64_t count, CopyStep step, std::function<void(CopyOutcome)> done) {
   check_startable();
-  copy_.emplace(Copy{count, step, 0, nullptr, false});
+  copy_.emplace(Copy{.count = count, .step = step});
   copy_->done = std::move(done);
   copy_->in_loop = true;
   loop_.add(*this);
+}
+
+void HostEnd::start(uint64_t count, CopyStep step, std::function<void(CopyOutcome)> done, Gate gate) {
+  start(count, step, std::move(done));
+  copy_->gate = gate;
+  copy_->gate_open = true;  // tried at once: the descriptor is often ready already
+}
+
+bool HostEnd::gate_open(Copy& copy) {
+  if (copy.gate.fd < 0 || copy.gate_open) return true;
+  if (copy.gate_watch == 0)
+    copy.gate_watch = loop_.reactor().when_ready(copy.gate.fd, copy.gate.events, [this](short) {
+      // Fired on the loop's thread; the end cancels the wait before it goes.
+      if (!copy_) return;
+      copy_->gate_watch = 0;
+      copy_->gate_open = true;
+    });
+  return false;
+}
+
+bool HostEnd::descriptor_ready(Copy& copy) {
+  pollfd p{copy.gate.fd, copy.gate.events, 0};
+  int n;
+  do n = ::poll(&p, 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n != 0) return true;  // an error counts as ready: the next step reports it
+  copy.gate_open = false;
+  gate_open(copy);
+  return false;
+}
+
+void HostEnd::advance_in_guest_call() {
+  if (!copy_ || stepping_ || in_guest_call_ || closed_ || !*alive_) return;
+  in_guest_call_ = true;
+  try {
+    try_progress();
+  } catch (...) {
+    in_guest_call_ = false;
+    abandon();  // a trap lifting or lowering: the copy is over, the guest's call traps
+    throw;
+  }
+  in_guest_call_ = false;
+}
+
+bool HostEnd::gate_closes(Copy& copy, uint64_t moved) {
+  if (copy.gate.fd < 0 || moved != 0) return false;
+  copy.gate_open = false;  // it would have blocked: wait for the descriptor again
+  gate_open(copy);
+  return true;
+}
+
+void HostEnd::disarm(Copy& copy) {
+  if (copy.gate_watch == 0) return;
+  if (*alive_) loop_.reactor().cancel(copy.gate_watch);
+  copy.gate_watch = 0;
 }
 
 CopyOutcome HostEnd::cancel() {
@@ -129,17 +192,28 @@ void HostEnd::close() {
 
 void HostEnd::abandon() {
   if (!copy_) return;
+  disarm(*copy_);
   if (copy_->in_loop && *alive_) loop_.remove(*this);
   copy_.reset();
 }
 
 void HostEnd::finish(CopyStatus status) {
+  disarm(*copy_);
   const Copy copy = std::move(*copy_);
   copy_.reset();
   if (copy.in_loop && *alive_) loop_.remove(*this);
   if (status == CopyStatus::Dropped) ended_ = true;
   last_ = {status, copy.progress};
-  if (copy.done) copy.done(last_);
+  if (!copy.done) return;
+  if (in_guest_call_) {
+    // Inside a guest's built-in: the host's callback (which may start the
+    // next copy, or call into the store) runs from the loop instead.
+    loop_.defer([exists = exists_, done = copy.done, outcome = last_] {
+      if (*exists) done(outcome);
+    });
+    return;
+  }
+  copy.done(last_);
 }
 
 uint64_t HostEnd::step_in_place(Copy& copy, runtime::GuestBuffer& buffer, uint64_t n) {
@@ -160,6 +234,7 @@ uint64_t HostEnd::step_in_place(Copy& copy, runtime::GuestBuffer& buffer, uint64
   if (channel_->pending.buffer != &buffer)
     throw Error(ErrorKind::Usage,
                 fmt::format("{}: the step called into the store, and the guest's copy ended meanwhile", what()));
+  if (moved == kStepEnded && copy.gate.fd >= 0) return kStepEnded;
   if (moved > n)
     throw Error(ErrorKind::Usage, fmt::format("{}: a step moved {} elements, given room for {}", what(), moved, n));
   buffer.advance(moved);
@@ -193,12 +268,17 @@ bool HostEnd::try_progress() {
 bool HostEnd::try_stream_read(Copy& copy, runtime::PendingCopy& pending) {
   runtime::GuestBuffer& buffer = *pending.buffer;
   if (buffer.remain() > 0) {
-    if (copy.count > 0 && step_in_place(copy, buffer, std::min(copy.count, buffer.remain())) > 0)
-      pending.end->on_copy();
+    if (copy.count > 0) {
+      if (!gate_open(copy)) return false;
+      const uint64_t moved = step_in_place(copy, buffer, std::min(copy.count, buffer.remain()));
+      if (gate_closes(copy, moved)) return false;
+      if (moved > 0 && moved != kStepEnded) pending.end->on_copy();
+    }
     finish(CopyStatus::Completed);
     return true;
   }
-  if (buffer.zero_length()) {  // the writer asked whether a reader is there: it is
+  if (buffer.zero_length()) {  // the writer asked whether a reader is there: it is, once it can take
+    if (copy.gate.fd >= 0 && !descriptor_ready(copy)) return false;
     channel_->reset_and_notify_pending(CopyStatus::Completed);
     return true;
   }
@@ -212,9 +292,12 @@ bool HostEnd::try_stream_write(Copy& copy, runtime::PendingCopy& pending) {
   const uint64_t left = copy.count - copy.progress;
   if (buffer.remain() > 0) {
     if (left > 0) {
+      if (!gate_open(copy)) return false;
       const uint64_t wrote = step_in_place(copy, buffer, std::min(left, buffer.remain()));
-      if (wrote > 0) pending.end->on_copy();
-      if (wrote > 0 && copy.progress < copy.count) return true;
+      if (gate_closes(copy, wrote)) return false;
+      const bool moved = wrote > 0 && wrote != kStepEnded;
+      if (moved) pending.end->on_copy();
+      if (moved && copy.progress < copy.count && copy.gate.fd < 0) return true;
     }
     finish(CopyStatus::Completed);
     return true;
@@ -224,6 +307,8 @@ bool HostEnd::try_stream_write(Copy& copy, runtime::PendingCopy& pending) {
       finish(CopyStatus::Completed);
       return true;
     }
+    // The reader asked whether anything is there: once the descriptor has it.
+    if (copy.gate.fd >= 0 && !descriptor_ready(copy)) return false;
     channel_->reset_and_notify_pending(CopyStatus::Completed);
     return true;
   }

@@ -33,7 +33,7 @@ using abi::CopyStatus;
 // wrote (a write), at most n.
 using CopyStep = FunctionRef<uint64_t(abi::AbiContext& cx, uint64_t ptr, uint64_t n)>;
 
-class HostEnd {
+class HostEnd final : public runtime::HostSide {
  public:
   enum class Kind : uint8_t { StreamReader, StreamWriter, FutureReader, FutureWriter };
 
@@ -80,6 +80,17 @@ class HostEnd {
   // Starts the copy and returns; `done` runs from the event loop (or at
   // once) when it ends. `step` must live until then.
   void start(uint64_t count, CopyStep step, std::function<void(CopyOutcome)> done);
+  // A descriptor a copy's step also waits on: the step runs only once the
+  // guest's side is pending and `fd` has one of `events`. A step returning
+  // 0 would have blocked: the copy stays in flight and waits for the
+  // descriptor again. kStepEnded ends the copy (the host's side is over).
+  // Such a copy ends after one step that moved elements.
+  struct Gate {
+    int fd = -1;
+    short events = 0;
+  };
+  static constexpr uint64_t kStepEnded = ~uint64_t{0};
+  void start(uint64_t count, CopyStep step, std::function<void(CopyOutcome)> done, Gate gate);
   // Cancels the copy in flight: its outcome, with the progress made.
   // Error (Usage) when none is in flight.
   CopyOutcome cancel();
@@ -90,6 +101,11 @@ class HostEnd {
   // Advances the copy in flight (called by the loop): true when it ended
   // or made progress.
   bool try_progress();
+  // A guest's copy parked on the channel, or the guest dropped its end: the
+  // copy in flight meets it now, inside the guest's call; its `done` runs
+  // before the guest's next host call, or from the loop.
+  void guest_copy_parked() override { advance_in_guest_call(); }
+  void guest_dropped() override { advance_in_guest_call(); }
   // Forgets the copy in flight without an outcome (it failed).
   void abandon();
   // The store is going: the copy in flight lets go of its callbacks, which
@@ -104,9 +120,22 @@ class HostEnd {
     uint64_t count;
     CopyStep step;
     uint64_t progress = 0;
-    std::function<void(CopyOutcome)> done;
+    std::function<void(CopyOutcome)> done = nullptr;
     bool in_loop = false;
+    Gate gate = {};
+    bool gate_open = false;     // the descriptor was ready at the last look
+    uint64_t gate_watch = 0;    // the reactor's wait for it, while armed
   };
+  void advance_in_guest_call();
+  // Whether a gated copy may step now; arms the wait for its descriptor
+  // when it may not.
+  bool gate_open(Copy& copy);
+  // Whether a gated copy's descriptor is ready now (a zero-length guest
+  // copy, a readiness probe, is answered only then); arms the wait when not.
+  bool descriptor_ready(Copy& copy);
+  // A step of a gated copy moved `moved`: true when the copy goes on waiting.
+  bool gate_closes(Copy& copy, uint64_t moved);
+  void disarm(Copy& copy);
   // The end of the copy in flight: leaves the loop, runs `done`.
   void finish(CopyStatus status);
   bool try_stream_read(Copy& copy, runtime::PendingCopy& pending);
@@ -128,6 +157,8 @@ class HostEnd {
   bool ended_ = false;
   bool closed_ = false;
   bool stepping_ = false;  // a step runs: the end refuses operations on itself
+  bool in_guest_call_ = false;  // advancing from guest_copy_parked: `done` is deferred
+  std::shared_ptr<bool> exists_ = std::make_shared<bool>(true);  // for deferred `done`s
 };
 
 }  // namespace cmhost::host

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <cstring>
+#include <utility>
 
 #include "cmhost/error.hpp"
 #include "handles.hpp"
@@ -214,6 +215,7 @@ uint32_t cancel_subtask(const Site& site, uint32_t index) {
   if (!subtask.resolved()) {
     subtask.cancellation_requested = true;
     if (subtask.callee) subtask.callee->request_cancellation(thread.task ? thread.task->inst : site.inst);
+    if (subtask.on_cancel) std::exchange(subtask.on_cancel, nullptr)();  // the host may resolve it now
     if (!subtask.resolved()) {
       if (site.async) return kBlocked;
       subtask.wait_for_pending_event(site.scheduler(), thread);

@@ -89,7 +89,7 @@ HostCompletion::~HostCompletion() {
   bool never = false;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    never = !results_ && !failure_;
+    never = !results_ && !failure_ && !cancelled_;
   }
   if (!never) return;
   if (abandoned_) {  // the call failed as the callable threw: only the count ends
@@ -109,7 +109,7 @@ HostCompletion::~HostCompletion() {
 void HostCompletion::complete(std::vector<abi::Val> results) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (results_ || failure_) throw Error(ErrorKind::Usage, "the call of `" + name_ + "` was completed before");
+    if (results_ || failure_ || cancelled_) throw Error(ErrorKind::Usage, "the call of `" + name_ + "` was completed before");
     results_ = std::move(results);
     if (in_call_) return;  // delivered when the callable returns
   }
@@ -119,8 +119,29 @@ void HostCompletion::complete(std::vector<abi::Val> results) {
 void HostCompletion::fail(std::string message) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (results_ || failure_) throw Error(ErrorKind::Usage, "the call of `" + name_ + "` was completed before");
+    if (results_ || failure_ || cancelled_) throw Error(ErrorKind::Usage, "the call of `" + name_ + "` was completed before");
     failure_ = std::move(message);
+    if (in_call_) return;
+  }
+  post_delivery();
+}
+
+void HostCompletion::on_cancel(std::function<void()> hook) {
+  std::shared_ptr<Subtask> subtask = subtask_.lock();
+  if (!subtask || subtask->resolved()) return;
+  if (subtask->cancellation_requested) return hook();
+  subtask->on_cancel = std::move(hook);
+}
+
+void HostCompletion::cancel() {
+  std::shared_ptr<Subtask> subtask = subtask_.lock();
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (results_ || failure_ || cancelled_)
+      throw Error(ErrorKind::Usage, "the call of `" + name_ + "` was completed before");
+    if (subtask && !subtask->cancellation_requested)
+      throw Error(ErrorKind::Usage, "the call of `" + name_ + "` may be cancelled only once its caller asked");
+    cancelled_ = true;
     if (in_call_) return;
   }
   post_delivery();
@@ -140,7 +161,7 @@ bool HostCompletion::deliver_if_completed() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     in_call_ = false;
-    if (!results_ && !failure_) return false;
+    if (!results_ && !failure_ && !cancelled_) return false;
   }
   // Completed during the call: its outstanding count ends with this post,
   // delivered now rather than through the loop.
@@ -164,6 +185,7 @@ void HostCompletion::deliver() {
   std::shared_ptr<Subtask> subtask = subtask_.lock();
   if (!subtask) return;  // the caller is gone
   if (failure_) return fail_call(*site_, *subtask, Error(ErrorKind::Trap, "the host function `" + name_ + "` failed: " + *failure_));
+  if (cancelled_) return subtask->resolve(Subtask::State::CancelledBeforeReturned, {});
   const size_t want = type_->result ? 1 : 0;
   if (results_->size() != want)
     return fail_call(*site_, *subtask,

@@ -75,6 +75,11 @@ class HostCompletion : public std::enable_shared_from_this<HostCompletion> {
   // Error (Usage) when completed before; results are checked on delivery.
   void complete(std::vector<abi::Val> results);
   void fail(std::string message);
+  // On the store's thread: `hook` runs when the caller asks to cancel the
+  // call (once; at once when it asked already), and cancel() then resolves
+  // it as cancelled before returning (Error Usage unless it was asked).
+  void on_cancel(std::function<void()> hook);
+  void cancel();
 
   // Called by the lowered call once the host callable returned: delivers a
   // completion made during the call now; true when it did.
@@ -98,6 +103,7 @@ class HostCompletion : public std::enable_shared_from_this<HostCompletion> {
   std::mutex mutex_;
   std::optional<std::vector<abi::Val>> results_;
   std::optional<std::string> failure_;
+  bool cancelled_ = false;
   bool in_call_ = true;
   bool delivered_ = false;
   bool abandoned_ = false;

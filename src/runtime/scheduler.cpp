@@ -289,11 +289,13 @@ void Scheduler::run_until(FunctionRef<bool()> done, std::string_view waiting_for
     }
     throw_trap(message);
   }
+  if (driver_) driver_->settle();
 }
 
 void Scheduler::run_until_idle() {
   while (step()) {
   }
+  if (driver_) driver_->settle();
 }
 
 std::string Scheduler::describe_blocked() const {

@@ -51,6 +51,10 @@ class HostDriver {
   // outstanding (the loop waits for it rather than calling a stall a deadlock).
   virtual const std::shared_ptr<PostBox>& post_box() const = 0;
   virtual void call_started() = 0;
+  // Runs the host's callbacks that guests' calls deferred (a host copy
+  // that met a guest's inside its built-in), before the loop hands control
+  // back to the embedder.
+  virtual void settle() {}
 };
 
 class Thread {

@@ -175,6 +175,12 @@ void SharedChannel::drop() {
   if (dropped) return;
   dropped = true;
   if (pending) reset_and_notify_pending(CopyStatus::Dropped);
+  if (host_side) host_side->guest_dropped();
+}
+
+void SharedChannel::park(ComponentInstance& inst, GuestBuffer& buffer, CopyEnd& end) {
+  pending = {&inst, &buffer, &end};
+  if (host_side) host_side->guest_copy_parked();
 }
 
 bool SharedChannel::finish_or_park(ComponentInstance& inst, GuestBuffer& buffer, CopyEnd& end, const char* what) {
@@ -183,7 +189,7 @@ bool SharedChannel::finish_or_park(ComponentInstance& inst, GuestBuffer& buffer,
     return true;
   }
   if (!pending) {
-    pending = {&inst, &buffer, &end};
+    park(inst, buffer, end);
     return true;
   }
   check_not_intra_component(inst, pending, elem, what);
@@ -202,7 +208,7 @@ void SharedStream::read(ComponentInstance& inst, GuestBuffer& dst, CopyEnd& end)
     end.on_copy_done(CopyStatus::Completed);
   } else {
     reset_and_notify_pending(CopyStatus::Completed);
-    pending = {&inst, &dst, &end};
+    park(inst, dst, end);
   }
 }
 
@@ -218,7 +224,7 @@ void SharedStream::write(ComponentInstance& inst, GuestBuffer& src, CopyEnd& end
     end.on_copy_done(CopyStatus::Completed);
   } else {
     reset_and_notify_pending(CopyStatus::Completed);
-    pending = {&inst, &src, &end};
+    park(inst, src, end);
   }
 }
 

@@ -127,6 +127,21 @@ struct PendingCopy {
   explicit operator bool() const { return buffer != nullptr; }
 };
 
+// The host's end of a channel, told when a guest's copy parks there, so
+// that a host copy in flight meets it at once, inside the guest's call, as
+// a guest peer would (a socket's data lands in the guest's read before it
+// returns), rather than on the next turn of the event loop.
+class HostSide {
+ public:
+  virtual void guest_copy_parked() = 0;
+  // The guest dropped its end: a host copy in flight ends now, so what it
+  // holds (a listening socket, say) goes before the guest's next step.
+  virtual void guest_dropped() = 0;
+
+ protected:
+  ~HostSide() = default;
+};
+
 // What a stream and a future share: the element type, whether the other
 // end is gone, and the copy parked while waiting for its partner.
 class SharedChannel : public HandleObject {
@@ -135,6 +150,7 @@ class SharedChannel : public HandleObject {
   abi::TypeRef elem;  // as its stream.new / future.new saw it; null without one
   bool dropped = false;
   PendingCopy pending;
+  HostSide* host_side = nullptr;  // the host's end, when the host holds one
 
   void reset_pending() { pending = {}; }
   void reset_and_notify_pending(CopyStatus result);
@@ -146,6 +162,8 @@ class SharedChannel : public HandleObject {
   // is gone, or parks this copy when nothing waits (both: true, done);
   // otherwise checks that the parked copy may meet this one.
   bool finish_or_park(ComponentInstance& inst, GuestBuffer& buffer, CopyEnd& end, const char* what);
+  // Parks a guest's copy to wait for its partner, telling the host's end.
+  void park(ComponentInstance& inst, GuestBuffer& buffer, CopyEnd& end);
 };
 
 class SharedStream final : public SharedChannel {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +83,9 @@ class Subtask final : public Waitable {
   State state = State::Starting;
   std::shared_ptr<Task> callee;  // to request cancellation; null for host functions
   bool cancellation_requested = false;
+  // An async host function's wish to hear of a cancellation request
+  // (Completion::on_cancel), called once, on the store's thread.
+  std::function<void()> on_cancel;
   std::vector<uint64_t> flat_results;  // a synchronous lower's core results
   uint32_t index = 0;                  // in the caller's table, once it has one
   // An async host function that failed (or dropped its completion): the

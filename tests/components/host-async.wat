@@ -4,7 +4,8 @@
 ;; order in which the calls returned, and a synchronous function through a
 ;; synchronous lower; and `count-bytes: async func(s: stream<u8>) -> u32`,
 ;; a host function reading a stream the guest writes while it runs (the
-;; shape of WASI 0.3's output streams).
+;; shape of WASI 0.3's output streams); and a call of slow-double the guest
+;; cancels (subtask.cancel) while the host has not completed it.
 ;;
 ;; pair results: 1_000_000 * (which returned first: 1 for a, 2 for b)
 ;;               + 1000 * slow-double(a) + slow-double(b)
@@ -28,6 +29,7 @@
     (import "" "stream.new" (func $stream.new (result i64)))
     (import "" "stream.write" (func $stream.write (param i32 i32 i32) (result i32)))
     (import "" "stream.drop-writable" (func $stream.drop-writable (param i32)))
+    (import "" "subtask.cancel" (func $subtask.cancel (param i32) (result i32)))
     (global $a (mut i32) (i32.const 0))      ;; subtask of the call with a (0: returned at once)
     (global $b (mut i32) (i32.const 0))
     (global $first (mut i32) (i32.const 0))  ;; 1 or 2
@@ -95,6 +97,19 @@
     (func (export "sync-double") (param $x i32) (result i32)
       (call $slow-double-sync (local.get $x)))
 
+    ;; Calls slow-double(x) and cancels the call at once when it did not
+    ;; return: 1000 * the subtask's final state (2 returned, 4 cancelled
+    ;; before returning) + the result when it returned.
+    (func (export "cancel-double") (param $x i32)
+      (local $ret i32) (local $state i32)
+      (i32.store (i32.const 200) (i32.const 0))
+      (local.set $ret (call $slow-double-async (local.get $x) (i32.const 200)))
+      (if (i32.eq (i32.and (local.get $ret) (i32.const 0xf)) (i32.const 2 (; RETURNED ;)))
+        (then (call $task.return (i32.add (i32.const 2000) (i32.load (i32.const 200)))) (return)))
+      (local.set $state (call $subtask.cancel (i32.shr_u (local.get $ret) (i32.const 4))))
+      (call $subtask.drop (i32.shr_u (local.get $ret) (i32.const 4)))
+      (call $task.return (i32.add (i32.mul (local.get $state) (i32.const 1000)) (i32.load (i32.const 200)))))
+
     ;; Hands count-bytes a new stream, writes n bytes to it `chunk` at a
     ;; time (waiting for each write), drops it, and returns what count-bytes
     ;; returned (or traps when a write was not taken whole).
@@ -144,6 +159,7 @@
   (canon stream.new $SB (core func $stream.new))
   (canon stream.write $SB async (memory (core memory $mem "mem")) (core func $stream.write))
   (canon stream.drop-writable $SB (core func $stream.drop-writable))
+  (canon subtask.cancel (core func $subtask.cancel))
   (core instance $m (instantiate $M (with "" (instance
     (export "mem" (memory $mem "mem"))
     (export "slow-double-async" (func $slow-double-async))
@@ -157,7 +173,8 @@
     (export "count-bytes" (func $count-bytes-async))
     (export "stream.new" (func $stream.new))
     (export "stream.write" (func $stream.write))
-    (export "stream.drop-writable" (func $stream.drop-writable))))))
+    (export "stream.drop-writable" (func $stream.drop-writable))
+    (export "subtask.cancel" (func $subtask.cancel))))))
   (func (export "stackful-pair") async (param "a" u32) (param "b" u32) (result u32)
     (canon lift (core func $m "stackful-pair") async))
   (func (export "callback-pair") async (param "a" u32) (param "b" u32) (result u32)
@@ -166,4 +183,6 @@
     (canon lift (core func $m "sync-double")))
   (func (export "send-bytes") async (param "n" u32) (param "chunk" u32) (result u32)
     (canon lift (core func $m "send-bytes") async))
+  (func (export "cancel-double") async (param "x" u32) (result u32)
+    (canon lift (core func $m "cancel-double") async))
 )

@@ -310,5 +310,32 @@ TEST_F(TypedAsyncHost, AStreamOfAnotherElementTypeDoesNotFit) {
   EXPECT_ERROR_SAYING(instantiate(), ErrorKind::Link, "import `count-bytes`");
 }
 
+// A guest cancelling its call of an async host function: the host hears of
+// it (Completion::on_cancel) and ends the call as cancelled, or completes
+// it anyway.
+TEST_F(TypedAsyncHost, AHostCallTheGuestCancels) {
+  bool honour = true;
+  int asked = 0;
+  linker.func_wrap_async("slow-double", [&](Caller&, uint32_t x, TypedCompletion<uint32_t> done) {
+    done.on_cancel([&asked, &honour, done, x]() mutable {
+      ++asked;
+      if (honour)
+        done.cancel();
+      else
+        done.complete(2 * x);
+    });
+    EXPECT_ERROR_SAYING(done.cancel(), ErrorKind::Usage, "may be cancelled only once its caller asked");
+  });
+  linker.func_wrap_async("count-bytes", [](Caller&, abi::typed::Stream<uint8_t>, TypedCompletion<uint32_t> done) {
+    done.complete(0);
+  });
+  Instance instance = instantiate();
+  const std::vector<Val> x{Val::u32(21)};
+  EXPECT_EQ(instance.func("cancel-double").call(store, x).at(0), Val::u32(4000)) << "cancelled before returning";
+  honour = false;
+  EXPECT_EQ(instance.func("cancel-double").call(store, x).at(0), Val::u32(2042)) << "returned despite the request";
+  EXPECT_EQ(asked, 2);
+}
+
 }  // namespace
 }  // namespace cmhost

@@ -7,6 +7,12 @@
 // deadlock, element types that do not match.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -474,6 +480,140 @@ TEST_F(HostStreams, EndsOutlivingTheirStore) {
   EXPECT_ERROR_SAYING(reader.read(store, 1), ErrorKind::Usage, "store is gone");
   EXPECT_FALSE(held->busy());
   EXPECT_NO_THROW(writer.close());
+}
+
+// ---- copies that wait on a descriptor too (start_when_ready) ----
+
+// A pipe whose ends close with the test.
+struct Pipe {
+  Pipe() { EXPECT_EQ(::pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0); }
+  ~Pipe() {
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+  int fds[2] = {-1, -1};
+};
+
+TEST_F(HostStreams, AWriteWaitsForItsDescriptorThenFillsTheGuestsRead) {
+  Pipe pipe;
+  StreamWriter<uint32_t> writer(store, Type::u32());
+  PendingCall some = start("consume-some", {writer.readable(), Val::u32(2)});
+  int steps = 0;
+  CopyOutcome outcome{CopyStatus::Cancelled, 0};
+  writer.start_when_ready(
+      store, pipe.fds[0], POLLIN, 2,
+      [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> std::optional<uint64_t> {
+        ++steps;
+        const ssize_t got = ::read(pipe.fds[0], cx.base() + ptr, n * 4);
+        if (got < 0 && errno == EAGAIN) return 0;
+        return got < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(got) / 4);
+      },
+      [&](CopyOutcome o) { outcome = o; });
+  store.run_until_idle();
+  EXPECT_EQ(steps, 1) << "one look, which would have blocked; then the reactor waits";
+  EXPECT_FALSE(some.done());
+  const uint32_t values[2] = {5, 6};
+  ASSERT_EQ(::write(pipe.fds[1], values, sizeof values), static_cast<ssize_t>(sizeof values));
+  EXPECT_EQ(some.wait(store).at(0), Val::u32(0x20)) << "COMPLETED with two";
+  EXPECT_EQ(outcome.status, CopyStatus::Completed);
+  EXPECT_EQ(outcome.count, 2u);
+  EXPECT_EQ(steps, 2);
+  call0("drop-held-reader");
+}
+
+// A zero-length read asks whether anything is there: a copy waiting on a
+// descriptor answers once the descriptor has it (a socket's readiness),
+// and the read after it meets the host's step inside the guest's call.
+TEST_F(HostStreams, AZeroLengthReadWaitsForTheDescriptor) {
+  Pipe pipe;
+  StreamWriter<uint32_t> writer(store, Type::u32());
+  int steps = 0;
+  CopyOutcome outcome{CopyStatus::Cancelled, 0};
+  writer.start_when_ready(
+      store, pipe.fds[0], POLLIN, 1,
+      [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> std::optional<uint64_t> {
+        ++steps;
+        const ssize_t got = ::read(pipe.fds[0], cx.base() + ptr, n * 4);
+        if (got < 0 && errno == EAGAIN) return 0;
+        return got < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(got) / 4);
+      },
+      [&](CopyOutcome o) { outcome = o; });
+  // probe-read: a zero-length read, then one element.
+  PendingCall probe = start("probe-read", {writer.readable()});
+  store.run_until_idle();
+  EXPECT_FALSE(probe.done()) << "nothing to read yet";
+  EXPECT_EQ(steps, 0) << "the probe does not step";
+  const uint32_t seven = 7;
+  ASSERT_EQ(::write(pipe.fds[1], &seven, 4), 4);
+  EXPECT_EQ(probe.wait(store).at(0), Val::u32(7));
+  EXPECT_EQ(steps, 1) << "the read after the probe found the element at once";
+  EXPECT_EQ(outcome.count, 1u);
+}
+
+TEST_F(HostStreams, TheGuestDroppingItsEndEndsACopyWaitingOnItsDescriptor) {
+  Pipe pipe;  // never written: the descriptor never becomes ready
+  StreamWriter<uint32_t> writer(store, Type::u32());
+  // The guest reads one element and keeps its end.
+  PendingCall some = start("consume-some", {writer.readable(), Val::u32(1)});
+  const std::vector<uint32_t> one{1};
+  EXPECT_EQ(writer.write(store, one).count, 1u);
+  EXPECT_EQ(some.wait(store).at(0), Val::u32(0x10));
+  CopyOutcome outcome{CopyStatus::Cancelled, 0};
+  writer.start_when_ready(
+      store, pipe.fds[0], POLLIN, 4, [](abi::AbiContext&, uint64_t, uint64_t) -> std::optional<uint64_t> { return 0; },
+      [&](CopyOutcome o) { outcome = o; });
+  store.run_until_idle();
+  EXPECT_TRUE(writer.busy());
+  call0("drop-held-reader");
+  store.run_until_idle();
+  EXPECT_EQ(outcome.status, CopyStatus::Dropped) << "at once, without the descriptor";
+  EXPECT_FALSE(writer.busy());
+}
+
+TEST_F(HostStreams, AReadTakesWhatItsDescriptorTakesAndWaitsForTheRest) {
+  Pipe pipe;
+  const int capacity = ::fcntl(pipe.fds[1], F_SETPIPE_SZ, 4096);
+  ASSERT_GT(capacity, 0);
+  // The guest writes more bytes than the pipe holds, in one write; the host
+  // moves them into the pipe as it drains, never spinning while it is full.
+  const uint32_t total = static_cast<uint32_t>(capacity) + 1000;
+  StreamReader<uint8_t> reader(store, call1("produce-bytes", {Val::u32(total), Val::u32(total)}));
+  uint64_t moved = 0, would_block = 0;
+  bool ended = false;
+  std::function<void()> next = [&] {
+    reader.start_when_ready(
+        store, pipe.fds[1], POLLOUT, UINT64_MAX,
+        [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> std::optional<uint64_t> {
+          const ssize_t wrote = ::write(pipe.fds[1], cx.base() + ptr, n);
+          if (wrote < 0 && errno == EAGAIN) {
+            ++would_block;
+            return 0;
+          }
+          return wrote < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(wrote));
+        },
+        [&](CopyOutcome o) {
+          moved += o.count;
+          if (o.status == CopyStatus::Dropped)
+            ended = true;
+          else
+            next();
+        });
+  };
+  next();
+  std::vector<uint8_t> drained;
+  uint8_t buffer[4096];
+  while (moved < total) {
+    store.run_until_idle();
+    ssize_t got;
+    while ((got = ::read(pipe.fds[0], buffer, sizeof buffer)) > 0) drained.insert(drained.end(), buffer, buffer + got);
+  }
+  EXPECT_EQ(drained.size(), total);
+  for (size_t i = 0; i < drained.size(); ++i)
+    if (drained[i] != static_cast<uint8_t>(i)) FAIL() << "byte " << i << " is " << int(drained[i]);
+  EXPECT_GT(would_block, 0u) << "the pipe filled at least once";
+  EXPECT_LT(would_block, 10u) << "and the copy waited in the reactor rather than retrying";
+  store.run_until_idle();
+  EXPECT_TRUE(ended);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <csignal>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -32,6 +33,10 @@ std::optional<std::string> default_cache_dir() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write to a closed pipe or socket (the guest's stdout piped into
+  // `head`, a peer gone) is an error the guest sees (EPIPE), as in Rust
+  // programs and wasmtime, not the end of the process.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"cmhost: a WebAssembly Component Model host runtime"};
   app.require_subcommand(1);
 

@@ -1,20 +1,18 @@
-// wasi:filesystem 0.2: descriptors over host file descriptors. Every path
-// goes through the core's confinement (src/wasi/core/confine.hpp: openat2
-// beneath the descriptor's directory, final names acted on through their
-// parent); what is here is the 0.2 interface over it and errno mapped to
-// its error codes.
+// wasi:filesystem 0.2: descriptors over the core's open files
+// (src/wasi/core/files.hpp: every path confined beneath its directory,
+// final names acted on through their parent, the rights a guest holds);
+// what is here is the 0.2 interface over it, its streams, and errnos
+// mapped to its error codes.
 #include "filesystem.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <utility>
 
-#include "wasi/core/confine.hpp"
+#include "wasi/core/files.hpp"
 
 namespace cmhost::wasi::detail {
 
@@ -23,57 +21,57 @@ namespace {
 using abi::typed::Own;
 using abi::typed::Result;
 using core::Fd;
-using core::has_nul;
-using core::open_beneath;
-using core::open_preopen;
-using core::parent_beneath;
-using core::read_link_target;
+using core::OpenFile;
 using fs::types::ErrorCode;
 template <class T>
 using FsResult = Result<T, ErrorCode>;
 
+// errno → error-code. What a read-only preopen refuses is read-only, as
+// the WIT says; EXDEV (a path leaving its directory, RESOLVE_BENEATH) and
+// EPERM, and any errno not here, are not-permitted.
+constexpr std::pair<int, ErrorCode> kErrorCodes[] = {
+    {core::kRefused, ErrorCode::read_only},
+    {EACCES, ErrorCode::access},
+    {EAGAIN, ErrorCode::would_block},
+    {EALREADY, ErrorCode::already},
+    {EBADF, ErrorCode::bad_descriptor},
+    {EBUSY, ErrorCode::busy},
+    {EDEADLK, ErrorCode::deadlock},
+    {EDQUOT, ErrorCode::quota},
+    {EEXIST, ErrorCode::exist},
+    {EFBIG, ErrorCode::file_too_large},
+    {EILSEQ, ErrorCode::illegal_byte_sequence},
+    {EINPROGRESS, ErrorCode::in_progress},
+    {EINTR, ErrorCode::interrupted},
+    {EINVAL, ErrorCode::invalid},
+    {EIO, ErrorCode::io},
+    {EISDIR, ErrorCode::is_directory},
+    {ELOOP, ErrorCode::loop},
+    {EMLINK, ErrorCode::too_many_links},
+    {EMSGSIZE, ErrorCode::message_size},
+    {ENAMETOOLONG, ErrorCode::name_too_long},
+    {ENODEV, ErrorCode::no_device},
+    {ENOENT, ErrorCode::no_entry},
+    {ENOLCK, ErrorCode::no_lock},
+    {ENOMEM, ErrorCode::insufficient_memory},
+    {ENOSPC, ErrorCode::insufficient_space},
+    {ENOTDIR, ErrorCode::not_directory},
+    {ENOTEMPTY, ErrorCode::not_empty},
+    {ENOTRECOVERABLE, ErrorCode::not_recoverable},
+    {EOPNOTSUPP, ErrorCode::unsupported},
+    {ENOTTY, ErrorCode::no_tty},
+    {ENXIO, ErrorCode::no_such_device},
+    {EOVERFLOW, ErrorCode::overflow},
+    {EPIPE, ErrorCode::pipe},
+    {EROFS, ErrorCode::read_only},
+    {ESPIPE, ErrorCode::invalid_seek},
+    {ETXTBSY, ErrorCode::text_file_busy},
+};
+
 ErrorCode error_code(int e) {
-  switch (e) {
-    case EACCES: return ErrorCode::access;
-    case EAGAIN: return ErrorCode::would_block;
-    case EALREADY: return ErrorCode::already;
-    case EBADF: return ErrorCode::bad_descriptor;
-    case EBUSY: return ErrorCode::busy;
-    case EDEADLK: return ErrorCode::deadlock;
-    case EDQUOT: return ErrorCode::quota;
-    case EEXIST: return ErrorCode::exist;
-    case EFBIG: return ErrorCode::file_too_large;
-    case EILSEQ: return ErrorCode::illegal_byte_sequence;
-    case EINPROGRESS: return ErrorCode::in_progress;
-    case EINTR: return ErrorCode::interrupted;
-    case EINVAL: return ErrorCode::invalid;
-    case EIO: return ErrorCode::io;
-    case EISDIR: return ErrorCode::is_directory;
-    case ELOOP: return ErrorCode::loop;
-    case EMLINK: return ErrorCode::too_many_links;
-    case EMSGSIZE: return ErrorCode::message_size;
-    case ENAMETOOLONG: return ErrorCode::name_too_long;
-    case ENODEV: return ErrorCode::no_device;
-    case ENOENT: return ErrorCode::no_entry;
-    case ENOLCK: return ErrorCode::no_lock;
-    case ENOMEM: return ErrorCode::insufficient_memory;
-    case ENOSPC: return ErrorCode::insufficient_space;
-    case ENOTDIR: return ErrorCode::not_directory;
-    case ENOTEMPTY: return ErrorCode::not_empty;
-    case ENOTRECOVERABLE: return ErrorCode::not_recoverable;
-    case EOPNOTSUPP: return ErrorCode::unsupported;
-    case ENOTTY: return ErrorCode::no_tty;
-    case ENXIO: return ErrorCode::no_such_device;
-    case EOVERFLOW: return ErrorCode::overflow;
-    case EPIPE: return ErrorCode::pipe;
-    case EROFS: return ErrorCode::read_only;
-    case ESPIPE: return ErrorCode::invalid_seek;
-    case ETXTBSY: return ErrorCode::text_file_busy;
-    // A path leaving its directory (RESOLVE_BENEATH), or a forbidden one.
-    case EXDEV:
-    case EPERM:
-    default: return ErrorCode::not_permitted;
-  }
+  for (const auto& [number, code] : kErrorCodes)
+    if (number == e) return code;
+  return ErrorCode::not_permitted;
 }
 
 template <class T = void>
@@ -81,17 +79,24 @@ FsResult<T> fail(int e = errno) {
   return FsResult<T>::err(error_code(e));
 }
 
-fs::types::DescriptorType type_of(mode_t mode) {
+FsResult<void> status(int e) { return e ? fail(e) : FsResult<void>::ok(); }
+
+fs::types::DescriptorType descriptor_type(core::FileType type) {
   using T = fs::types::DescriptorType;
-  if (S_ISREG(mode)) return T::regular_file;
-  if (S_ISDIR(mode)) return T::directory;
-  if (S_ISLNK(mode)) return T::symbolic_link;
-  if (S_ISBLK(mode)) return T::block_device;
-  if (S_ISCHR(mode)) return T::character_device;
-  if (S_ISFIFO(mode)) return T::fifo;
-  if (S_ISSOCK(mode)) return T::socket;
+  switch (type) {
+    case core::FileType::unknown: return T::unknown;
+    case core::FileType::block_device: return T::block_device;
+    case core::FileType::character_device: return T::character_device;
+    case core::FileType::directory: return T::directory;
+    case core::FileType::fifo: return T::fifo;
+    case core::FileType::symbolic_link: return T::symbolic_link;
+    case core::FileType::regular_file: return T::regular_file;
+    case core::FileType::socket: return T::socket;
+  }
   return T::unknown;
 }
+
+fs::types::DescriptorType type_of(mode_t mode) { return descriptor_type(core::file_type(mode)); }
 
 fs::types::Datetime datetime(const timespec& t) {
   return {static_cast<uint64_t>(t.tv_sec), static_cast<uint32_t>(t.tv_nsec)};
@@ -106,11 +111,21 @@ fs::types::MetadataHashValue hash_of(const struct stat& st) {
   return {static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_dev)};
 }
 
-timespec timestamp(const fs::types::NewTimestamp& t) {
-  if (std::holds_alternative<fs::types::new_timestamp::NoChange>(t)) return {0, UTIME_OMIT};
-  if (std::holds_alternative<fs::types::new_timestamp::Now>(t)) return {0, UTIME_NOW};
+core::NewTime new_time(const fs::types::NewTimestamp& t) {
+  using Kind = core::NewTime::Kind;
+  if (std::holds_alternative<fs::types::new_timestamp::NoChange>(t)) return {};
+  if (std::holds_alternative<fs::types::new_timestamp::Now>(t)) return {.kind = Kind::now};
   const auto& at = std::get<fs::types::new_timestamp::Timestamp>(t).value;
-  return {static_cast<time_t>(at.seconds), static_cast<long>(at.nanoseconds)};
+  return {.kind = Kind::at, .seconds = static_cast<int64_t>(at.seconds), .nanoseconds = at.nanoseconds};
+}
+
+fs::types::DescriptorFlags flags_of(const core::Rights& rights) {
+  using F = fs::types::DescriptorFlags;
+  F flags{};
+  if (rights.read) flags |= F::read;
+  if (rights.write) flags |= F::write;
+  if (rights.mutate) flags |= F::mutate_directory;
+  return flags;
 }
 
 using StreamResult = Result<void, io::streams::StreamError>;
@@ -123,7 +138,7 @@ class FileInput final : public io::streams::InputStream {
   Result<std::vector<uint8_t>, io::streams::StreamError> read(Caller& caller, uint64_t len) override {
     using R = Result<std::vector<uint8_t>, io::streams::StreamError>;
     std::vector<uint8_t> out(std::min<uint64_t>(len, 1 << 20));
-    const ssize_t n = ::pread(fd_.get(), out.data(), out.size(), static_cast<off_t>(offset_));
+    const ssize_t n = core::read_at(fd_.get(), out.data(), out.size(), offset_);
     if (n < 0) return R::err(failed(caller, *handles_, errno));
     if (n == 0 && len > 0) return R::err(io::streams::stream_error::Closed{});
     out.resize(static_cast<size_t>(n));
@@ -158,285 +173,193 @@ class FileOutput final : public ImmediateOutput {
 
  private:
   StreamResult put(Caller& caller, const uint8_t* data, size_t n) override {
-    while (n > 0) {
-      const ssize_t w = offset_ ? ::pwrite(fd_.get(), data, n, static_cast<off_t>(*offset_)) : ::write(fd_.get(), data, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) return StreamResult::err(failed(caller, *handles_, errno));
-      data += w;
-      n -= static_cast<size_t>(w);
-      if (offset_) *offset_ += static_cast<uint64_t>(w);
-    }
-    return StreamResult::ok();
+    const int e = core::write_fully(fd_.get(), data, n, offset_ ? &*offset_ : nullptr);
+    return e ? StreamResult::err(failed(caller, *handles_, e)) : StreamResult::ok();
   }
 
   std::shared_ptr<const Handles> handles_;
   Fd fd_;
-  std::optional<uint64_t> offset_;  // none: appending (O_APPEND)
+  std::optional<uint64_t> offset_;  // none: appending
 };
 
 class Entries final : public fs::types::DirectoryEntryStream {
  public:
-  explicit Entries(DIR* dir) : dir_(dir) {}
-  ~Entries() override {
-    if (dir_) ::closedir(dir_);
-  }
+  explicit Entries(std::unique_ptr<core::DirectoryListing> listing) : listing_(std::move(listing)) {}
   FsResult<std::optional<fs::types::DirectoryEntry>> read_directory_entry(Caller&) override {
     using R = FsResult<std::optional<fs::types::DirectoryEntry>>;
-    for (;;) {
-      errno = 0;
-      const dirent* e = ::readdir(dir_);
-      if (!e) return errno ? fail<std::optional<fs::types::DirectoryEntry>>() : R::ok(std::nullopt);
-      const std::string name = e->d_name;
-      if (name == "." || name == "..") continue;
-      struct stat st {};
-      fs::types::DescriptorType type = fs::types::DescriptorType::unknown;
-      if (::fstatat(::dirfd(dir_), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) type = type_of(st.st_mode);
-      return R::ok(fs::types::DirectoryEntry{type, name});
-    }
+    auto next = listing_->next();
+    if (!next) return fail<std::optional<fs::types::DirectoryEntry>>(next.error());
+    if (!*next) return R::ok(std::nullopt);
+    // An entry lstat could not look at is `unknown`.
+    core::DirectoryListing::Entry& entry = **next;
+    return R::ok(fs::types::DirectoryEntry{descriptor_type(entry.type), std::move(entry.name)});
   }
 
  private:
-  DIR* dir_;
+  std::unique_ptr<core::DirectoryListing> listing_;
 };
 
 class Descriptor final : public fs::types::Descriptor {
  public:
-  Descriptor(std::shared_ptr<const Handles> handles, Fd fd, fs::types::DescriptorFlags flags)
-      : handles_(std::move(handles)), fd_(std::move(fd)), flags_(flags) {}
+  Descriptor(std::shared_ptr<const Handles> handles, OpenFile file)
+      : handles_(std::move(handles)), file_(std::move(file)) {}
 
   FsResult<Own<io::streams::InputStream>> read_via_stream(Caller& caller, fs::types::Filesize offset) override {
-    if (!flags_.has(fs::types::DescriptorFlags::read)) return fail<Own<io::streams::InputStream>>(EBADF);
+    if (const int e = core::may_read(file_)) return fail<Own<io::streams::InputStream>>(e);
     return FsResult<Own<io::streams::InputStream>>::ok(handles_->streams->input_stream.make_own(
-        caller.store(), std::make_unique<FileInput>(handles_, fd_.get(), offset)));
+        caller.store(), std::make_unique<FileInput>(handles_, fd(), offset)));
   }
   FsResult<Own<io::streams::OutputStream>> write_via_stream(Caller& caller, fs::types::Filesize offset) override {
-    if (!flags_.has(fs::types::DescriptorFlags::write)) return fail<Own<io::streams::OutputStream>>(EBADF);
+    if (const int e = core::may_write(file_)) return fail<Own<io::streams::OutputStream>>(e);
     return FsResult<Own<io::streams::OutputStream>>::ok(handles_->streams->output_stream.make_own(
-        caller.store(), std::make_unique<FileOutput>(handles_, fd_.get(), offset)));
+        caller.store(), std::make_unique<FileOutput>(handles_, fd(), offset)));
   }
   FsResult<Own<io::streams::OutputStream>> append_via_stream(Caller& caller) override {
-    if (!flags_.has(fs::types::DescriptorFlags::write)) return fail<Own<io::streams::OutputStream>>(EBADF);
-    // An appending stream needs O_APPEND on a descriptor of its own.
-    Fd appending(::open(("/proc/self/fd/" + std::to_string(fd_.get())).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+    if (const int e = core::may_write(file_)) return fail<Own<io::streams::OutputStream>>(e);
+    // An appending stream has a descriptor of its own, opened for writing.
+    Fd appending(::open(("/proc/self/fd/" + std::to_string(fd())).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
     if (!appending) return fail<Own<io::streams::OutputStream>>();
     return FsResult<Own<io::streams::OutputStream>>::ok(handles_->streams->output_stream.make_own(
         caller.store(), std::make_unique<FileOutput>(handles_, appending.get(), std::nullopt)));
   }
   FsResult<void> advise(Caller&, fs::types::Filesize offset, fs::types::Filesize length,
                         fs::types::Advice advice) override {
-    static constexpr int kAdvice[] = {POSIX_FADV_NORMAL,   POSIX_FADV_SEQUENTIAL, POSIX_FADV_RANDOM,
-                                      POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED,   POSIX_FADV_NOREUSE};
-    const int e = ::posix_fadvise(fd_.get(), static_cast<off_t>(offset), static_cast<off_t>(length),
-                                  kAdvice[static_cast<int>(advice)]);
-    return e ? fail(e) : FsResult<void>::ok();
+    // The WIT lists the advice in the core's order.
+    return status(core::advise(file_, offset, length, static_cast<core::Advice>(advice)));
   }
-  FsResult<void> sync_data(Caller&) override { return ::fdatasync(fd_.get()) ? fail() : FsResult<void>::ok(); }
-  FsResult<void> sync(Caller&) override { return ::fsync(fd_.get()) ? fail() : FsResult<void>::ok(); }
+  FsResult<void> sync_data(Caller&) override { return status(core::sync_data(file_)); }
+  FsResult<void> sync(Caller&) override { return status(core::sync(file_)); }
   FsResult<fs::types::DescriptorFlags> get_flags(Caller&) override {
-    return FsResult<fs::types::DescriptorFlags>::ok(flags_);
+    return FsResult<fs::types::DescriptorFlags>::ok(flags_of(file_.rights));
   }
   FsResult<fs::types::DescriptorType> get_type(Caller&) override {
-    struct stat st {};
-    if (::fstat(fd_.get(), &st)) return fail<fs::types::DescriptorType>();
-    return FsResult<fs::types::DescriptorType>::ok(type_of(st.st_mode));
+    auto st = core::stat_file(file_);
+    if (!st) return fail<fs::types::DescriptorType>(st.error());
+    return FsResult<fs::types::DescriptorType>::ok(type_of(st->st_mode));
   }
-  FsResult<void> set_size(Caller&, fs::types::Filesize size) override {
-    if (!flags_.has(fs::types::DescriptorFlags::write)) return fail(EBADF);
-    return ::ftruncate(fd_.get(), static_cast<off_t>(size)) ? fail() : FsResult<void>::ok();
-  }
+  FsResult<void> set_size(Caller&, fs::types::Filesize size) override { return status(core::set_size(file_, size)); }
   FsResult<void> set_times(Caller&, fs::types::NewTimestamp access, fs::types::NewTimestamp modification) override {
-    // A change like set-times-at's: the kernel lets an owner touch a file
-    // opened only for reading, so the preopen's rights must refuse it.
-    if (!mutable_()) return fail(EROFS);
-    const timespec times[2] = {timestamp(access), timestamp(modification)};
-    return ::futimens(fd_.get(), times) ? fail() : FsResult<void>::ok();
+    return status(core::set_times(file_, new_time(access), new_time(modification)));
   }
   FsResult<std::tuple<std::vector<uint8_t>, bool>> read(Caller&, fs::types::Filesize length,
                                                         fs::types::Filesize offset) override {
     using R = FsResult<std::tuple<std::vector<uint8_t>, bool>>;
-    if (!flags_.has(fs::types::DescriptorFlags::read)) return fail<std::tuple<std::vector<uint8_t>, bool>>(EBADF);
+    if (const int e = core::may_read(file_)) return fail<std::tuple<std::vector<uint8_t>, bool>>(e);
     std::vector<uint8_t> out(std::min<uint64_t>(length, 1 << 24));
-    const ssize_t n = ::pread(fd_.get(), out.data(), out.size(), static_cast<off_t>(offset));
+    const ssize_t n = core::read_at(fd(), out.data(), out.size(), offset);
     if (n < 0) return fail<std::tuple<std::vector<uint8_t>, bool>>();
     out.resize(static_cast<size_t>(n));
     const bool end = n == 0 && length > 0;
     return R::ok(std::tuple<std::vector<uint8_t>, bool>{std::move(out), end});
   }
   FsResult<fs::types::Filesize> write(Caller&, std::vector<uint8_t> buffer, fs::types::Filesize offset) override {
-    if (!flags_.has(fs::types::DescriptorFlags::write)) return fail<fs::types::Filesize>(EBADF);
-    const ssize_t n = ::pwrite(fd_.get(), buffer.data(), buffer.size(), static_cast<off_t>(offset));
+    if (const int e = core::may_write(file_)) return fail<fs::types::Filesize>(e);
+    const ssize_t n = core::write_at(fd(), buffer.data(), buffer.size(), offset);
     if (n < 0) return fail<fs::types::Filesize>();
     return FsResult<fs::types::Filesize>::ok(static_cast<uint64_t>(n));
   }
   FsResult<Own<fs::types::DirectoryEntryStream>> read_directory(Caller& caller) override {
-    Fd copy = open_beneath(fd_.get(), ".", O_RDONLY | O_DIRECTORY, 0, true);
-    if (!copy) return fail<Own<fs::types::DirectoryEntryStream>>();
-    DIR* dir = ::fdopendir(copy.get());
-    if (!dir) return fail<Own<fs::types::DirectoryEntryStream>>();
-    copy.release();  // the stream owns it now
-    return FsResult<Own<fs::types::DirectoryEntryStream>>::ok(
-        handles_->files->directory_entry_stream.make_own(caller.store(), std::make_unique<Entries>(dir)));
+    auto listing = core::DirectoryListing::open(file_);
+    if (!listing) return fail<Own<fs::types::DirectoryEntryStream>>(listing.error());
+    return FsResult<Own<fs::types::DirectoryEntryStream>>::ok(handles_->files->directory_entry_stream.make_own(
+        caller.store(), std::make_unique<Entries>(std::move(*listing))));
   }
   FsResult<void> create_directory_at(Caller&, std::string path) override {
-    if (!mutable_()) return fail(EROFS);
-    auto parent = parent_beneath(fd_.get(), path);
-    if (!parent) return fail();
-    return ::mkdirat(parent->dir.get(), parent->name.c_str(), 0777) ? fail() : FsResult<void>::ok();
+    return status(core::create_directory_at(file_, path));
   }
   FsResult<fs::types::DescriptorStat> stat(Caller&) override {
-    struct stat st {};
-    if (::fstat(fd_.get(), &st)) return fail<fs::types::DescriptorStat>();
-    return FsResult<fs::types::DescriptorStat>::ok(stat_of(st));
+    auto st = core::stat_file(file_);
+    if (!st) return fail<fs::types::DescriptorStat>(st.error());
+    return FsResult<fs::types::DescriptorStat>::ok(stat_of(*st));
   }
   FsResult<fs::types::DescriptorStat> stat_at(Caller&, fs::types::PathFlags path_flags, std::string path) override {
-    struct stat st {};
-    if (stat_path(path_flags, path, st)) return fail<fs::types::DescriptorStat>();
-    return FsResult<fs::types::DescriptorStat>::ok(stat_of(st));
+    auto st = core::stat_at(file_, path, follows(path_flags));
+    if (!st) return fail<fs::types::DescriptorStat>(st.error());
+    return FsResult<fs::types::DescriptorStat>::ok(stat_of(*st));
   }
   FsResult<void> set_times_at(Caller&, fs::types::PathFlags path_flags, std::string path,
                               fs::types::NewTimestamp access, fs::types::NewTimestamp modification) override {
-    if (!mutable_()) return fail(EROFS);
-    const timespec times[2] = {timestamp(access), timestamp(modification)};
-    if (path_flags.has(fs::types::PathFlags::symlink_follow)) {
-      Fd target = open_beneath(fd_.get(), path, O_PATH, 0, true);
-      if (!target) return fail();
-      return ::utimensat(target.get(), "", times, AT_EMPTY_PATH) ? fail() : FsResult<void>::ok();
-    }
-    auto parent = parent_beneath(fd_.get(), path);
-    if (!parent) return fail();
-    return ::utimensat(parent->dir.get(), parent->name.c_str(), times, AT_SYMLINK_NOFOLLOW) ? fail()
-                                                                                             : FsResult<void>::ok();
+    return status(core::set_times_at(file_, path, follows(path_flags), new_time(access), new_time(modification)));
   }
   FsResult<void> link_at(Caller&, fs::types::PathFlags old_flags, std::string old_path,
                          fs::types::Descriptor& new_descriptor, std::string new_path) override {
-    auto& target = static_cast<Descriptor&>(new_descriptor);
-    if (!mutable_() || !target.mutable_()) return fail(EROFS);
-    if (old_flags.has(fs::types::PathFlags::symlink_follow)) return fail(EINVAL);
-    auto from = parent_beneath(fd_.get(), old_path);
-    auto to = from ? parent_beneath(target.fd_.get(), new_path) : std::nullopt;
-    if (!from || !to) return fail();
-    return ::linkat(from->dir.get(), from->name.c_str(), to->dir.get(), to->name.c_str(), 0) ? fail()
-                                                                                           : FsResult<void>::ok();
+    return status(core::link_at(file_, follows(old_flags), old_path, other(new_descriptor).file_, new_path));
   }
   FsResult<Own<fs::types::Descriptor>> open_at(Caller& caller, fs::types::PathFlags path_flags, std::string path,
                                                fs::types::OpenFlags open_flags,
                                                fs::types::DescriptorFlags flags) override {
     using F = fs::types::DescriptorFlags;
-    // A descriptor has at most the rights of the one it was opened from.
-    if ((flags.has(F::write) || flags.has(F::mutate_directory)) && !mutable_())
-      return fail<Own<fs::types::Descriptor>>(EROFS);
-    const bool write = flags.has(F::write);
-    int os = flags.has(F::read) && write ? O_RDWR : write ? O_WRONLY : O_RDONLY;
-    if (open_flags.has(fs::types::OpenFlags::create)) {
-      if (!mutable_()) return fail<Own<fs::types::Descriptor>>(EROFS);
-      os |= O_CREAT;
-    }
-    if (open_flags.has(fs::types::OpenFlags::directory)) os |= O_DIRECTORY;
-    if (open_flags.has(fs::types::OpenFlags::exclusive)) os |= O_EXCL;
-    if (open_flags.has(fs::types::OpenFlags::truncate)) {
-      if (!write) return fail<Own<fs::types::Descriptor>>(EINVAL);
-      os |= O_TRUNC;
-    }
-    Fd fd = open_beneath(fd_.get(), path, os, 0666, path_flags.has(fs::types::PathFlags::symlink_follow));
-    if (!fd && errno == EISDIR && !write) fd = open_beneath(fd_.get(), path, O_RDONLY | O_DIRECTORY, 0, true);
-    if (!fd) return fail<Own<fs::types::Descriptor>>();
-    // Read and write rights as asked; the right to change a directory as the parent's.
-    fs::types::DescriptorFlags rights = flags & (F::read | F::write);
-    if (flags_.has(F::mutate_directory)) rights |= F::mutate_directory;
-    return FsResult<Own<fs::types::Descriptor>>::ok(
-        handles_->files->descriptor.make_own(caller.store(), std::make_unique<Descriptor>(handles_, std::move(fd), rights)));
+    using O = fs::types::OpenFlags;
+    // The sync flags are dropped: writes are as durable as the host makes them.
+    const core::OpenRequest request{.follow = follows(path_flags),
+                                    .create = open_flags.has(O::create),
+                                    .directory = open_flags.has(O::directory),
+                                    .exclusive = open_flags.has(O::exclusive),
+                                    .truncate = open_flags.has(O::truncate),
+                                    .read = flags.has(F::read),
+                                    .write = flags.has(F::write),
+                                    .mutate = flags.has(F::mutate_directory)};
+    auto opened = core::open_at(file_, path, request);
+    if (!opened) return fail<Own<fs::types::Descriptor>>(opened.error());
+    return FsResult<Own<fs::types::Descriptor>>::ok(handles_->files->descriptor.make_own(
+        caller.store(), std::make_unique<Descriptor>(handles_, std::move(*opened))));
   }
   FsResult<std::string> readlink_at(Caller&, std::string path) override {
-    auto parent = parent_beneath(fd_.get(), path);
-    if (!parent) return fail<std::string>();
-    auto target = read_link_target(parent->dir.get(), parent->name);
-    if (!target) return fail<std::string>();
-    // An absolute target names a host path outside every preopen: not the
-    // guest's to learn (wasmtime refuses it too).
-    if (!target->empty() && target->front() == '/') return fail<std::string>(EPERM);
+    auto target = core::readlink_at(file_, path);
+    if (!target) return fail<std::string>(target.error());
     return FsResult<std::string>::ok(std::move(*target));
   }
-  FsResult<void> remove_directory_at(Caller&, std::string path) override { return unlink(path, AT_REMOVEDIR); }
-  FsResult<void> unlink_file_at(Caller&, std::string path) override { return unlink(path, 0); }
+  FsResult<void> remove_directory_at(Caller&, std::string path) override {
+    return status(core::remove_directory_at(file_, path));
+  }
+  FsResult<void> unlink_file_at(Caller&, std::string path) override {
+    return status(core::unlink_file_at(file_, path));
+  }
   FsResult<void> rename_at(Caller&, std::string old_path, fs::types::Descriptor& new_descriptor,
                            std::string new_path) override {
-    auto& target = static_cast<Descriptor&>(new_descriptor);
-    if (!mutable_() || !target.mutable_()) return fail(EROFS);
-    auto from = parent_beneath(fd_.get(), old_path);
-    auto to = from ? parent_beneath(target.fd_.get(), new_path) : std::nullopt;
-    if (!from || !to) return fail();
-    return ::renameat(from->dir.get(), from->name.c_str(), to->dir.get(), to->name.c_str()) ? fail()
-                                                                                          : FsResult<void>::ok();
+    return status(core::rename_at(file_, old_path, other(new_descriptor).file_, new_path));
   }
   FsResult<void> symlink_at(Caller&, std::string old_path, std::string new_path) override {
-    if (!mutable_()) return fail(EROFS);
-    // As wasmtime (cap-std) decides: an absolute target is refused, so no
-    // program outside the sandbox that follows the link is led to a host
-    // path. A relative target is stored as it is: one leading out is never
-    // followed out here (every path is resolved beneath its preopen).
-    if (!old_path.empty() && old_path.front() == '/') return fail(EPERM);
-    if (has_nul(old_path)) return fail(EINVAL);
-    auto parent = parent_beneath(fd_.get(), new_path);
-    if (!parent) return fail();
-    return ::symlinkat(old_path.c_str(), parent->dir.get(), parent->name.c_str()) ? fail() : FsResult<void>::ok();
+    return status(core::symlink_at(file_, old_path, new_path));
   }
-  bool is_same_object(Caller&, fs::types::Descriptor& other) override {
-    struct stat a {}, b {};
-    return ::fstat(fd_.get(), &a) == 0 && ::fstat(static_cast<Descriptor&>(other).fd_.get(), &b) == 0 &&
-           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  bool is_same_object(Caller&, fs::types::Descriptor& other_descriptor) override {
+    const auto a = core::stat_file(file_);
+    if (!a) return false;
+    const auto b = core::stat_file(other(other_descriptor).file_);
+    return b && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
   }
   FsResult<fs::types::MetadataHashValue> metadata_hash(Caller&) override {
-    struct stat st {};
-    if (::fstat(fd_.get(), &st)) return fail<fs::types::MetadataHashValue>();
-    return FsResult<fs::types::MetadataHashValue>::ok(hash_of(st));
+    auto st = core::stat_file(file_);
+    if (!st) return fail<fs::types::MetadataHashValue>(st.error());
+    return FsResult<fs::types::MetadataHashValue>::ok(hash_of(*st));
   }
   FsResult<fs::types::MetadataHashValue> metadata_hash_at(Caller&, fs::types::PathFlags path_flags,
                                                           std::string path) override {
-    struct stat st {};
-    if (stat_path(path_flags, path, st)) return fail<fs::types::MetadataHashValue>();
-    return FsResult<fs::types::MetadataHashValue>::ok(hash_of(st));
+    auto st = core::stat_at(file_, path, follows(path_flags));
+    if (!st) return fail<fs::types::MetadataHashValue>(st.error());
+    return FsResult<fs::types::MetadataHashValue>::ok(hash_of(*st));
   }
 
  private:
-  bool mutable_() const { return flags_.has(fs::types::DescriptorFlags::mutate_directory); }
-
-  // 0, or -1 with errno.
-  int stat_path(fs::types::PathFlags path_flags, const std::string& path, struct stat& st) const {
-    if (path_flags.has(fs::types::PathFlags::symlink_follow)) {
-      Fd target = open_beneath(fd_.get(), path, O_PATH, 0, true);
-      if (!target) return -1;
-      return ::fstat(target.get(), &st);
-    }
-    auto parent = parent_beneath(fd_.get(), path);
-    if (!parent) return -1;
-    return ::fstatat(parent->dir.get(), parent->name.c_str(), &st, AT_SYMLINK_NOFOLLOW);
-  }
-
-  FsResult<void> unlink(const std::string& path, int flags) {
-    if (!mutable_()) return fail(EROFS);
-    auto parent = parent_beneath(fd_.get(), path);
-    if (!parent) return fail();
-    if (parent->name == ".") return fail(flags ? EBUSY : EISDIR);
-    return ::unlinkat(parent->dir.get(), parent->name.c_str(), flags) ? fail() : FsResult<void>::ok();
-  }
+  int fd() const { return file_.fd.get(); }
+  static bool follows(fs::types::PathFlags path_flags) { return path_flags.has(fs::types::PathFlags::symlink_follow); }
+  // Every descriptor of the resource is one of these.
+  static Descriptor& other(fs::types::Descriptor& descriptor) { return static_cast<Descriptor&>(descriptor); }
 
   std::shared_ptr<const Handles> handles_;
-  Fd fd_;
-  fs::types::DescriptorFlags flags_;
+  OpenFile file_;
 };
 
 }  // namespace
 
 std::vector<std::tuple<Own<fs::types::Descriptor>, std::string>> open_preopens(
     Caller& caller, const std::vector<Preopen>& preopens, const std::shared_ptr<const Handles>& handles) {
-  using F = fs::types::DescriptorFlags;
   std::vector<std::tuple<Own<fs::types::Descriptor>, std::string>> out;
   for (const Preopen& p : preopens) {
-    Fd fd = open_preopen(p);
-    if (!fd) throw_trap("wasi:filesystem: the preopened directory " + p.host_path + " is gone");
-    const F rights = p.read_only ? F::read : F::read | F::write | F::mutate_directory;
+    auto dir = core::open_preopen_file(p);
+    if (!dir) throw_trap("wasi:filesystem: the preopened directory " + p.host_path + " is gone");
     out.emplace_back(handles->files->descriptor.make_own(caller.store(),
-                                                         std::make_unique<Descriptor>(handles, std::move(fd), rights)),
+                                                         std::make_unique<Descriptor>(handles, std::move(*dir))),
                      p.guest_path);
   }
   return out;

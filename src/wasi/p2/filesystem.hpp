@@ -1,6 +1,7 @@
 // wasi:filesystem 0.2 on the host's file system, confined to preopened
-// directories by the core's openat2 confinement (src/wasi/core/confine.hpp);
-// src/wasi/p2/filesystem.cpp converts to and from the 0.2 bindings.
+// directories by the core's openat2 confinement (src/wasi/core/confine.hpp)
+// and carried out by the core's files (src/wasi/core/files.hpp), which 0.3
+// shares; src/wasi/p2/filesystem.cpp converts to and from the 0.2 bindings.
 #pragma once
 
 #include <cstddef>

@@ -1,10 +1,8 @@
 #include "socket_support.hpp"
 
-#include <arpa/inet.h>
-
 #include <array>
-#include <cstring>
 #include <tuple>
+#include <variant>
 
 namespace cmhost::wasi::detail {
 
@@ -56,45 +54,24 @@ ErrorCode datagram_error(int os_error) {
 int address_family(net::IpAddressFamily family) { return family == net::IpAddressFamily::ipv4 ? AF_INET : AF_INET6; }
 
 SockAddr to_sockaddr(const net::IpSocketAddress& address) {
-  SockAddr out;
   if (const auto* v4 = std::get_if<net::ip_socket_address::Ipv4>(&address)) {
-    auto* in = reinterpret_cast<sockaddr_in*>(&out.storage);
-    in->sin_family = AF_INET;
-    in->sin_port = htons(v4->value.port);
-    const auto [a, b, c, d] = v4->value.address;
-    const uint8_t bytes[4] = {a, b, c, d};
-    std::memcpy(&in->sin_addr, bytes, 4);
-    out.length = sizeof(sockaddr_in);
-  } else {
-    const auto& v6 = std::get<net::ip_socket_address::Ipv6>(address).value;
-    auto* in6 = reinterpret_cast<sockaddr_in6*>(&out.storage);
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(v6.port);
-    in6->sin6_flowinfo = htonl(v6.flow_info);
-    in6->sin6_scope_id = v6.scope_id;
-    const auto segments = std::apply([](auto... s) { return std::array<uint16_t, 8>{s...}; }, v6.address);
-    for (size_t i = 0; i < 8; ++i) {
-      in6->sin6_addr.s6_addr[2 * i] = static_cast<uint8_t>(segments[i] >> 8);
-      in6->sin6_addr.s6_addr[2 * i + 1] = static_cast<uint8_t>(segments[i]);
-    }
-    out.length = sizeof(sockaddr_in6);
+    const auto bytes = std::apply([](auto... b) { return std::array<uint8_t, 4>{b...}; }, v4->value.address);
+    return core::to_sockaddr(core::Ipv4Parts{v4->value.port, bytes});
   }
-  return out;
+  const auto& v6 = std::get<net::ip_socket_address::Ipv6>(address).value;
+  const auto segments = std::apply([](auto... s) { return std::array<uint16_t, 8>{s...}; }, v6.address);
+  return core::to_sockaddr(core::Ipv6Parts{v6.port, v6.flow_info, segments, v6.scope_id});
 }
 
 net::IpSocketAddress from_sockaddr(const sockaddr_storage& address) {
-  if (address.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
-    uint8_t b[4];
-    std::memcpy(b, &in->sin_addr, 4);
-    return net::ip_socket_address::Ipv4{net::Ipv4SocketAddress{ntohs(in->sin_port), {b[0], b[1], b[2], b[3]}}};
+  const auto parts = core::parts_of(address);
+  if (const auto* v4 = std::get_if<core::Ipv4Parts>(&parts)) {
+    const auto bytes = std::apply([](auto... b) { return net::Ipv4Address{b...}; }, v4->address);
+    return net::ip_socket_address::Ipv4{net::Ipv4SocketAddress{v4->port, bytes}};
   }
-  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
-  const uint8_t* a = in6->sin6_addr.s6_addr;
-  const auto s = [a](int i) { return static_cast<uint16_t>(a[2 * i] << 8 | a[2 * i + 1]); };
-  return net::ip_socket_address::Ipv6{net::Ipv6SocketAddress{
-      ntohs(in6->sin6_port), ntohl(in6->sin6_flowinfo), {s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7)},
-      in6->sin6_scope_id}};
+  const auto& v6 = std::get<core::Ipv6Parts>(parts);
+  const auto segments = std::apply([](auto... s) { return net::Ipv6Address{s...}; }, v6.address);
+  return net::ip_socket_address::Ipv6{net::Ipv6SocketAddress{v6.port, v6.flow_info, segments, v6.scope_id}};
 }
 
 net::IpAddress ip_of(const net::IpSocketAddress& address) {
@@ -105,13 +82,7 @@ net::IpAddress ip_of(const net::IpSocketAddress& address) {
 
 namespace {
 
-// An address of the socket's family, not IPv4-mapped (cmhost's IPv6
-// sockets are IPv6-only).
-bool of_family(const SockAddr& a, net::IpAddressFamily family) {
-  return a.family() == address_family(family) && !core::is_v4_mapped(a);
-}
-
-bool unicast(const SockAddr& a) { return !core::is_multicast(a) && !core::is_broadcast(a); }
+bool of_family(const SockAddr& a, net::IpAddressFamily family) { return core::is_of_family(a, address_family(family)); }
 
 // A core call's outcome, its errno mapped by error_code.
 template <typename T>
@@ -131,7 +102,7 @@ NetResult<net::IpSocketAddress> net_address(core::SysResult<SockAddr> address) {
 
 std::optional<ErrorCode> check_local(const net::IpSocketAddress& address, net::IpAddressFamily family) {
   const SockAddr a = to_sockaddr(address);
-  if (!of_family(a, family) || !unicast(a)) return ErrorCode::invalid_argument;
+  if (!of_family(a, family) || !core::is_unicast(a)) return ErrorCode::invalid_argument;
   return std::nullopt;
 }
 
@@ -143,7 +114,7 @@ std::optional<ErrorCode> check_datagram_remote(const net::IpSocketAddress& addre
 
 std::optional<ErrorCode> check_remote(const net::IpSocketAddress& address, net::IpAddressFamily family) {
   if (auto bad = check_datagram_remote(address, family)) return bad;
-  if (!unicast(to_sockaddr(address))) return ErrorCode::invalid_argument;
+  if (!core::is_unicast(to_sockaddr(address))) return ErrorCode::invalid_argument;
   return std::nullopt;
 }
 
@@ -167,6 +138,10 @@ NetResult<uint8_t> get_hop_limit(int fd, net::IpAddressFamily family) {
 }
 NetResult<void> set_hop_limit(int fd, net::IpAddressFamily family, uint8_t value) {
   return net_result(core::set_hop_limit(fd, address_family(family), value));
+}
+NetResult<uint64_t> get_keep_alive_time(int fd, int name) { return net_result(core::get_keep_alive_time(fd, name)); }
+NetResult<void> set_keep_alive_time(int fd, int name, uint64_t nanoseconds) {
+  return net_result(core::set_keep_alive_time(fd, name, nanoseconds));
 }
 
 }  // namespace cmhost::wasi::detail

@@ -69,6 +69,8 @@ NetResult<uint64_t> get_buffer_size(int fd, int name);
 NetResult<void> set_buffer_size(int fd, int name, uint64_t value);
 NetResult<uint8_t> get_hop_limit(int fd, net::IpAddressFamily family);
 NetResult<void> set_hop_limit(int fd, net::IpAddressFamily family, uint8_t value);
+NetResult<uint64_t> get_keep_alive_time(int fd, int name);
+NetResult<void> set_keep_alive_time(int fd, int name, uint64_t nanoseconds);
 
 // A new socket of `Interface` (tcp-socket or udp-socket), an `Impl` made of
 // the handles, a fresh socket of `type` and its family.

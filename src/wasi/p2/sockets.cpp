@@ -3,19 +3,18 @@
 // are in tcp.cpp and udp.cpp.
 #include "sockets.hpp"
 
-#include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
 #include <memory>
 #include <system_error>
 #include <thread>
 #include <utility>
 
 #include "bindings.hpp"
+#include "wasi/core/name_lookup.hpp"
 
 namespace cmhost::wasi::detail {
 
@@ -76,19 +75,10 @@ std::optional<ErrorCode> resolver_error(int status) {
 }
 
 void resolve(const std::string& name, Lookup& lookup) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;  // one entry per address, not one per socket type
-  hints.ai_flags = AI_IDN;           // Unicode names through IDNA, as the WIT asks
-  addrinfo* found = nullptr;
-  lookup.error = resolver_error(::getaddrinfo(name.c_str(), nullptr, &hints, &found));
-  for (const addrinfo* a = found; a; a = a->ai_next) {
-    if (a->ai_family != AF_INET && a->ai_family != AF_INET6) continue;
-    sockaddr_storage storage{};
-    std::memcpy(&storage, a->ai_addr, std::min<size_t>(a->ai_addrlen, sizeof storage));
-    lookup.addresses.push_back(ip_of(from_sockaddr(storage)));
-  }
-  if (found) ::freeaddrinfo(found);
+  const core::Resolution resolution = core::resolve_host(name);
+  lookup.error = resolver_error(resolution.status);
+  for (const SockAddr& address : resolution.addresses)
+    lookup.addresses.push_back(ip_of(from_sockaddr(address.storage)));
 }
 
 class ResolveAddressStream final : public sockets::ip_name_lookup::ResolveAddressStream {
@@ -111,37 +101,11 @@ class ResolveAddressStream final : public sockets::ip_name_lookup::ResolveAddres
   size_t next_ = 0;
 };
 
-// A host name (Unicode ones too), or an IP address without brackets or
-// port; anything else (a URL, `host:port`, spaces) is invalid-argument,
-// not a lookup.
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 253) return false;
-  size_t label = 0;
-  for (const char c : name) {
-    if (c == '.') {
-      if (label == 0) return false;
-      label = 0;
-      continue;
-    }
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                    c == '_' || static_cast<unsigned char>(c) >= 0x80;
-    if (!ok || ++label > 63) return false;
-  }
-  return true;
-}
-
+// An IP address without brackets or port, answered without a lookup.
 std::optional<net::IpAddress> ip_literal(const std::string& name) {
-  sockaddr_storage storage{};
-  auto* in = reinterpret_cast<sockaddr_in*>(&storage);
-  auto* in6 = reinterpret_cast<sockaddr_in6*>(&storage);
-  if (::inet_pton(AF_INET, name.c_str(), &in->sin_addr) == 1) {
-    storage.ss_family = AF_INET;
-  } else if (::inet_pton(AF_INET6, name.c_str(), &in6->sin6_addr) == 1) {
-    storage.ss_family = AF_INET6;
-  } else {
-    return std::nullopt;
-  }
-  return ip_of(from_sockaddr(storage));
+  const std::optional<SockAddr> address = core::parse_ip_literal(name);
+  if (!address) return std::nullopt;
+  return ip_of(from_sockaddr(address->storage));
 }
 
 class HostSockets final : public SocketInterfaces {
@@ -169,7 +133,7 @@ class HostSockets final : public SocketInterfaces {
     if (auto ip = ip_literal(name)) {
       lookup->addresses.push_back(*ip);
       finish(*lookup);
-    } else if (!valid_name(name)) {
+    } else if (!core::is_host_name(name)) {  // a URL, `host:port`, spaces: not a lookup
       return LookupResult::err(ErrorCode::invalid_argument);
     } else {
       // A guest cannot start threads without end: past the limit, or when

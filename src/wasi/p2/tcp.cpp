@@ -3,12 +3,9 @@
 // its connection's input and output streams.
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
-#include <cstring>
 #include <string>
 
 #include "socket_support.hpp"
@@ -53,7 +50,7 @@ class TcpInput final : public io::streams::InputStream {
     if (len == 0) return ReadResult::ok();
     std::vector<uint8_t> out(std::min(len, kChunk));
     for (;;) {
-      const ssize_t n = ::recv(fd_->get(), out.data(), out.size(), MSG_DONTWAIT);
+      const ssize_t n = core::receive_some(fd_->get(), out.data(), out.size());
       if (n > 0) {
         out.resize(static_cast<size_t>(n));
         return ReadResult::ok(std::move(out));
@@ -62,7 +59,6 @@ class TcpInput final : public io::streams::InputStream {
         closed_ = true;
         return ReadResult::err(io::streams::stream_error::Closed{});
       }
-      if (errno == EINTR) continue;
       if (errno != EAGAIN) {
         closed_ = true;
         return ReadResult::err(failed(caller, *handles_, errno));
@@ -164,12 +160,11 @@ class TcpOutput final : public ImmediateOutput {
   std::optional<io::streams::StreamError> drain(Caller& caller, bool block) {
     if (closed_) return io::streams::stream_error::Closed{};
     while (sent_ < pending_.size()) {
-      const ssize_t n = ::send(fd_->get(), pending_.data() + sent_, pending_.size() - sent_, MSG_DONTWAIT | MSG_NOSIGNAL);
+      const ssize_t n = core::send_some(fd_->get(), pending_.data() + sent_, pending_.size() - sent_);
       if (n >= 0) {
         sent_ += static_cast<size_t>(n);
         continue;
       }
-      if (errno == EINTR) continue;
       if (errno == EAGAIN) {
         if (!block) return std::nullopt;
         wait_for(fd_->get(), POLLOUT, -1);
@@ -226,12 +221,8 @@ class TcpSocket final : public tcp::TcpSocket {
   NetResult<void> start_bind(Caller&, net::Network&, net::IpSocketAddress local_address) override {
     if (auto busy = check_idle(TcpState::unbound)) return fail(*busy);
     if (auto bad = check_local(local_address, family_)) return fail(*bad);
-    // As wasmtime does: a listener restarted at once can take its port back
-    // while old connections linger in TIME_WAIT.
-    const int on = 1;
-    ::setsockopt(fd(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-    const SockAddr a = to_sockaddr(local_address);
-    if (::bind(fd(), a.get(), a.length) != 0) return fail(error_code(errno));
+    if (const int error = core::bind_address(fd(), to_sockaddr(local_address), /*reuse_address=*/true))
+      return fail(error_code(error));
     state_ = TcpState::bind_started;
     return ok();
   }
@@ -242,13 +233,10 @@ class TcpSocket final : public tcp::TcpSocket {
       if (auto busy = check_idle(TcpState::unbound)) return fail(*busy);
     }
     if (auto bad = check_remote(remote_address, family_)) return fail(*bad);
-    const SockAddr a = to_sockaddr(remote_address);
-    int result;
-    do result = ::connect(fd(), a.get(), a.length);
-    while (result != 0 && errno == EINTR);
-    if (result != 0 && errno != EINPROGRESS) {
+    const int error = core::start_connect(fd(), to_sockaddr(remote_address));
+    if (error != 0 && error != EINPROGRESS) {
       state_ = TcpState::closed;
-      return fail(connect_error(errno));
+      return fail(connect_error(error));
     }
     state_ = TcpState::connect_started;
     return ok();
@@ -257,10 +245,7 @@ class TcpSocket final : public tcp::TcpSocket {
   NetResult<Streams> finish_connect(Caller& caller) override {
     if (state_ != TcpState::connect_started) return fail<Streams>(ErrorCode::not_in_progress);
     if (!wait_for(fd(), POLLOUT, 0)) return fail<Streams>(ErrorCode::would_block);
-    int error = 0;
-    socklen_t length = sizeof error;
-    if (::getsockopt(fd(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
-    if (error != 0) {
+    if (const int error = core::connect_outcome(fd())) {
       state_ = TcpState::closed;
       return fail<Streams>(connect_error(error));
     }
@@ -270,7 +255,7 @@ class TcpSocket final : public tcp::TcpSocket {
 
   NetResult<void> start_listen(Caller&) override {
     if (auto busy = check_idle(TcpState::bound)) return fail(*busy);
-    if (::listen(fd(), static_cast<int>(std::min<uint64_t>(backlog_, INT_MAX))) != 0) return fail(error_code(errno));
+    if (const int error = core::listen_with(fd(), backlog_)) return fail(error_code(error));
     state_ = TcpState::listen_started;
     return ok();
   }
@@ -280,11 +265,9 @@ class TcpSocket final : public tcp::TcpSocket {
       Caller& caller) override {
     using R = NetResult<std::tuple<Own<tcp::TcpSocket>, Own<io::streams::InputStream>, Own<io::streams::OutputStream>>>;
     if (state_ != TcpState::listening) return R::err(ErrorCode::invalid_state);
-    int client;
-    do client = ::accept4(fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    while (client < 0 && errno == EINTR);
-    if (client < 0) return R::err(errno == EAGAIN ? ErrorCode::would_block : error_code(errno));
-    auto client_fd = std::make_shared<SocketFd>(client);
+    auto accepted = core::accept_connection(fd());
+    if (!accepted.ok()) return R::err(accepted.error == EAGAIN ? ErrorCode::would_block : error_code(accepted.error));
+    const std::shared_ptr<SocketFd> client_fd = std::move(accepted.value);
     auto [input, output] = streams(caller, client_fd);
     auto socket = handles_->tcp->tcp_socket.make_own(
         caller.store(), std::make_unique<TcpSocket>(handles_, client_fd, family_, TcpState::connected));
@@ -309,8 +292,8 @@ class TcpSocket final : public tcp::TcpSocket {
     backlog_ = value;
     // Linux takes a new backlog for a socket that already listens.
     const bool listens = state_ == TcpState::listen_started || state_ == TcpState::listening;
-    if (listens && ::listen(fd(), static_cast<int>(std::min<uint64_t>(value, INT_MAX))) != 0)
-      return fail(error_code(errno));
+    if (!listens) return ok();
+    if (const int error = core::listen_with(fd(), value)) return fail(error_code(error));
     return ok();
   }
 
@@ -320,18 +303,17 @@ class TcpSocket final : public tcp::TcpSocket {
     return NetResult<bool>::ok(on.value() != 0);
   }
   NetResult<void> set_keep_alive_enabled(Caller&, bool value) override {
-    const int on = value ? 1 : 0;
-    if (::setsockopt(fd(), SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on) != 0) return fail(error_code(errno));
+    if (const int error = core::set_flag(fd(), SOL_SOCKET, SO_KEEPALIVE, value)) return fail(error_code(error));
     return ok();
   }
   // Durations in nanoseconds; the kernel keeps whole seconds (at most 32767).
-  NetResult<uint64_t> keep_alive_idle_time(Caller&) override { return seconds_option(TCP_KEEPIDLE); }
+  NetResult<uint64_t> keep_alive_idle_time(Caller&) override { return get_keep_alive_time(fd(), TCP_KEEPIDLE); }
   NetResult<void> set_keep_alive_idle_time(Caller&, uint64_t value) override {
-    return set_seconds_option(TCP_KEEPIDLE, value);
+    return set_keep_alive_time(fd(), TCP_KEEPIDLE, value);
   }
-  NetResult<uint64_t> keep_alive_interval(Caller&) override { return seconds_option(TCP_KEEPINTVL); }
+  NetResult<uint64_t> keep_alive_interval(Caller&) override { return get_keep_alive_time(fd(), TCP_KEEPINTVL); }
   NetResult<void> set_keep_alive_interval(Caller&, uint64_t value) override {
-    return set_seconds_option(TCP_KEEPINTVL, value);
+    return set_keep_alive_time(fd(), TCP_KEEPINTVL, value);
   }
   NetResult<uint32_t> keep_alive_count(Caller&) override {
     const auto count = get_option(fd(), IPPROTO_TCP, TCP_KEEPCNT);
@@ -388,17 +370,6 @@ class TcpSocket final : public tcp::TcpSocket {
     const auto& io = handles_->io;
     return {io->streams->input_stream.make_own(caller.store(), std::make_unique<TcpInput>(io, fd)),
             io->streams->output_stream.make_own(caller.store(), std::make_unique<TcpOutput>(io, fd))};
-  }
-
-  NetResult<uint64_t> seconds_option(int name) const {
-    const auto seconds = get_option(fd(), IPPROTO_TCP, name);
-    if (seconds.is_err()) return seconds;
-    return NetResult<uint64_t>::ok(seconds.value() * 1'000'000'000);
-  }
-  NetResult<void> set_seconds_option(int name, uint64_t nanoseconds) const {
-    if (nanoseconds == 0) return fail(ErrorCode::invalid_argument);
-    const uint64_t seconds = nanoseconds / 1'000'000'000 + (nanoseconds % 1'000'000'000 != 0);  // rounded up
-    return set_option(fd(), IPPROTO_TCP, name, seconds, 32767);
   }
 
   std::shared_ptr<const SocketHandles> handles_;

@@ -37,16 +37,13 @@ class IncomingDatagrams final : public udp::IncomingDatagramStream {
     // one call holds at most 4 MiB however fast datagrams arrive.
     const uint64_t wanted = std::min<uint64_t>(max_results, kMaxDatagramsPerReceive);
     while (received.size() < wanted) {
-      sockaddr_storage from{};
-      socklen_t length = sizeof from;
-      const ssize_t n = ::recvfrom(fd_->get(), buffer.data(), buffer.size(), MSG_DONTWAIT,
-                                   reinterpret_cast<sockaddr*>(&from), &length);
+      SockAddr from;
+      const ssize_t n = core::receive_datagram(fd_->get(), buffer.data(), buffer.size(), &from);
       if (n < 0) {
-        if (errno == EINTR) continue;
         if (errno == EAGAIN || !received.empty()) break;
         return R::err(datagram_error(errno));
       }
-      received.push_back({std::vector<uint8_t>(buffer.begin(), buffer.begin() + n), from_sockaddr(from)});
+      received.push_back({std::vector<uint8_t>(buffer.begin(), buffer.begin() + n), from_sockaddr(from.storage)});
     }
     return R::ok(std::move(received));
   }
@@ -80,10 +77,8 @@ class OutgoingDatagrams final : public udp::OutgoingDatagramStream {
     for (const udp::OutgoingDatagram& datagram : datagrams) {
       if (const auto bad = check(datagram)) return sent ? NetResult<uint64_t>::ok(sent) : fail<uint64_t>(*bad);
       const SockAddr to = datagram.remote_address && !remote_ ? to_sockaddr(*datagram.remote_address) : SockAddr{};
-      ssize_t n;
-      do n = ::sendto(fd_->get(), datagram.data.data(), datagram.data.size(), MSG_DONTWAIT | MSG_NOSIGNAL,
-                      to.length ? to.get() : nullptr, to.length);
-      while (n < 0 && errno == EINTR);
+      const ssize_t n =
+          core::send_datagram(fd_->get(), datagram.data.data(), datagram.data.size(), to.length ? &to : nullptr);
       if (n < 0 && errno == EAGAIN) {
         permit_ = 0;
         break;
@@ -127,8 +122,8 @@ class UdpSocket final : public udp::UdpSocket {
     if (state_ == UdpState::bind_started) return fail(ErrorCode::concurrency_conflict);
     if (state_ != UdpState::unbound) return fail(ErrorCode::invalid_state);
     if (auto bad = check_local(local_address, family_)) return fail(*bad);
-    const SockAddr a = to_sockaddr(local_address);
-    if (::bind(fd_->get(), a.get(), a.length) != 0) return fail(error_code(errno));
+    if (const int error = core::bind_address(fd_->get(), to_sockaddr(local_address), /*reuse_address=*/false))
+      return fail(error_code(error));
     state_ = UdpState::bind_started;
     return ok();
   }
@@ -150,14 +145,12 @@ class UdpSocket final : public udp::UdpSocket {
       if (auto bad = check_datagram_remote(*remote_address, family_)) return R::err(*bad);
     }
     if (connected_) {
-      sockaddr unspecified{};
-      unspecified.sa_family = AF_UNSPEC;
-      if (::connect(fd_->get(), &unspecified, sizeof unspecified) != 0) return R::err(error_code(errno));
+      if (const int error = core::disconnect(fd_->get())) return R::err(error_code(error));
       connected_ = false;
     }
     if (remote_address) {
-      const SockAddr a = to_sockaddr(*remote_address);
-      if (::connect(fd_->get(), a.get(), a.length) != 0) return R::err(connect_error(errno));
+      if (const int error = core::start_connect(fd_->get(), to_sockaddr(*remote_address)))
+        return R::err(connect_error(error));
       connected_ = true;
     }
     const auto token = std::make_shared<const int>(0);

@@ -1,86 +1,72 @@
-// wasi:clocks@0.3.0 on the embedder API and the core's clocks (timezone is
-// unstable in 0.3.0, and not offered). wait-until
-// and wait-for are async host functions completed by a timer of the
-// store's event loop (Store::when_time): no thread per wait, and a wait
-// that is already over completes during the call, so the guest never sees
-// a started subtask for it.
+// wasi:clocks@0.3.0 on the generated bindings and the core's clocks
+// (timezone is unstable in 0.3.0, and not offered). wait-until and
+// wait-for are async host functions completed by a timer of the store's
+// event loop (Store::when_time): no thread per wait, a wait that is
+// already over completes during the call, so the guest never sees a
+// started subtask for it, and a cancelled one ends at once.
 #include "clocks.hpp"
 
 #include <chrono>
 #include <cstdint>
-#include <optional>
-#include <string>
+#include <memory>
 
 #include "wasi/core/clocks.hpp"
+#include "wasi/p3/bindings.hpp"
 
 namespace cmhost::wasi::p3 {
 
 namespace {
 
-using abi::Type;
+namespace clocks = bindings::p3::wasi::clocks;
 
-std::string name(const char* interface, const char* function) {
-  return std::string("wasi:clocks/") + interface + "@0.3.0#" + function;
-}
+class Monotonic final : public clocks::monotonic_clock::Host {
+ public:
+  uint64_t now(Caller&) override { return core::monotonic_now(); }
+  uint64_t get_resolution(Caller&) override { return core::kMonotonicResolutionNs; }
+  void wait_until(Caller& caller, uint64_t when, TypedCompletion<void> completion) override {
+    wait(caller, when, std::move(completion));
+  }
+  void wait_for(Caller& caller, uint64_t how_long, TypedCompletion<void> completion) override {
+    wait(caller, core::deadline_after(how_long), std::move(completion));
+  }
 
-// wasi:clocks/system-clock `instant`.
-struct Instant {
-  int64_t seconds = 0;
-  uint32_t nanoseconds = 0;
+ private:
+  // An async wait until `deadline` on the monotonic clock (core::monotonic_now's).
+  static void wait(Caller& caller, uint64_t deadline, TypedCompletion<void> completion) {
+    if (deadline <= core::monotonic_now()) return completion.complete();
+    // steady_clock is core::monotonic_now's clock; a mark past what it can
+    // hold (a wait-for of u64::MAX saturates there) never comes.
+    using Clock = std::chrono::steady_clock;
+    const auto when = deadline > static_cast<uint64_t>(INT64_MAX)
+                          ? Clock::time_point::max()
+                          : Clock::time_point(std::chrono::nanoseconds(static_cast<int64_t>(deadline)));
+    Store& store = caller.store();
+    const Store::WaitId timer = store.when_time(when, [completion]() mutable { completion.complete(); });
+    // A cancelled wait lets go of its timer and ends at once.
+    completion.on_cancel([&store, timer, completion]() mutable {
+      if (store.cancel_wait(timer)) completion.cancel();
+    });
+  }
 };
 
-Instant instant_of(uint64_t ns) {
-  return {static_cast<int64_t>(ns / 1'000'000'000), static_cast<uint32_t>(ns % 1'000'000'000)};
-}
+class System final : public clocks::system_clock::Host {
+ public:
+  explicit System(const WasiConfig& config) : wall_(config.wall_clock_ns) {}
+  clocks::system_clock::Instant now(Caller&) override {
+    const uint64_t ns = wall_.now();
+    return {static_cast<int64_t>(ns / 1'000'000'000), static_cast<uint32_t>(ns % 1'000'000'000)};
+  }
+  uint64_t get_resolution(Caller&) override { return core::WallClock::kResolutionNs; }
 
-// An async wait until `deadline` on the monotonic clock (core::monotonic_now's).
-void wait_until(Caller& caller, uint64_t deadline, Completion completion) {
-  if (deadline <= core::monotonic_now()) return completion.complete({});
-  // steady_clock is core::monotonic_now's clock; a mark past what it can
-  // hold (a wait-for of u64::MAX saturates there) never comes.
-  using Clock = std::chrono::steady_clock;
-  const auto when = deadline > static_cast<uint64_t>(INT64_MAX)
-                        ? Clock::time_point::max()
-                        : Clock::time_point(std::chrono::nanoseconds(static_cast<int64_t>(deadline)));
-  caller.store().when_time(when, [completion]() mutable { completion.complete({}); });
-}
-
-FuncType wait_type(const char* param) {
-  FuncType type;
-  type.async = true;
-  type.param_names = {param};
-  type.params = {Type::u64()};
-  return type;
-}
+ private:
+  core::WallClock wall_;
+};
 
 }  // namespace
 
-}  // namespace cmhost::wasi::p3
-
-namespace cmhost::abi::typed {
-template <>
-struct Record<wasi::p3::Instant> {
-  using T = wasi::p3::Instant;
-  static constexpr auto fields = std::make_tuple(field("seconds", &T::seconds), field("nanoseconds", &T::nanoseconds));
-};
-}  // namespace cmhost::abi::typed
-
-namespace cmhost::wasi::p3 {
-
 void add_clocks(Linker& linker, const WasiConfig& config) {
-  linker.func_wrap(name("monotonic-clock", "now"), [] { return core::monotonic_now(); });
-  linker.func_wrap(name("monotonic-clock", "get-resolution"), [] { return core::kMonotonicResolutionNs; });
-  linker.define_async_func(name("monotonic-clock", "wait-until"), wait_type("when"),
-                           [](Caller& caller, std::span<const Val> args, Completion completion) {
-                             wait_until(caller, args[0].as_u64(), std::move(completion));
-                           });
-  linker.define_async_func(name("monotonic-clock", "wait-for"), wait_type("how-long"),
-                           [](Caller& caller, std::span<const Val> args, Completion completion) {
-                             wait_until(caller, core::deadline_after(args[0].as_u64()), std::move(completion));
-                           });
-  const core::WallClock wall(config.wall_clock_ns);
-  linker.func_wrap(name("system-clock", "now"), [wall] { return instant_of(wall.now()); });
-  linker.func_wrap(name("system-clock", "get-resolution"), [] { return core::WallClock::kResolutionNs; });
+  clocks::monotonic_clock::add_to_linker(linker, std::make_shared<Monotonic>());
+  clocks::system_clock::add_to_linker(linker, std::make_shared<System>(config));
 }
 
 }  // namespace cmhost::wasi::p3

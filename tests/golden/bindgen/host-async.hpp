@@ -53,7 +53,8 @@ class World {
         stackful_pair_(instance.typed_async_func<uint32_t(uint32_t, uint32_t)>("stackful-pair")),
         callback_pair_(instance.typed_async_func<uint32_t(uint32_t, uint32_t)>("callback-pair")),
         sync_double_(instance.typed_func<uint32_t(uint32_t)>("sync-double")),
-        send_bytes_(instance.typed_async_func<uint32_t(uint32_t, uint32_t)>("send-bytes")) {}
+        send_bytes_(instance.typed_async_func<uint32_t(uint32_t, uint32_t)>("send-bytes")),
+        cancel_double_(instance.typed_async_func<uint32_t(uint32_t)>("cancel-double")) {}
   static World instantiate(cmhost::Store& store, const cmhost::Component& component, const cmhost::Linker& linker) {
     return World(linker.instantiate(store, component));
   }
@@ -71,6 +72,9 @@ class World {
       uint32_t chunk) const { return send_bytes_.call(store, n, chunk); }
   cmhost::TypedPendingCall<uint32_t> send_bytes_async(cmhost::Store& store, uint32_t n,
       uint32_t chunk) const { return send_bytes_.call_async(store, n, chunk); }
+  uint32_t cancel_double(cmhost::Store& store, uint32_t x) const { return cancel_double_.call(store, x); }
+  cmhost::TypedPendingCall<uint32_t> cancel_double_async(cmhost::Store& store,
+      uint32_t x) const { return cancel_double_.call_async(store, x); }
 
  private:
   cmhost::Instance instance_;
@@ -78,6 +82,7 @@ class World {
   cmhost::TypedAsyncFunc<uint32_t(uint32_t, uint32_t)> callback_pair_;
   cmhost::TypedFunc<uint32_t(uint32_t)> sync_double_;
   cmhost::TypedAsyncFunc<uint32_t(uint32_t, uint32_t)> send_bytes_;
+  cmhost::TypedAsyncFunc<uint32_t(uint32_t)> cancel_double_;
 };
 
 // Supplies every import from `host`, which implements each imported interface's Host.
