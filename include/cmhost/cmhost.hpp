@@ -342,8 +342,11 @@ class Completion {
   // `hook` runs on the store's thread when the calling guest asks to
   // cancel the call (subtask.cancel), once; at once when it asked already.
   // Set it during the call or from the store's thread. The host may then
-  // cancel() (the guest sees the call cancelled before it returned), or
-  // complete it anyway.
+  // cancel() (the guest sees the call cancelled before it returned; from
+  // the hook, before its subtask.cancel returns), or complete it anyway.
+  // The hook runs inside the guest's built-in: it may end the call and
+  // let go of host work (a timer, a descriptor's wait), but not call into
+  // a guest or run the event loop.
   void on_cancel(std::function<void()> hook);
   // On the store's thread, once the guest asked: ends the call as
   // cancelled. Error (Usage) before it asked, or once completed.

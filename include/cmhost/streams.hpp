@@ -43,6 +43,13 @@ using abi::CopyOutcome;
 using InPlaceStep = FunctionRef<uint64_t(abi::AbiContext& cx, uint64_t ptr, uint64_t count)>;
 using OwnedInPlaceStep = std::function<uint64_t(abi::AbiContext& cx, uint64_t ptr, uint64_t count)>;
 
+// A step's `n` bytes at `ptr` in the guest's memory (a stream<u8>'s
+// elements, read or written in place): a trap when they are not all there.
+inline uint8_t* guest_bytes(abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
+  if (ptr > cx.size() || n > cx.size() - ptr) throw_trap("stream buffer out of bounds");
+  return cx.base() + ptr;
+}
+
 // What every host end does, whatever its element type.
 class ChannelEnd {
  public:
@@ -73,7 +80,9 @@ class ChannelEnd {
   // A step of a copy that also waits on a descriptor (start_when_ready):
   // how many elements it moved; 0 when the descriptor would block (the step
   // runs again once it is ready); none when the host's side is over (end
-  // of input, an error noted by the caller): the copy ends.
+  // of input, an error noted by the caller): the end is dropped at once,
+  // so the guest's pending copy sees DROPPED within the same step, and
+  // the copy ends (ended() holds).
   using ReadyStep = std::function<std::optional<uint64_t>(abi::AbiContext& cx, uint64_t ptr, uint64_t count)>;
   // Starts a copy in place whose step runs once the guest's side is
   // pending and, after a step that would have blocked, once `fd` has one of
@@ -375,11 +384,16 @@ class StreamWriter : public ChannelEnd {
   {
     uint64_t offset = 0;
     return copy_in_place(store, bytes.size(), [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
-      if (ptr > cx.size() || n > cx.size() - ptr) throw_trap("stream buffer out of bounds");
-      std::memcpy(cx.base() + ptr, bytes.data() + offset, n);
+      std::memcpy(guest_bytes(cx, ptr, n), bytes.data() + offset, n);
       offset += n;
       return n;
     });
+  }
+  // Inside a step of this writer's copy in place: lowers `values` into the
+  // guest's buffer at `ptr` (room for at least that many), as write() does;
+  // returns how many, for the step to return.
+  uint64_t put(abi::AbiContext& cx, uint64_t ptr, std::span<const T> values) const {
+    return store_values(impl(), cx, ptr, values.size(), values);
   }
   // Starts writing `values` (kept until done); `done` runs from the loop.
   void start_write(Store& store, std::vector<T> values, std::function<void(CopyOutcome)> done) {

@@ -17,7 +17,7 @@ namespace {
 // guest inside a built-in) run before the guest's next host call, so that
 // what they release (a listening socket the guest dropped) is gone by then.
 void settle(runtime::HostCall& call) {
-  if (runtime::HostDriver* driver = call.store.scheduler().host_driver()) driver->settle();
+  if (runtime::HostDriver* driver = call.store.scheduler().host_driver()) driver->settle_in_guest_call();
 }
 
 // A runtime host function calling `function` with its call's context.

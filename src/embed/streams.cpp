@@ -21,7 +21,6 @@ class ChannelEnd::Impl {
   mutable const abi::ValueAbi* abi64 = nullptr;
   mutable const abi::ValueAbi* list32 = nullptr;
   mutable const abi::ValueAbi* list64 = nullptr;
-  OwnedInPlaceStep started_step;  // kept while a started copy is in flight
   // What a typed end's handle tags stand for in its element type (null:
   // no handles); points into the element type, which the end keeps.
   std::unique_ptr<abi::typed::HandleTypes> handles;
@@ -131,15 +130,24 @@ CopyOutcome ChannelEnd::copy_in_place(Store& store, uint64_t max, InPlaceStep st
   return impl_->end->run(max, step);
 }
 
+namespace {
+// A started copy's `done`, owning its step: both live exactly as long as
+// the copy (and go with the store if it goes first), so a later copy on the
+// end never sees an earlier one's step go.
+std::function<void(CopyOutcome)> owning(std::shared_ptr<OwnedInPlaceStep> step,
+                                        std::function<void(CopyOutcome)> done) {
+  return [step = std::move(step), done = std::move(done)](CopyOutcome outcome) {
+    if (done) done(outcome);
+  };
+}
+}  // namespace
+
 void ChannelEnd::start_in_place(Store& store, uint64_t max, OwnedInPlaceStep step, std::function<void(CopyOutcome)> done) {
   check_store(store);
   Impl* impl = impl_.get();
   impl->end->check_startable();  // before the step of a copy in flight is replaced
-  impl->started_step = std::move(step);
-  impl->end->start(max, impl->started_step, [impl, done = std::move(done)](CopyOutcome outcome) {
-    impl->started_step = nullptr;
-    if (done) done(outcome);
-  });
+  auto owned = std::make_shared<OwnedInPlaceStep>(std::move(step));
+  impl->end->start(max, *owned, owning(owned, std::move(done)));
 }
 
 void ChannelEnd::start_when_ready(Store& store, int fd, short events, uint64_t max, ReadyStep step,
@@ -148,17 +156,12 @@ void ChannelEnd::start_when_ready(Store& store, int fd, short events, uint64_t m
   check_store(store);
   Impl* impl = impl_.get();
   impl->end->check_startable();
-  impl->started_step = [step = std::move(step)](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> uint64_t {
-    const std::optional<uint64_t> moved = step(cx, ptr, n);
-    return moved ? *moved : host::HostEnd::kStepEnded;
-  };
-  impl->end->start(
-      max, impl->started_step,
-      [impl, done = std::move(done)](CopyOutcome outcome) {
-        impl->started_step = nullptr;
-        if (done) done(outcome);
-      },
-      host::HostEnd::Gate{fd, events});
+  auto owned = std::make_shared<OwnedInPlaceStep>(
+      [step = std::move(step)](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> uint64_t {
+        const std::optional<uint64_t> moved = step(cx, ptr, n);
+        return moved ? *moved : host::HostEnd::kStepEnded;
+      });
+  impl->end->start(max, *owned, owning(owned, std::move(done)), host::HostEnd::Gate{fd, events});
 }
 
 CopyOutcome ChannelEnd::cancel() { return impl_->end->cancel(); }

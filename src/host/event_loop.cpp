@@ -1,6 +1,8 @@
 #include "event_loop.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 #include "cmhost/error.hpp"
 #include "stream_ends.hpp"
@@ -42,13 +44,35 @@ bool HostLoop::run_deferred() {
   while (!deferred_.empty()) {
     std::vector<std::function<void()>> now;
     now.swap(deferred_);
-    for (auto& work : now) work();
+    size_t i = 0;
+    try {
+      for (; i < now.size(); ++i) std::exchange(now[i], nullptr)();
+    } catch (...) {
+      // What did not run yet runs next, before anything deferred since.
+      now.erase(now.begin(), now.begin() + static_cast<ptrdiff_t>(i) + 1);
+      deferred_.insert(deferred_.begin(), std::make_move_iterator(now.begin()), std::make_move_iterator(now.end()));
+      throw;
+    }
     ran = true;
   }
   return ran;
 }
 
+void HostLoop::settle_in_guest_call() {
+  try {
+    run_deferred();
+  } catch (...) {
+    // The host's failure, not the calling guest's: the loop reports it.
+    deferred_failure_ = std::current_exception();
+  }
+}
+
+void HostLoop::fail_later(std::exception_ptr failure) {
+  if (!deferred_failure_) deferred_failure_ = std::move(failure);
+}
+
 bool HostLoop::run_ready() {
+  if (deferred_failure_) std::rethrow_exception(std::exchange(deferred_failure_, nullptr));
   bool ran = run_deferred();
   ran = reactor_.fire_ready() || ran;
   box_->take(running_);

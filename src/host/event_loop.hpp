@@ -63,6 +63,12 @@ class HostLoop final : public runtime::HostDriver {
   const std::shared_ptr<runtime::PostBox>& post_box() const override { return box_; }
   void call_started() override { ++outstanding_calls_; }
   void settle() override { run_deferred(); }
+  // The same at the start of a host function a guest calls: what they
+  // throw is the host's failure, reported by the loop, not the guest's.
+  void settle_in_guest_call() override;
+  // A host failure met inside a guest's built-in (a host step's usage
+  // error), reported by the loop's next step rather than trapping the guest.
+  void fail_later(std::exception_ptr failure);
 
  private:
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
@@ -74,6 +80,7 @@ class HostLoop final : public runtime::HostDriver {
   bool run_deferred();
   std::vector<runtime::PostBox::Posted> running_;
   std::vector<std::function<void()>> deferred_;
+  std::exception_ptr deferred_failure_;
   const engine::Store* core_ = nullptr;
   std::shared_ptr<void> epoch_token_;
   Reactor reactor_;

@@ -21,7 +21,9 @@ HostEnd::HostEnd(runtime::Store& store, HostLoop& loop, Kind kind, std::shared_p
 
 HostEnd::~HostEnd() {
   *exists_ = false;
-  channel_->host_side = nullptr;  // before this end's own drop below
+  // Before this end's own drop below. (The host may hold both ends of one
+  // channel, made by one and handed back by a guest: the later registered.)
+  if (channel_->host_side == this) channel_->host_side = nullptr;
   if (!*alive_) return;  // the store went first and took the guest ends with it
   if (copy_) disarm(*copy_);
   loop_.forget(*this);
@@ -149,10 +151,15 @@ void HostEnd::advance_in_guest_call() {
   in_guest_call_ = true;
   try {
     try_progress();
+  } catch (const Error& e) {
+    in_guest_call_ = false;
+    abandon();  // the copy is over either way, as when the loop steps it
+    if (e.kind() == ErrorKind::Trap) throw;  // lifting or lowering the guest's elements: its call traps
+    loop_.fail_later(std::current_exception());  // the host's mistake: the loop reports it
   } catch (...) {
     in_guest_call_ = false;
-    abandon();  // a trap lifting or lowering: the copy is over, the guest's call traps
-    throw;
+    abandon();
+    loop_.fail_later(std::current_exception());
   }
   in_guest_call_ = false;
 }
@@ -161,6 +168,18 @@ bool HostEnd::gate_closes(Copy& copy, uint64_t moved) {
   if (copy.gate.fd < 0 || moved != 0) return false;
   copy.gate_open = false;  // it would have blocked: wait for the descriptor again
   gate_open(copy);
+  return true;
+}
+
+// The step said the host's side is over (the end of a socket's input, a
+// failure): the end is dropped at once, so the guest's pending copy sees
+// DROPPED within the same call, as its peer's end of stream, and only
+// then does the copy finish.
+bool HostEnd::end_by_step() {
+  closed_ = true;
+  ended_ = true;
+  channel_->drop();
+  finish(CopyStatus::Completed);
   return true;
 }
 
@@ -272,7 +291,8 @@ bool HostEnd::try_stream_read(Copy& copy, runtime::PendingCopy& pending) {
       if (!gate_open(copy)) return false;
       const uint64_t moved = step_in_place(copy, buffer, std::min(copy.count, buffer.remain()));
       if (gate_closes(copy, moved)) return false;
-      if (moved > 0 && moved != kStepEnded) pending.end->on_copy();
+      if (moved == kStepEnded) return end_by_step();
+      if (moved > 0) pending.end->on_copy();
     }
     finish(CopyStatus::Completed);
     return true;
@@ -295,9 +315,9 @@ bool HostEnd::try_stream_write(Copy& copy, runtime::PendingCopy& pending) {
       if (!gate_open(copy)) return false;
       const uint64_t wrote = step_in_place(copy, buffer, std::min(left, buffer.remain()));
       if (gate_closes(copy, wrote)) return false;
-      const bool moved = wrote > 0 && wrote != kStepEnded;
-      if (moved) pending.end->on_copy();
-      if (moved && copy.progress < copy.count && copy.gate.fd < 0) return true;
+      if (wrote == kStepEnded) return end_by_step();
+      if (wrote > 0) pending.end->on_copy();
+      if (wrote > 0 && copy.progress < copy.count && copy.gate.fd < 0) return true;
     }
     finish(CopyStatus::Completed);
     return true;

@@ -83,8 +83,9 @@ class HostEnd final : public runtime::HostSide {
   // A descriptor a copy's step also waits on: the step runs only once the
   // guest's side is pending and `fd` has one of `events`. A step returning
   // 0 would have blocked: the copy stays in flight and waits for the
-  // descriptor again. kStepEnded ends the copy (the host's side is over).
-  // Such a copy ends after one step that moved elements.
+  // descriptor again. kStepEnded ends the copy and drops the end at once
+  // (the host's side is over: the guest's pending copy sees DROPPED). Such
+  // a copy ends after one step that moved elements.
   struct Gate {
     int fd = -1;
     short events = 0;
@@ -136,6 +137,7 @@ class HostEnd final : public runtime::HostSide {
   // A step of a gated copy moved `moved`: true when the copy goes on waiting.
   bool gate_closes(Copy& copy, uint64_t moved);
   void disarm(Copy& copy);
+  bool end_by_step();
   // The end of the copy in flight: leaves the loop, runs `done`.
   void finish(CopyStatus status);
   bool try_stream_read(Copy& copy, runtime::PendingCopy& pending);

@@ -129,8 +129,22 @@ void HostCompletion::fail(std::string message) {
 void HostCompletion::on_cancel(std::function<void()> hook) {
   std::shared_ptr<Subtask> subtask = subtask_.lock();
   if (!subtask || subtask->resolved()) return;
-  if (subtask->cancellation_requested) return hook();
-  subtask->on_cancel = std::move(hook);
+  // Run inside the guest's subtask.cancel: a cancel() there resolves the
+  // subtask before the built-in returns.
+  auto run = [self = weak_from_this(), hook = std::move(hook)] {
+    const std::shared_ptr<HostCompletion> completion = self.lock();
+    if (!completion) return;
+    completion->in_cancel_hook_ = true;
+    try {
+      hook();
+    } catch (...) {
+      completion->in_cancel_hook_ = false;
+      throw;
+    }
+    completion->in_cancel_hook_ = false;
+  };
+  if (subtask->cancellation_requested) return run();
+  subtask->on_cancel = std::move(run);
 }
 
 void HostCompletion::cancel() {
@@ -143,6 +157,10 @@ void HostCompletion::cancel() {
       throw Error(ErrorKind::Usage, "the call of `" + name_ + "` may be cancelled only once its caller asked");
     cancelled_ = true;
     if (in_call_) return;
+  }
+  if (in_cancel_hook_) {
+    box_->post([] {}, true);  // its outstanding count ends here, not with a delivery
+    return deliver();
   }
   post_delivery();
 }

@@ -104,6 +104,7 @@ class HostCompletion : public std::enable_shared_from_this<HostCompletion> {
   std::optional<std::vector<abi::Val>> results_;
   std::optional<std::string> failure_;
   bool cancelled_ = false;
+  bool in_cancel_hook_ = false;  // on the store's thread, inside the guest's subtask.cancel
   bool in_call_ = true;
   bool delivered_ = false;
   bool abandoned_ = false;

@@ -55,6 +55,9 @@ class HostDriver {
   // that met a guest's inside its built-in), before the loop hands control
   // back to the embedder.
   virtual void settle() {}
+  // The same before a host function a guest calls runs; failures wait for
+  // the loop.
+  virtual void settle_in_guest_call() {}
 };
 
 class Thread {

@@ -494,6 +494,16 @@ struct Pipe {
   int fds[2] = {-1, -1};
 };
 
+// A step reading u32s from the pipe into the guest's read, counting its calls.
+ChannelEnd::ReadyStep read_u32s(const Pipe& pipe, int& steps) {
+  return [fd = pipe.fds[0], &steps](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> std::optional<uint64_t> {
+    ++steps;
+    const ssize_t got = ::read(fd, cx.base() + ptr, n * 4);
+    if (got < 0 && errno == EAGAIN) return 0;
+    return got < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(got) / 4);
+  };
+}
+
 TEST_F(HostStreams, AWriteWaitsForItsDescriptorThenFillsTheGuestsRead) {
   Pipe pipe;
   StreamWriter<uint32_t> writer(store, Type::u32());
@@ -501,13 +511,7 @@ TEST_F(HostStreams, AWriteWaitsForItsDescriptorThenFillsTheGuestsRead) {
   int steps = 0;
   CopyOutcome outcome{CopyStatus::Cancelled, 0};
   writer.start_when_ready(
-      store, pipe.fds[0], POLLIN, 2,
-      [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> std::optional<uint64_t> {
-        ++steps;
-        const ssize_t got = ::read(pipe.fds[0], cx.base() + ptr, n * 4);
-        if (got < 0 && errno == EAGAIN) return 0;
-        return got < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(got) / 4);
-      },
+      store, pipe.fds[0], POLLIN, 2, read_u32s(pipe, steps),
       [&](CopyOutcome o) { outcome = o; });
   store.run_until_idle();
   EXPECT_EQ(steps, 1) << "one look, which would have blocked; then the reactor waits";
@@ -530,13 +534,7 @@ TEST_F(HostStreams, AZeroLengthReadWaitsForTheDescriptor) {
   int steps = 0;
   CopyOutcome outcome{CopyStatus::Cancelled, 0};
   writer.start_when_ready(
-      store, pipe.fds[0], POLLIN, 1,
-      [&](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> std::optional<uint64_t> {
-        ++steps;
-        const ssize_t got = ::read(pipe.fds[0], cx.base() + ptr, n * 4);
-        if (got < 0 && errno == EAGAIN) return 0;
-        return got < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(got) / 4);
-      },
+      store, pipe.fds[0], POLLIN, 1, read_u32s(pipe, steps),
       [&](CopyOutcome o) { outcome = o; });
   // probe-read: a zero-length read, then one element.
   PendingCall probe = start("probe-read", {writer.readable()});

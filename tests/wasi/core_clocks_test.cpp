@@ -38,6 +38,14 @@ TEST(WasiCoreRandom, SecureBytesComeFromTheKernelUnseeded) {
   EXPECT_TRUE(a.secure_bytes(0).empty());
 }
 
+TEST(WasiCoreRandom, TheInsecureSeedIsOneValue) {
+  RandomSource a(std::nullopt), b(std::nullopt);
+  EXPECT_EQ(a.insecure_seed(), a.insecure_seed()) << "every call gives the same seed";
+  (void)a.insecure_u64();
+  EXPECT_EQ(a.insecure_seed(), a.insecure_seed());
+  EXPECT_NE(a.insecure_seed(), b.insecure_seed()) << "two sources, two seeds (but by a miracle)";
+}
+
 TEST(WasiCoreRandom, MoreThan64MiBAtOnceTraps) {
   RandomSource source(std::nullopt);
   EXPECT_ERROR_SAYING(source.secure_bytes((uint64_t{1} << 26) + 1), cmhost::ErrorKind::Trap, "more than 64 MiB");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one of ../shared/p3-fixtures' `run`-world components as upstream's
-# generic runner runs them (its README): args [STEM, "."], env
+# generic runner runs them (its README): args [STEM, "."] (--argv0), env
 # ERRNO_MODE_UNIX=1 (and DISABLE_IPV6=1 when [::1] cannot be bound), one
 # preopen, an empty read-write directory, as `.`, the network allowed,
 # stdin empty, stdout and stderr captured. Passes when `run` returns ok
@@ -18,7 +18,7 @@ fi
 mkdir "$scratch/dir"
 # The fixtures' wit-bindgen (0.58) predates component-model#647.
 "$cmhost" run --engine="$engine" --compat=sync-cancel-in-set --allow-network "${env_args[@]}" \
-  --dir "$scratch/dir::." "$fixture" "$stem" . </dev/null >"$scratch/stdout" 2>"$scratch/stderr"
+  --dir "$scratch/dir::." --argv0 "$stem" "$fixture" . </dev/null >"$scratch/stdout" 2>"$scratch/stderr"
 status=$?
 cat "$scratch/stdout"
 cat "$scratch/stderr" >&2

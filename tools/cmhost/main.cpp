@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
                       "reaches nothing outside it (repeatable)")
       ->allow_extra_args(false);
   run_cmd->add_option("--invoke", run.invoke, "Call this export instead of wasi:cli/run, e.g. 'f(1, \"x\")'");
+  run_cmd->add_option("--argv0", run.argv0, "The program's first argument (default: FILE as given)");
   add_engine_option(run_cmd);
   add_artifact_option(run_cmd);
   add_limit_options(run_cmd);

@@ -56,7 +56,7 @@ int run_command(const RunCommand& command, const engine::EngineConfig& config) {
     Engine engine(config);
     const auto component = load_component(engine, command.file, command.artifact);
     wasi::WasiConfig wasi;
-    wasi.args.push_back(command.file);
+    wasi.args.push_back(command.argv0.value_or(command.file));
     wasi.args.insert(wasi.args.end(), command.args.begin(), command.args.end());
     if (command.env_inherit)
       for (char** e = environ; *e; ++e) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,11 +18,12 @@ struct RunCommand {
   bool env_inherit = false;
   bool allow_network = false;
   std::string invoke;  // empty: wasi:cli/run#run
+  std::optional<std::string> argv0;  // the program's first argument; FILE as given by default
   std::string artifact;  // --artifact: the core modules compiled by `cmhost compile`
   CommandLineLimits limits;
 };
 
-// `cmhost run [--dir HOST[::GUEST][:ro]]... [--env K=V]... [--env-inherit] [--allow-network] [--invoke 'f(args)'] [--artifact A] FILE [ARGS...]`:
+// `cmhost run [--dir HOST[::GUEST][:ro]]... [--env K=V]... [--env-inherit] [--allow-network] [--argv0 NAME] [--invoke 'f(args)'] [--artifact A] FILE [ARGS...]`:
 // the command component with WASI linked. Returns the guest's exit status
 // (or 0 after --invoke printed the result), 1 on a trap, 2 on usage,
 // decode, validation or link errors.

@@ -59,7 +59,10 @@ uint64_t kernel_seed() {
 }  // namespace
 
 RandomSource::RandomSource(std::optional<uint64_t> seed)
-    : seeded_(seed.has_value()), generator_(seed ? *seed : kernel_seed()) {}
+    : seeded_(seed.has_value()), generator_(seed ? *seed : kernel_seed()) {
+  seed_.first = generator_();
+  seed_.second = generator_();
+}
 
 std::vector<uint8_t> RandomSource::secure_bytes(uint64_t len) {
   if (seeded_) return insecure_bytes(len);

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace cmhost::wasi::core {
@@ -45,11 +46,16 @@ class RandomSource {
   uint64_t secure_u64();
   std::vector<uint8_t> insecure_bytes(uint64_t len);
   uint64_t insecure_u64();
+  // wasi:random/insecure-seed: one value, drawn from the insecure generator
+  // when the source is made and the same on every call (it seeds a guest's
+  // hash tables once; wasmtime gives one per context too).
+  std::pair<uint64_t, uint64_t> insecure_seed() const { return seed_; }
 
  private:
   bool seeded_;
   std::mutex mutex_;
   std::mt19937_64 generator_;
+  std::pair<uint64_t, uint64_t> seed_;
 };
 
 }  // namespace cmhost::wasi::core

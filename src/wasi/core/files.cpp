@@ -64,6 +64,10 @@ OrErrno<OpenFile> open_at(const OpenFile& dir, const std::string& path, const Op
   if ((request.write || request.mutate || request.create) && !dir.rights.mutate) return fail<OpenFile>(kRefused);
   if (request.truncate && !request.write) return fail<OpenFile>(EINVAL);
   int flags = request.read && request.write ? O_RDWR : request.write ? O_WRONLY : O_RDONLY;
+  // Never wait in open(2) (a FIFO without a peer would hold one of the
+  // process's few blocking threads for ever), never become a terminal's
+  // controlling process; the descriptor blocks again once open.
+  flags |= O_NONBLOCK | O_NOCTTY;
   if (request.create) flags |= O_CREAT;
   if (request.directory) flags |= O_DIRECTORY;
   if (request.exclusive) flags |= O_EXCL;
@@ -72,8 +76,10 @@ OrErrno<OpenFile> open_at(const OpenFile& dir, const std::string& path, const Op
   // create over an existing directory is EISDIR; without write, opening
   // that directory is what was asked.
   if (!fd && errno == EISDIR && !request.write)
-    fd = open_beneath(dir.fd.get(), path, O_RDONLY | O_DIRECTORY, 0, request.follow);
+    fd = open_beneath(dir.fd.get(), path, O_RDONLY | O_DIRECTORY | O_NOCTTY, 0, request.follow);
   if (!fd) return fail<OpenFile>();
+  const int status = ::fcntl(fd.get(), F_GETFL);
+  if (status < 0 || ::fcntl(fd.get(), F_SETFL, status & ~O_NONBLOCK) < 0) return fail<OpenFile>();
   struct stat st {};
   if (::fstat(fd.get(), &st)) return fail<OpenFile>();
   // Read and write rights as asked; the right to change a directory as the parent's.

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <utility>
 
+#include "wasi/core/binding_shapes.hpp"
 #include "wasi/core/files.hpp"
 
 namespace cmhost::wasi::detail {
@@ -273,32 +274,22 @@ class Descriptor final : public fs::types::Descriptor {
     return FsResult<fs::types::DescriptorStat>::ok(stat_of(*st));
   }
   FsResult<fs::types::DescriptorStat> stat_at(Caller&, fs::types::PathFlags path_flags, std::string path) override {
-    auto st = core::stat_at(file_, path, follows(path_flags));
+    auto st = core::stat_at(file_, path, core::follows(path_flags));
     if (!st) return fail<fs::types::DescriptorStat>(st.error());
     return FsResult<fs::types::DescriptorStat>::ok(stat_of(*st));
   }
   FsResult<void> set_times_at(Caller&, fs::types::PathFlags path_flags, std::string path,
                               fs::types::NewTimestamp access, fs::types::NewTimestamp modification) override {
-    return status(core::set_times_at(file_, path, follows(path_flags), new_time(access), new_time(modification)));
+    return status(core::set_times_at(file_, path, core::follows(path_flags), new_time(access), new_time(modification)));
   }
   FsResult<void> link_at(Caller&, fs::types::PathFlags old_flags, std::string old_path,
                          fs::types::Descriptor& new_descriptor, std::string new_path) override {
-    return status(core::link_at(file_, follows(old_flags), old_path, other(new_descriptor).file_, new_path));
+    return status(core::link_at(file_, core::follows(old_flags), old_path, other(new_descriptor).file_, new_path));
   }
   FsResult<Own<fs::types::Descriptor>> open_at(Caller& caller, fs::types::PathFlags path_flags, std::string path,
                                                fs::types::OpenFlags open_flags,
                                                fs::types::DescriptorFlags flags) override {
-    using F = fs::types::DescriptorFlags;
-    using O = fs::types::OpenFlags;
-    // The sync flags are dropped: writes are as durable as the host makes them.
-    const core::OpenRequest request{.follow = follows(path_flags),
-                                    .create = open_flags.has(O::create),
-                                    .directory = open_flags.has(O::directory),
-                                    .exclusive = open_flags.has(O::exclusive),
-                                    .truncate = open_flags.has(O::truncate),
-                                    .read = flags.has(F::read),
-                                    .write = flags.has(F::write),
-                                    .mutate = flags.has(F::mutate_directory)};
+    const core::OpenRequest request = core::open_request(path_flags, open_flags, flags);
     auto opened = core::open_at(file_, path, request);
     if (!opened) return fail<Own<fs::types::Descriptor>>(opened.error());
     return FsResult<Own<fs::types::Descriptor>>::ok(handles_->files->descriptor.make_own(
@@ -335,14 +326,13 @@ class Descriptor final : public fs::types::Descriptor {
   }
   FsResult<fs::types::MetadataHashValue> metadata_hash_at(Caller&, fs::types::PathFlags path_flags,
                                                           std::string path) override {
-    auto st = core::stat_at(file_, path, follows(path_flags));
+    auto st = core::stat_at(file_, path, core::follows(path_flags));
     if (!st) return fail<fs::types::MetadataHashValue>(st.error());
     return FsResult<fs::types::MetadataHashValue>::ok(hash_of(*st));
   }
 
  private:
   int fd() const { return file_.fd.get(); }
-  static bool follows(fs::types::PathFlags path_flags) { return path_flags.has(fs::types::PathFlags::symlink_follow); }
   // Every descriptor of the resource is one of these.
   static Descriptor& other(fs::types::Descriptor& descriptor) { return static_cast<Descriptor&>(descriptor); }
 

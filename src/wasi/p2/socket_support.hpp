@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "common.hpp"
+#include "wasi/core/binding_shapes.hpp"
 #include "wasi/core/sockets.hpp"
 
 namespace cmhost::wasi::detail {
@@ -44,8 +45,10 @@ net::ErrorCode connect_error(int os_error);
 net::ErrorCode datagram_error(int os_error);
 
 int address_family(net::IpAddressFamily family);
-SockAddr to_sockaddr(const net::IpSocketAddress& address);
-net::IpSocketAddress from_sockaddr(const sockaddr_storage& address);
+using core::to_sockaddr;
+inline net::IpSocketAddress from_sockaddr(const sockaddr_storage& address) {
+  return core::from_sockaddr<net::IpSocketAddress>(address);
+}
 net::IpAddress ip_of(const net::IpSocketAddress& address);
 
 // What a local address to bind must be for a socket of `family`:

@@ -255,10 +255,7 @@ class Wasi final : public cli::environment::Host,
   uint64_t get_random_u64(Caller&) override { return random_.secure_u64(); }
   std::vector<uint8_t> get_insecure_random_bytes(Caller&, uint64_t len) override { return random_.insecure_bytes(len); }
   uint64_t get_insecure_random_u64(Caller&) override { return random_.insecure_u64(); }
-  std::tuple<uint64_t, uint64_t> insecure_seed(Caller&) override {
-    const uint64_t first = random_.insecure_u64();
-    return {first, random_.insecure_u64()};
-  }
+  std::tuple<uint64_t, uint64_t> insecure_seed(Caller&) override { return random_.insecure_seed(); }
 
  private:
 

@@ -41,23 +41,17 @@ constexpr uint64_t kBatch = 64 * 1024;
 // Whether `fd` has `events` now: a step about to read or write a
 // descriptor that may be blocking (the process's stdio) looks first, so
 // the loop never sleeps inside read(2) or write(2).
-bool ready_now(int fd, short events) {
-  pollfd p{fd, events, 0};
-  int n;
-  do n = ::poll(&p, 1, 0);
-  while (n < 0 && errno == EINTR);
-  return n != 0;  // an error counts as ready: the call reports it
-}
+bool ready_now(int fd, short events) { return core::wait_for(fd, events, 0); }
 
 // How much one write(2) to `fd` may ask for without blocking once poll(2)
-// said POLLOUT: a blocking pipe or socket guarantees only PIPE_BUF bytes of
-// room then; anything else takes what it is given.
+// said POLLOUT: a blocking pipe, socket or terminal guarantees only about
+// PIPE_BUF bytes of room then; a file takes what it is given.
 uint64_t write_limit(int fd) {
   struct stat st{};
   const int flags = ::fcntl(fd, F_GETFL);
   const bool blocking = flags >= 0 && !(flags & O_NONBLOCK);
-  const bool pipe_like = ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-  return blocking && pipe_like ? PIPE_BUF : kBatch;
+  const bool streams = ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode));
+  return blocking && streams ? PIPE_BUF : kBatch;
 }
 
 // One write-via-stream: each of the guest's writes goes to the output as
@@ -81,7 +75,7 @@ class OutputCopy : public std::enable_shared_from_this<OutputCopy> {
       reader_.start_in_place(
           store_, kBatch,
           [self = shared_from_this()](abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
-            self->target_.buffer->append(reinterpret_cast<const char*>(cx.base() + ptr), n);
+            self->target_.buffer->append(reinterpret_cast<const char*>(guest_bytes(cx, ptr, n)), n);
             return n;
           },
           std::move(done));
@@ -94,7 +88,7 @@ class OutputCopy : public std::enable_shared_from_this<OutputCopy> {
         [self = shared_from_this(), fd, limit](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> std::optional<uint64_t> {
           if (!ready_now(fd, POLLOUT)) return 0;
           ssize_t wrote;
-          do wrote = ::write(fd, cx.base() + ptr, std::min(n, limit));
+          do wrote = ::write(fd, guest_bytes(cx, ptr, n), std::min(n, limit));
           while (wrote < 0 && errno == EINTR);
           if (wrote >= 0) return static_cast<uint64_t>(wrote);
           if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
@@ -158,7 +152,7 @@ class InputCopy : public std::enable_shared_from_this<InputCopy> {
             StdinSource& source = *self->source_;
             const std::lock_guard<std::mutex> lock(source.mutex);
             const uint64_t take = std::min<uint64_t>(n, source.bytes->size() - source.offset);
-            std::memcpy(cx.base() + ptr, source.bytes->data() + source.offset, take);
+            std::memcpy(guest_bytes(cx, ptr, take), source.bytes->data() + source.offset, take);
             source.offset += take;
             if (source.offset == source.bytes->size()) self->ended_ = true;
             return take;
@@ -170,8 +164,11 @@ class InputCopy : public std::enable_shared_from_this<InputCopy> {
     writer_.start_when_ready(
         store_, fd, POLLIN, kBatch,
         [self = shared_from_this(), fd](abi::AbiContext& cx, uint64_t ptr, uint64_t n) -> std::optional<uint64_t> {
+          // Stores on other threads may read the same descriptor: the look
+          // and the read go together, so the read never blocks.
+          const std::lock_guard<std::mutex> lock(self->source_->mutex);
           if (!ready_now(fd, POLLIN)) return 0;
-          const ssize_t got = core::read_some(fd, cx.base() + ptr, n);
+          const ssize_t got = core::read_some(fd, guest_bytes(cx, ptr, n), n);
           if (got > 0) return static_cast<uint64_t>(got);
           if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
           if (got < 0) self->error_ = errno;

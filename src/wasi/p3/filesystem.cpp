@@ -19,6 +19,7 @@
 #include "filesystem_streams.hpp"
 #include "filesystem_support.hpp"
 #include "support/unicode.hpp"
+#include "wasi/core/binding_shapes.hpp"
 
 namespace cmhost::wasi::p3 {
 
@@ -79,7 +80,7 @@ fs::DescriptorFlags flags_of(const core::Rights& rights) {
   return flags;
 }
 
-bool follows(fs::PathFlags path_flags) { return path_flags.has(fs::PathFlags::symlink_follow); }
+using core::follows;
 
 class Descriptor final : public fs::Descriptor {
  public:
@@ -172,17 +173,7 @@ class Descriptor final : public fs::Descriptor {
   }
   void open_at(Caller& caller, fs::PathFlags path_flags, std::string path, fs::OpenFlags open_flags,
                fs::DescriptorFlags flags, TypedCompletion<FsResult<Own<fs::Descriptor>>> completion) override {
-    using F = fs::DescriptorFlags;
-    using O = fs::OpenFlags;
-    // The sync flags are dropped, as in 0.2: writes are as durable as the host makes them.
-    const core::OpenRequest request{.follow = follows(path_flags),
-                                    .create = open_flags.has(O::create),
-                                    .directory = open_flags.has(O::directory),
-                                    .exclusive = open_flags.has(O::exclusive),
-                                    .truncate = open_flags.has(O::truncate),
-                                    .read = flags.has(F::read),
-                                    .write = flags.has(F::write),
-                                    .mutate = flags.has(F::mutate_directory)};
+    const core::OpenRequest request = core::open_request(path_flags, open_flags, flags);
     // Truncating changes the tree as creating does, so a directory that may
     // not change refuses it first (the WIT's rule, which the upstream
     // fixture p3_file_truncation_readonly asserts); 0.2 says `invalid`

@@ -32,12 +32,6 @@ using abi::typed::Stream;
 constexpr size_t kChunk = 64 * 1024;
 constexpr size_t kEntriesPerBatch = 256;
 
-// Where a step may touch the guest's buffer: [ptr, ptr + n) in its memory.
-uint8_t* guest_bytes(abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
-  if (ptr > cx.size() || n > cx.size() - ptr) throw_trap("wasi:filesystem: a stream buffer is out of bounds");
-  return cx.base() + ptr;
-}
-
 // The future<result<_, error-code>> beside a stream: written once, when
 // the stream ends, keeping the stream's object alive until the guest
 // reads it or drops the future.

@@ -32,10 +32,7 @@ class Random final : public random::random::Host, public random::insecure::Host,
     return source_.insecure_bytes(std::min(max_len, kMaxBytes));
   }
   uint64_t get_insecure_random_u64(Caller&) override { return source_.insecure_u64(); }
-  std::tuple<uint64_t, uint64_t> get_insecure_seed(Caller&) override {
-    const uint64_t first = source_.insecure_u64();
-    return {first, source_.insecure_u64()};
-  }
+  std::tuple<uint64_t, uint64_t> get_insecure_seed(Caller&) override { return source_.insecure_seed(); }
 
  private:
   core::RandomSource source_;

@@ -49,27 +49,6 @@ net::ErrorCode bind_error(int os_error) {
 
 int address_family(net::IpAddressFamily family) { return family == net::IpAddressFamily::ipv4 ? AF_INET : AF_INET6; }
 
-SockAddr to_sockaddr(const net::IpSocketAddress& address) {
-  if (const auto* v4 = std::get_if<net::ip_socket_address::Ipv4>(&address)) {
-    const auto bytes = std::apply([](auto... b) { return std::array<uint8_t, 4>{b...}; }, v4->value.address);
-    return core::to_sockaddr(core::Ipv4Parts{v4->value.port, bytes});
-  }
-  const auto& v6 = std::get<net::ip_socket_address::Ipv6>(address).value;
-  const auto segments = std::apply([](auto... s) { return std::array<uint16_t, 8>{s...}; }, v6.address);
-  return core::to_sockaddr(core::Ipv6Parts{v6.port, v6.flow_info, segments, v6.scope_id});
-}
-
-net::IpSocketAddress from_sockaddr(const sockaddr_storage& address) {
-  const auto parts = core::parts_of(address);
-  if (const auto* v4 = std::get_if<core::Ipv4Parts>(&parts)) {
-    const auto bytes = std::apply([](auto... b) { return net::Ipv4Address{b...}; }, v4->address);
-    return net::ip_socket_address::Ipv4{net::Ipv4SocketAddress{v4->port, bytes}};
-  }
-  const auto& v6 = std::get<core::Ipv6Parts>(parts);
-  const auto segments = std::apply([](auto... s) { return net::Ipv6Address{s...}; }, v6.address);
-  return net::ip_socket_address::Ipv6{net::Ipv6SocketAddress{v6.port, v6.flow_info, segments, v6.scope_id}};
-}
-
 NetResult<net::IpSocketAddress> address_result(core::SysResult<SockAddr> address) {
   if (!address.ok()) return fail<net::IpSocketAddress>(error_code(address.error));
   return NetResult<net::IpSocketAddress>::ok(from_sockaddr(address.value.storage));

@@ -6,6 +6,7 @@
 // bindings' results.
 #pragma once
 
+#include <cerrno>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -15,6 +16,7 @@
 #include "cmhost/cmhost.hpp"
 #include "cmhost/streams.hpp"
 #include "cmhost/wasi.hpp"
+#include "wasi/core/binding_shapes.hpp"
 #include "wasi/core/sockets.hpp"
 #include "wasi/p3/bindings.hpp"
 
@@ -59,9 +61,14 @@ NetResult<T> from_sys(core::SysResult<T> result) {
 }
 inline NetStatus from_errno(int os_error) { return os_error ? fail(error_code(os_error)) : ok(); }
 
+// A non-blocking socket call that would have waited: wait for its descriptor.
+inline bool would_block(int os_error) { return os_error == EAGAIN || os_error == EWOULDBLOCK; }
+
 int address_family(net::IpAddressFamily family);  // AF_INET or AF_INET6
-SockAddr to_sockaddr(const net::IpSocketAddress& address);
-net::IpSocketAddress from_sockaddr(const sockaddr_storage& address);
+using core::to_sockaddr;
+inline net::IpSocketAddress from_sockaddr(const sockaddr_storage& address) {
+  return core::from_sockaddr<net::IpSocketAddress>(address);
+}
 NetResult<net::IpSocketAddress> address_result(core::SysResult<SockAddr> address);
 
 // Whether a socket of `family` may use `address` at all: of its family,

@@ -57,14 +57,6 @@ struct TcpShared {
   }
 };
 
-// The guest's buffer in place: within its memory, or a trap naming it.
-uint8_t* guest_bytes(abi::AbiContext& cx, uint64_t ptr, uint64_t n) {
-  if (ptr > cx.size() || n > cx.size() - ptr) throw_trap("wasi:sockets: a stream buffer out of the guest's memory");
-  return cx.base() + ptr;
-}
-
-bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
-
 // A send's failure: the peer gone (reset aside) is connection-broken.
 net::ErrorCode send_error(int os_error) {
   if (os_error == EPIPE || os_error == ECONNABORTED || os_error == ESHUTDOWN)
@@ -186,8 +178,8 @@ class ReceiveCopy : public std::enable_shared_from_this<ReceiveCopy> {
 std::unique_ptr<net::TcpSocket> make_socket(std::shared_ptr<const SocketContext> context, TcpShared shared);
 
 // A listening socket's stream of connections. A connection is accepted
-// only while a guest read waits (one per read, the guest's read then
-// taking its own handle), and POLLIN is waited for when none is there. It
+// only while a guest read waits, one per read, its new handle lowered
+// straight into that read; POLLIN is waited for when none is there. It
 // goes on after the socket's handle is dropped, until the guest drops the
 // stream. A failed accept gives a socket that reports the failure.
 class Acceptor : public std::enable_shared_from_this<Acceptor> {
@@ -204,39 +196,33 @@ class Acceptor : public std::enable_shared_from_this<Acceptor> {
   void next() {
     connections_.start_when_ready(
         store_, fd_->get(), POLLIN, 1,
-        [this](abi::AbiContext&, uint64_t, uint64_t) -> std::optional<uint64_t> {
+        [this](abi::AbiContext& cx, uint64_t ptr, uint64_t) -> std::optional<uint64_t> {
           auto accepted = core::accept_connection(fd_->get());
           if (!accepted.ok() && would_block(accepted.error)) return 0;
-          // A handle is made from the loop, not inside the step: this copy
-          // ends, and a write of the new socket fills the guest's read.
-          accepted_.emplace(std::move(accepted));
-          return std::nullopt;
+          // The guest's read is pending: the new socket goes straight into it.
+          const TcpHandle socket = context_->resources->tcp_socket.make_own(store_, make_socket(context_, shared_of(accepted)));
+          return connections_.put(cx, ptr, std::span<const TcpHandle>(&socket, 1));
         },
         [self = shared_from_this()](CopyOutcome outcome) {
           if (outcome.status == CopyStatus::Dropped) return self->finish();
-          self->hand_over();
+          self->next();
         });
   }
 
  private:
-  void hand_over() {
-    if (!accepted_) return next();
+  // The state of an accepted connection's socket, or of one reporting why
+  // the accept failed.
+  TcpShared shared_of(core::SysResult<std::shared_ptr<SocketFd>>& accepted) const {
     TcpShared shared;
     shared.family = family_;
-    if (accepted_->ok()) {
-      shared.fd = std::move(accepted_->value);
+    if (accepted.ok()) {
+      shared.fd = std::move(accepted.value);
       shared.state = TcpState::connected;
     } else {
       shared.state = TcpState::failed;
-      shared.failure = accept_failure(accepted_->error);
+      shared.failure = accept_failure(accepted.error);
     }
-    accepted_.reset();
-    const TcpHandle socket = context_->resources->tcp_socket.make_own(store_, make_socket(context_, std::move(shared)));
-    connections_.start_write(store_, {socket}, [self = shared_from_this(), socket](CopyOutcome outcome) {
-      if (outcome.status != CopyStatus::Dropped) return self->next();
-      if (outcome.count == 0) self->store_.drop(socket);  // the guest dropped the stream first
-      self->finish();
-    });
+    return shared;
   }
 
   void finish() {
@@ -249,7 +235,6 @@ class Acceptor : public std::enable_shared_from_this<Acceptor> {
   net::IpAddressFamily family_;
   std::shared_ptr<const SocketContext> context_;
   StreamWriter<TcpHandle> connections_;
-  std::optional<core::SysResult<std::shared_ptr<SocketFd>>> accepted_;
 };
 
 class HostTcpSocket final : public net::TcpSocket {

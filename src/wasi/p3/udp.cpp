@@ -35,93 +35,90 @@ struct UdpShared {
 using Received = std::tuple<std::vector<uint8_t>, net::IpSocketAddress>;
 using ReceiveResult = NetResult<Received>;
 
-bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
-
-// One datagram on its way: sent at once when the socket takes it, else
-// once it is writable. A send the guest cancels while it waits is dropped.
-class DatagramSend : public std::enable_shared_from_this<DatagramSend> {
+// A datagram call on a socket: it tries at once, and when the socket
+// would block it waits for `Events` in the store's reactor and tries again.
+// A call the guest cancels while it waits lets go of its wait and ends
+// cancelled. Derived's attempt() completes the call or returns would-block.
+template <class Derived, class R, short Events>
+class DatagramCall : public std::enable_shared_from_this<Derived> {
  public:
-  DatagramSend(Store& store, std::shared_ptr<UdpShared> socket, std::vector<uint8_t> data, std::optional<SockAddr> to,
-               TypedCompletion<NetStatus> completion)
-      : store_(store),
-        socket_(std::move(socket)),
-        data_(std::move(data)),
-        to_(to),
-        completion_(std::move(completion)) {}
+  DatagramCall(Store& store, std::shared_ptr<UdpShared> socket, TypedCompletion<R> completion)
+      : socket_(std::move(socket)), completion_(std::move(completion)), store_(store) {}
 
   void start() {
-    attempt();
+    try_now();
     if (wait_ == 0) return;
-    completion_.on_cancel([weak = weak_from_this()] {
+    completion_.on_cancel([weak = this->weak_from_this()] {
       if (auto self = weak.lock(); self && self->wait_ != 0 && self->store_.cancel_wait(self->wait_))
         self->completion_.cancel();
     });
   }
 
+ protected:
+  std::shared_ptr<UdpShared> socket_;
+  TypedCompletion<R> completion_;
+
  private:
-  void attempt() {
+  void try_now() {
     wait_ = 0;
-    const int fd = socket_->fd->get();
-    const ssize_t sent = core::send_datagram(fd, data_.data(), data_.size(), to_ ? &*to_ : nullptr);
-    if (sent < 0 && would_block(errno)) {
-      wait_ = store_.when_ready(fd, POLLOUT, [self = shared_from_this()](short) { self->attempt(); });
-      return;
-    }
-    if (sent < 0) return completion_.complete(fail(error_code(errno)));
-    if (static_cast<size_t>(sent) != data_.size())
-      return completion_.complete(
-          fail(net::error_code::Other{std::optional<std::string>("the datagram was sent in part")}));
-    completion_.complete(ok());
+    if (!static_cast<Derived*>(this)->attempt()) return;
+    wait_ = store_.when_ready(socket_->fd->get(), Events,
+                              [self = this->shared_from_this()](short) { self->try_now(); });
   }
 
   Store& store_;
-  std::shared_ptr<UdpShared> socket_;
+  Store::WaitId wait_ = 0;  // the reactor's wait for the socket, while there is one
+};
+
+// One datagram on its way: sent at once when the socket takes it, else
+// once it is writable.
+class DatagramSend : public DatagramCall<DatagramSend, NetStatus, POLLOUT> {
+ public:
+  DatagramSend(Store& store, std::shared_ptr<UdpShared> socket, std::vector<uint8_t> data, std::optional<SockAddr> to,
+               TypedCompletion<NetStatus> completion)
+      : DatagramCall(store, std::move(socket), std::move(completion)), data_(std::move(data)), to_(to) {}
+
+  // Whether the send would block.
+  bool attempt() {
+    const ssize_t sent = core::send_datagram(socket_->fd->get(), data_.data(), data_.size(), to_ ? &*to_ : nullptr);
+    if (sent < 0 && would_block(errno)) return true;
+    if (sent < 0) completion_.complete(fail(error_code(errno)));
+    else if (static_cast<size_t>(sent) != data_.size())
+      completion_.complete(fail(net::error_code::Other{std::optional<std::string>("the datagram was sent in part")}));
+    else
+      completion_.complete(ok());
+    return false;
+  }
+
+ private:
   std::vector<uint8_t> data_;
   std::optional<SockAddr> to_;
-  TypedCompletion<NetStatus> completion_;
-  Store::WaitId wait_ = 0;  // the reactor's wait for POLLOUT, while there is one
 };
 
 // One datagram awaited: taken at once when one has arrived, else once the
 // socket is readable. Its sender is the connected peer as the guest named
 // it, else the address it came from. A receive the guest cancels while it
 // waits takes nothing.
-class DatagramReceive : public std::enable_shared_from_this<DatagramReceive> {
+class DatagramReceive : public DatagramCall<DatagramReceive, ReceiveResult, POLLIN> {
  public:
-  DatagramReceive(Store& store, std::shared_ptr<UdpShared> socket, TypedCompletion<ReceiveResult> completion)
-      : store_(store), socket_(std::move(socket)), completion_(std::move(completion)) {}
+  using DatagramCall::DatagramCall;
 
-  void start() {
-    attempt();
-    if (wait_ == 0) return;
-    completion_.on_cancel([weak = weak_from_this()] {
-      if (auto self = weak.lock(); self && self->wait_ != 0 && self->store_.cancel_wait(self->wait_))
-        self->completion_.cancel();
-    });
-  }
-
- private:
-  void attempt() {
-    wait_ = 0;
-    const int fd = socket_->fd->get();
+  // Whether the receive would block.
+  bool attempt() {
     std::vector<uint8_t> data(kMaxDatagram);
     SockAddr from;
-    const ssize_t got = core::receive_datagram(fd, data.data(), data.size(), &from);
-    if (got < 0 && would_block(errno)) {
-      wait_ = store_.when_ready(fd, POLLIN, [self = shared_from_this()](short) { self->attempt(); });
-      return;
+    const ssize_t got = core::receive_datagram(socket_->fd->get(), data.data(), data.size(), &from);
+    if (got < 0 && would_block(errno)) return true;
+    if (got < 0) {
+      completion_.complete(fail<Received>(error_code(errno)));
+      return false;
     }
-    if (got < 0) return completion_.complete(fail<Received>(error_code(errno)));
     data.resize(static_cast<size_t>(got));
     const bool connected = socket_->state == UdpState::connected && socket_->peer;
     net::IpSocketAddress sender = connected ? *socket_->peer : from_sockaddr(from.storage);
     completion_.complete(ReceiveResult::ok(Received{std::move(data), std::move(sender)}));
+    return false;
   }
-
-  Store& store_;
-  std::shared_ptr<UdpShared> socket_;
-  TypedCompletion<ReceiveResult> completion_;
-  Store::WaitId wait_ = 0;  // the reactor's wait for POLLIN, while there is one
 };
 
 class HostUdpSocket final : public net::UdpSocket {

@@ -4,9 +4,10 @@
 // named types with a WitType<T> specialisation (cmhost bindgen writes one
 // for each record, variant, enum and flags type it declares). What the host
 // makes streams and futures of needs it: StreamWriter<T>(store) and
-// FutureWriter<T>(store) take their element type from here. Handles have
-// none (their resource type is the host's run-time choice): pass the
-// element type explicitly for those.
+// FutureWriter<T>(store) take their element type from here. Own and
+// borrow handles have none (their resource type is the host's run-time
+// choice): pass the element type explicitly for those. (bindgen writes no
+// WitType for a named type holding any handle.)
 #pragma once
 
 #include <array>
