@@ -86,6 +86,20 @@ TEST_F(CharFutures, TheHostCannotWriteASurrogate) {
   EXPECT_EQ(reading.wait(store).at(0), Val::u32('z'));
 }
 
+// The guest's read meets the host's write inside its call: the host's
+// mistake is the loop's to report, and the guest goes on waiting.
+TEST_F(CharFutures, ASurrogateTheHostStartedIsReportedByTheLoopNotTrappedInTheGuest) {
+  FutureWriter<char32_t> writer(store, Type::char_());
+  bool done = false;
+  writer.start_write(store, char32_t{0xD800}, [&](CopyOutcome) { done = true; });
+  PendingCall reading = read_char(writer.readable());
+  EXPECT_ERROR_SAYING(store.run_until_idle(), ErrorKind::InvalidValue, "55296");
+  EXPECT_FALSE(done) << "the copy was abandoned";
+  EXPECT_FALSE(reading.done()) << "the guest did not trap: its read still waits";
+  EXPECT_TRUE(writer.write(store, U'z'));
+  EXPECT_EQ(reading.wait(store).at(0), Val::u32('z'));
+}
+
 TEST_F(CharFutures, StreamsOfCharAreNoValidType) {
   EXPECT_ERROR_SAYING(StreamWriter<char32_t>(store, Type::char_()), ErrorKind::InvalidValue,
                       "`stream<char>` is not valid");

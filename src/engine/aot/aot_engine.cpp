@@ -825,7 +825,13 @@ class AotEngine final : public Engine {
   const EngineConfig& config() const override { return config_; }
 
  private:
-  aot::BuildSettings settings() const { return {config_.compiler, config_.metering}; }
+  aot::BuildSettings settings() const {
+    aot::BuildSettings s;
+    s.compiler = config_.compiler;
+    s.metered = config_.metering;
+    s.cache_dir = config_.cache_dir;
+    return s;
+  }
 
   EngineConfig config_;
 };

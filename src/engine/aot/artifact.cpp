@@ -1,6 +1,7 @@
 // Building an artifact: every core module translated to C (translate.hpp)
 // with its glue, compiled in parallel, linked into one shared object,
-// stamped (stamp.hpp) and renamed into place.
+// stamped (stamp.hpp) and moved into place, all in a private build
+// directory that goes however the build ends (workspace.hpp).
 #include "artifact.hpp"
 
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "compiler.hpp"
 #include "glue.hpp"
 #include "translate.hpp"
+#include "workspace.hpp"
 
 namespace cmhost::engine::aot {
 
@@ -41,18 +43,11 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
   Stamp stamp = expected_stamp(component, settings, modules.size());
   const std::string compiler = resolve_compiler(settings.compiler);
   const fs::path target = fs::absolute(path);
-  std::string scratch_template = (target.parent_path() / ".cmhost-build-XXXXXX").string();
-  if (!mkdtemp(scratch_template.data())) usage("cannot create a build directory beside " + target.string());
-  const fs::path scratch = scratch_template;
-  // CMHOST_AOT_KEEP_SOURCES keeps the C for a look at what was compiled.
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      if (std::getenv("CMHOST_AOT_KEEP_SOURCES")) return;
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{scratch};
+  // Declared first, so that it goes last: a signal that stopped the build
+  // ends the process only once the workspace is gone.
+  const InterruptGuard interrupts;
+  const BuildWorkspace workspace(settings.cache_dir);
+  const fs::path& scratch = workspace.path();
 
   write_file(scratch / "cmhost_aot.h", kCmhostAotHeader);
   std::vector<CompilerJob> jobs;
@@ -70,6 +65,7 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
     jobs.push_back(std::move(job));
   };
   for (size_t i = 0; i < modules.size(); ++i) {
+    InterruptGuard::check();
     const std::string prefix = module_prefix(i);
     CModule translated;
     try {
@@ -87,6 +83,7 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
       compile_job(name, "core module " + std::to_string(i) + " (part " + std::to_string(part + 2) + ")");
     }
   }
+  InterruptGuard::check();
   write_file(scratch / "entry.c", artifact_entry(modules.size()));
   compile_job("entry", "the artifact entry");
   run_all(jobs);
@@ -111,9 +108,8 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
       close(fd);
     }
   }
-  std::error_code error;
-  fs::rename(shared_object, target, error);
-  if (error) usage("cannot move the artifact into place at " + target.string() + ": " + error.message());
+  InterruptGuard::check();
+  place_artifact(shared_object, target);
 }
 
 }  // namespace cmhost::engine::aot

@@ -25,9 +25,10 @@
 namespace cmhost::engine::aot {
 
 // Translates and compiles `modules` (the component's core modules, in
-// order) into an artifact at `path`, written to a temporary file beside it
-// and renamed into place. Throws Validate naming the module and the feature
-// the translation cannot handle, Usage when the compiler fails.
+// order) into an artifact at `path`, in a private build directory under the
+// cache (workspace.hpp), then moved into place whole. Throws Validate
+// naming the module and the feature the translation cannot handle, Usage
+// when the compiler fails or a signal stopped the build.
 void build_artifact(std::span<const uint8_t> component, const std::vector<std::span<const uint8_t>>& modules,
                     const BuildSettings& settings, const std::string& path);
 

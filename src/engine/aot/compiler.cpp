@@ -1,13 +1,18 @@
 #include "compiler.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <optional>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -15,6 +20,7 @@
 
 #include "cmhost/error.hpp"
 #include "rt.h"
+#include "workspace.hpp"
 
 extern char** environ;
 
@@ -34,9 +40,41 @@ void start(CompilerJob& job) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 2, job.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  const int failed = posix_spawnp(&job.pid, argv[0], &actions, nullptr, argv.data(), environ);
+  // A process group of its own: the driver's own children (cc1, as) stop
+  // with it when the build is stopped.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  const int failed = posix_spawnp(&job.pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (failed) usage("cannot run the C compiler " + job.argv[0] + ": " + std::strerror(failed));
+  job.pidfd = static_cast<int>(syscall(SYS_pidfd_open, job.pid, 0));
+}
+
+// Its exit status once it ended (`block`: waiting for that), closing its
+// process descriptor; none while it runs.
+std::optional<int> reap(CompilerJob& job, bool block) {
+  int status = 0;
+  pid_t got;
+  do got = waitpid(job.pid, &status, block ? 0 : WNOHANG);
+  while (got < 0 && errno == EINTR && block);
+  if (got == 0 || (got < 0 && errno == EINTR)) return std::nullopt;
+  if (job.pidfd >= 0) close(job.pidfd);
+  job.pidfd = -1;
+  return got < 0 ? -1 : status;
+}
+
+// Sleeps until one of the jobs ends, or a signal arrives (EINTR: the
+// caller looks at the stop request): one poll(2) over their process
+// descriptors, so only this build's children count, whatever other threads
+// spawn. Without them (a kernel before 5.3), short sleeps between looks.
+void wait_for_one(const std::vector<CompilerJob*>& running) {
+  std::vector<pollfd> fds;
+  for (const CompilerJob* job : running)
+    if (job->pidfd >= 0) fds.push_back({job->pidfd, POLLIN, 0});
+  ::poll(fds.data(), fds.size(), fds.size() == running.size() ? -1 : 50);
 }
 
 std::string first_lines(const std::string& path, size_t count) {
@@ -103,22 +141,36 @@ std::vector<std::string> compile_flags(bool metered) {
 
 void run_all(std::vector<CompilerJob>& jobs) {
   const size_t parallel = std::max(1u, std::thread::hardware_concurrency());
-  size_t next = 0, running = 0;
+  size_t next = 0;
+  std::vector<CompilerJob*> running;
   std::string failure;
-  while (next < jobs.size() || running > 0) {
-    while (failure.empty() && next < jobs.size() && running < parallel) {
-      start(jobs[next++]);
-      ++running;
+  // A stop request ends the compilers first, so that nothing writes into
+  // the build directory as it goes.
+  const auto stop_all = [&] {
+    for (CompilerJob* job : running) kill(-job->pid, SIGTERM);
+    for (CompilerJob* job : running) reap(*job, true);
+    running.clear();
+  };
+  while (next < jobs.size() || !running.empty()) {
+    if (InterruptGuard::requested()) {
+      stop_all();
+      InterruptGuard::check();
     }
-    if (running == 0) break;
-    int status = 0;
-    const pid_t done = waitpid(-1, &status, 0);
-    if (done < 0) break;
-    --running;
-    for (CompilerJob& job : jobs) {
-      if (job.pid != done) continue;
-      if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && failure.empty())
-        failure = "the C compiler failed on " + job.what + ":\n" + first_lines(job.log, 12);
+    while (failure.empty() && next < jobs.size() && running.size() < parallel) {
+      start(jobs[next]);
+      running.push_back(&jobs[next++]);
+    }
+    if (running.empty()) break;
+    wait_for_one(running);
+    for (auto it = running.begin(); it != running.end();) {
+      const std::optional<int> status = reap(**it, false);
+      if (!status) {
+        ++it;
+        continue;
+      }
+      if ((!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) && failure.empty())
+        failure = "the C compiler failed on " + (*it)->what + ":\n" + first_lines((*it)->log, 12);
+      it = running.erase(it);
     }
   }
   if (!failure.empty()) usage(failure);

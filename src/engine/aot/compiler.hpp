@@ -39,10 +39,12 @@ struct CompilerJob {
   std::string log;
   std::string what;
   pid_t pid = -1;
+  int pidfd = -1;  // its process descriptor while it runs (pidfd_open), for poll(2)
 };
 
 // Runs the jobs, as many at once as there are cores; throws Usage naming
-// the first that failed.
+// the first that failed, or saying a signal stopped the build (the jobs
+// running then are ended first: InterruptGuard).
 void run_all(std::vector<CompilerJob>& jobs);
 
 }  // namespace cmhost::engine::aot

@@ -17,6 +17,7 @@ struct BuildSettings {
   std::string compiler = "cc";  // found on PATH unless a path
   bool metered = false;         // EngineConfig::metering: instrument.hpp's rewrite before translation
   size_t split_bytes = size_t{4} << 20;  // translate.hpp's split_functions (tests split small modules)
+  std::string cache_dir;  // EngineConfig::cache_dir: builds work in its `building/` (workspace.hpp)
 };
 
 // What an artifact must have been built with to be loaded now.
