@@ -161,6 +161,8 @@ class Store {
     data_ = std::make_shared<T>(std::move(data));
     data_type_ = &typeid(T);
   }
+  // Move a store only while no host work is in flight: host functions'
+  // callbacks, copies and waits hold the Store& their Caller gave them.
   Store(Store&& other) noexcept;
   Store& operator=(Store&& other) noexcept;
   Store(const Store&) = delete;

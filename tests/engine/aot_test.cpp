@@ -141,7 +141,11 @@ TEST_F(AotArtifacts, AStaleCachedArtifactIsNotLoadedButBuiltAnew) {
   Engine engine = cached_in(cache);
   (void)Component::from_bytes(engine, basics_);
   ASSERT_EQ(said_.size(), 1u);
-  const fs::path cached = fs::directory_iterator(cache)->path();
+  // The cache also holds the directory builds work in; directory order varies.
+  fs::path cached;
+  for (const auto& entry : fs::directory_iterator(cache))
+    if (entry.path().extension() == ".cmhost-aot") cached = entry.path();
+  ASSERT_FALSE(cached.empty());
   const std::vector<uint8_t> fresh = read_bytes(cached);
   std::vector<uint8_t> stale = fresh;
   ASSERT_TRUE(restamp_codegen(stale));
@@ -203,6 +207,7 @@ TEST_F(AotArtifacts, ADamagedCachedArtifactIsBuiltAnew) {
   (void)Component::from_bytes(engine, basics_);
   ASSERT_EQ(said_.size(), 1u);
   for (const auto& entry : fs::directory_iterator(cache)) {
+    if (entry.path().extension() != ".cmhost-aot") continue;
     // A new file under the name (the loaded one stays mapped as it was).
     const fs::path path = entry.path();
     fs::remove(path);
