@@ -461,6 +461,10 @@ class PendingCall {
   std::vector<Val> wait(Store& store);
   // The results once done: Error (Usage) before, or when taken already.
   std::vector<Val> results();
+  // `done` runs from the store's event loop once the call is done (on the
+  // loop's next step when it is already), on the store's thread: where a
+  // server that keeps many calls in flight learns that one returned.
+  void on_done(Store& store, std::function<void()> done);
 
   class Impl;
 
@@ -594,6 +598,7 @@ class TypedPendingCall {
   R wait(Store& store) { return convert(call_.wait(store)); }
   // The result once done (Error Usage before, or when taken already).
   R result() { return convert(call_.results()); }
+  void on_done(Store& store, std::function<void()> done) { call_.on_done(store, std::move(done)); }
 
  private:
   R convert(std::vector<Val> results) const {

@@ -132,6 +132,10 @@ class ChannelEnd {
   // one is readable_end() in the store's handle table.
   static ChannelEnd make_writable(Store& store, abi::TypeRef element, bool stream, ElementCheck check);
   const Val& readable_end() const;
+  // Puts this readable end back into the store's handle table (its new
+  // handle), for a guest to receive again; the end is closed then. Error
+  // (Usage) while a copy is in flight, or once closed.
+  Val release_readable(Store& store);
 
   std::unique_ptr<Impl> impl_;
 };
@@ -189,6 +193,9 @@ class StreamReader : public ChannelEnd {
   }
   // The same for a typed handle (a typed host function's argument).
   StreamReader(Store& store, abi::typed::Stream<T> stream) : StreamReader(store, Val::stream(stream.handle)) {}
+  // Gives the end back as a handle the host holds (to return to a guest:
+  // a body handed on, say); this reader is closed then.
+  abi::typed::Stream<T> into_handle(Store& store) { return {release_readable(store).as_handle()}; }
 
   // Up to `max` elements, lifted; empty once the writer is gone (ended()).
   std::vector<T> read(Store& store, size_t max) {
@@ -437,23 +444,42 @@ class FutureReader : public ChannelEnd {
     if constexpr (streams_detail::binds_handles_v<T>) bind_element_handles(&streams_detail::bind_element<T>);
   }
   FutureReader(Store& store, abi::typed::Future<T> future) : FutureReader(store, Val::future(future.handle)) {}
+  // Gives the end back as a handle the host holds; this reader is closed then.
+  abi::typed::Future<T> into_handle(Store& store) { return {release_readable(store).as_handle()}; }
   // The value, once the guest wrote it (running the event loop until then);
   // none when the writer is gone without writing.
   std::optional<T> read(Store& store) {
     std::optional<T> out;
     copy_in_place(store, 1, [&](abi::AbiContext& cx, uint64_t ptr, uint64_t) -> uint64_t {
-      if constexpr (std::is_same_v<T, Val>) {
-        out.emplace(value_abi(impl(), cx.options().addr).load(cx, ptr));
-      } else {
-        streams_detail::with_width(cx, [&](auto width) {
-          constexpr abi::AddrWidth W = decltype(width)::value;
-          cx.set_typed_handles(element_handles(impl()));
-          out.emplace(abi::typed::load<T, W>(abi::typed::Reader(cx), ptr));
-        });
-      }
+      out.emplace(load_value(impl(), cx, ptr));
       return 1;
     });
     return out;
+  }
+  // Starts reading the value and returns: `done` runs from the event loop
+  // with it once the guest wrote it, or with none when the writer went
+  // without writing. Safe from inside a host function or a loop callback.
+  void start_read(Store& store, std::function<void(std::optional<T>)> done) {
+    auto out = std::make_shared<std::optional<T>>();
+    start_in_place(
+        store, 1,
+        [impl = impl(), out](abi::AbiContext& cx, uint64_t ptr, uint64_t) -> uint64_t {
+          out->emplace(load_value(impl, cx, ptr));
+          return 1;
+        },
+        [out, done = std::move(done)](CopyOutcome) { done(std::move(*out)); });
+  }
+
+ private:
+  static T load_value(const Impl* impl, abi::AbiContext& cx, uint64_t ptr) {
+    if constexpr (std::is_same_v<T, Val>) {
+      return value_abi(impl, cx.options().addr).load(cx, ptr);
+    } else {
+      return streams_detail::with_width(cx, [&](auto width) {
+        cx.set_typed_handles(element_handles(impl));
+        return abi::typed::load<T, decltype(width)::value>(abi::typed::Reader(cx), ptr);
+      });
+    }
   }
 };
 

@@ -30,6 +30,11 @@ std::vector<Val> PendingCall::wait(Store& store) {
   return results();
 }
 
+void PendingCall::on_done(Store& store, std::function<void()> done) {
+  if (&store.impl_->runtime != impl_->store) throw Error(ErrorKind::Usage, "the call was started in another store");
+  store.impl_->loop.when_resolved(impl_->result, std::move(done));
+}
+
 std::vector<Val> PendingCall::results() {
   if (!impl_->result->resolved) throw Error(ErrorKind::Usage, "the call has not returned yet: run the event loop");
   if (impl_->taken) throw Error(ErrorKind::Usage, "the call's results were taken already");

@@ -87,6 +87,13 @@ ChannelEnd ChannelEnd::make_writable(Store& store, abi::TypeRef element, bool st
 
 const Val& ChannelEnd::readable_end() const { return impl_->readable; }
 
+Val ChannelEnd::release_readable(Store& store) {
+  check_store(store);
+  const bool stream = impl_->end->is_stream();
+  const uint32_t handle = impl_->end->release_readable();
+  return stream ? Val::stream(handle) : Val::future(handle);
+}
+
 void ChannelEnd::bind_element_handles(bool (*bind)(const abi::Type& element, abi::typed::HandleTypes& found)) {
   auto handles = std::make_unique<abi::typed::HandleTypes>();
   // The element type was checked against the C++ type already.

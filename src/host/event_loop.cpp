@@ -107,7 +107,31 @@ bool HostLoop::run_ready() {
     trying_ = nullptr;
     if (i < ends_.size() && ends_[i] == end) ++i;
   }
-  return ran;
+  return run_resolutions() || ran;
+}
+
+bool HostLoop::run_resolutions() {
+  std::vector<Resolution> due;
+  for (size_t i = 0; i < resolutions_.size();) {
+    if (!resolutions_[i].result->resolved) {
+      ++i;
+      continue;
+    }
+    due.push_back(std::move(resolutions_[i]));
+    resolutions_.erase(resolutions_.begin() + static_cast<ptrdiff_t>(i));
+  }
+  // After the scan: a callback may start calls and watch them. One that
+  // throws leaves the rest for the next step.
+  for (size_t i = 0; i < due.size(); ++i) {
+    try {
+      due[i].done();
+    } catch (...) {
+      resolutions_.insert(resolutions_.end(), std::make_move_iterator(due.begin() + static_cast<ptrdiff_t>(i) + 1),
+                          std::make_move_iterator(due.end()));
+      throw;
+    }
+  }
+  return !due.empty();
 }
 
 void HostLoop::watch_deadline(engine::Engine& engine, const engine::Store& core) {

@@ -16,6 +16,7 @@
 #include "cmhost/engine/backend.hpp"
 #include "reactor.hpp"
 #include "runtime/host_calls.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace cmhost::host {
@@ -50,6 +51,12 @@ class HostLoop final : public runtime::HostDriver {
   // Runs `work` on the loop's next step, on the store's thread: host
   // callbacks that must not run inside a guest's built-in.
   void defer(std::function<void()> work) { deferred_.push_back(std::move(work)); }
+
+  // `done` runs from the loop once `result` resolved (an async call the
+  // host started, PendingCall::on_done).
+  void when_resolved(std::shared_ptr<const runtime::AsyncCallResult> result, std::function<void()> done) {
+    resolutions_.push_back({std::move(result), std::move(done)});
+  }
 
   // Continuations of blocking work (Store::run_blocking), kept here so that
   // they live and die on the loop's thread: the pool posts only the ticket.
@@ -86,6 +93,12 @@ class HostLoop final : public runtime::HostDriver {
   Reactor reactor_;
   uint64_t next_ticket_ = 1;
   std::map<uint64_t, std::function<void(std::exception_ptr)>> continuations_;
+  struct Resolution {
+    std::shared_ptr<const runtime::AsyncCallResult> result;
+    std::function<void()> done;
+  };
+  std::vector<Resolution> resolutions_;
+  bool run_resolutions();
 };
 
 }  // namespace cmhost::host

@@ -209,6 +209,21 @@ void HostEnd::close() {
   if (*alive_) channel_->drop();
 }
 
+uint32_t HostEnd::release_readable() {
+  if (!reads()) throw Error(ErrorKind::Usage, fmt::format("{}: only a readable end goes back to the store", what()));
+  if (!*alive_) throw Error(ErrorKind::Usage, fmt::format("{}: its store is gone", what()));
+  check_not_stepping("giving the end back");
+  if (copy_) throw Error(ErrorKind::Usage, fmt::format("{}: a copy is in flight on this end", what()));
+  if (closed_) throw Error(ErrorKind::Usage, fmt::format("{}: the end is closed", what()));
+  if (ended_ && !is_stream()) throw Error(ErrorKind::Usage, fmt::format("{}: the future's value has moved", what()));
+  const uint32_t handle = store_.host_handles().add(
+      is_stream() ? runtime::HandleKind::SharedStream : runtime::HandleKind::SharedFuture, channel_);
+  if (channel_->host_side == this) channel_->host_side = nullptr;
+  closed_ = true;
+  ended_ = true;
+  return handle;
+}
+
 void HostEnd::abandon() {
   if (!copy_) return;
   disarm(*copy_);

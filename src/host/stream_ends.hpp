@@ -98,6 +98,11 @@ class HostEnd final : public runtime::HostSide {
   // Drops the end: Error (Usage) while a copy is in flight, or for a
   // future's writable end not yet written.
   void close();
+  // Puts a readable end back into the store's host handle table, where a
+  // guest can receive it again: its new handle; this end is then closed
+  // without dropping the channel. Error (Usage) for a writable end, while
+  // a copy is in flight, on a closed end or a future whose value moved.
+  uint32_t release_readable();
 
   // Advances the copy in flight (called by the loop): true when it ended
   // or made progress.

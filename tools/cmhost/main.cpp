@@ -13,6 +13,7 @@
 #include "wit/bindgen.hpp"
 #include "inspect.hpp"
 #include "run.hpp"
+#include "serve.hpp"
 #include "invoke.hpp"
 #include "wast/runner.hpp"
 
@@ -133,20 +134,51 @@ int main(int argc, char** argv) {
   // arguments, dashes and all) are left for the program, as `wasmtime run` does.
   run_cmd->prefix_command();
   run_cmd->footer("Usage: cmhost run [OPTIONS] FILE [--] [ARGS...]");
-  run_cmd->add_option("--env", run.env, "An environment variable NAME=VALUE for the guest (repeatable)")
-      ->allow_extra_args(false);
-  run_cmd->add_flag("--env-inherit", run.env_inherit, "Give the guest this process's environment");
-  run_cmd->add_flag("--allow-network", run.allow_network,
-                    "Let the guest use the host's network through wasi:sockets (TCP, UDP, name lookup)");
-  run_cmd->add_option("--dir", run.dirs,
-                      "Preopen a host directory as GUEST (default: the host path), read-only with :ro; the guest "
-                      "reaches nothing outside it (repeatable)")
-      ->allow_extra_args(false);
+  const auto add_wasi_options = [](CLI::App* command, cmhost::tools::WasiOptions& options) {
+    command->add_option("--env", options.env, "An environment variable NAME=VALUE for the guest (repeatable)")
+        ->allow_extra_args(false);
+    command->add_flag("--env-inherit", options.env_inherit, "Give the guest this process's environment");
+    command->add_flag("--allow-network", options.allow_network,
+                      "Let the guest use the host's network through wasi:sockets (TCP, UDP, name lookup)");
+    command->add_flag("--allow-http", options.allow_http, "Let the guest send HTTP requests (wasi:http's client)");
+    command->add_option("--forbid-header", options.forbid_headers,
+                        "A header field the guest may not set, beyond wasi:http's default forbidden ones (repeatable)")
+        ->allow_extra_args(false);
+    command->add_option("--dir", options.dirs,
+                        "Preopen a host directory as GUEST (default: the host path), read-only with :ro; the guest "
+                        "reaches nothing outside it (repeatable)")
+        ->allow_extra_args(false);
+  };
+  add_wasi_options(run_cmd, run);
   run_cmd->add_option("--invoke", run.invoke, "Call this export instead of wasi:cli/run, e.g. 'f(1, \"x\")'");
   run_cmd->add_option("--argv0", run.argv0, "The program's first argument (default: FILE as given)");
   add_engine_option(run_cmd);
   add_artifact_option(run_cmd);
   add_limit_options(run_cmd);
+
+  cmhost::tools::ServeCommand serve;
+  auto* serve_cmd = app.add_subcommand("serve", "Serve a wasi:http service component (wasi:http/handler) over HTTP/1.1");
+  serve_cmd->add_option("file", serve.file, "Component binary (.wasm)")->required();
+  serve_cmd->add_option("--addr", serve.addr, "The address to listen on, HOST:PORT (port 0: any free one)")
+      ->capture_default_str();
+  serve_cmd->add_flag("--log", serve.log, "Log one line per request to stderr");
+  serve_cmd->add_option("--request-timeout", serve.request_timeout_seconds,
+                        "Seconds a request may take; past them the client gets a 500 and the instance is retired")
+      ->check(seconds);
+  serve_cmd->add_option("--idle-timeout", serve.idle_timeout_seconds,
+                        "Seconds a client may send nothing (between requests or within one) before it is closed "
+                        "(default 30)")
+      ->check(seconds);
+  serve_cmd->add_option("--max-concurrent-requests", serve.max_concurrent_requests,
+                        "Requests in the guest at once; more wait")
+      ->capture_default_str()
+      ->check(whole_number);
+  serve_cmd->add_option("--max-memory", serve.limits.max_memory_bytes,
+                        "Bytes of linear memory the guest's memories may hold together; growing past them fails")
+      ->check(whole_number);
+  add_wasi_options(serve_cmd, serve);
+  add_engine_option(serve_cmd);
+  add_artifact_option(serve_cmd);
 
   cmhost::tools::BindgenCommand bindgen;
   bindgen.node_modules = env_or("CMHOST_JCO_DIR", CMHOST_DEFAULT_NODE_MODULES);
@@ -264,6 +296,12 @@ int main(int argc, char** argv) {
       const auto engine = engine_for(run_cmd);
       if (!engine) return 2;
       return cmhost::tools::run_command(run, cmhost::tools::engine_config(*engine, limits, compat));
+    }
+    if (*serve_cmd) {
+      serve.artifact = artifact_file;
+      const auto engine = engine_for(serve_cmd);
+      if (!engine) return 2;
+      return cmhost::tools::serve_command(serve, cmhost::tools::engine_config(*engine, serve.limits, compat));
     }
     if (*invoke) {
       const auto engine = engine_for(invoke);

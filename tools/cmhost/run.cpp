@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cmhost/cmhost.hpp"
+#include "cmhost/http.hpp"
 #include "cmhost/wasi.hpp"
 
 extern char** environ;
@@ -47,6 +48,36 @@ int run_instance(const RunCommand& command, const Instance& instance, Store& sto
 
 }  // namespace
 
+wasi::WasiConfig wasi_config(const WasiOptions& options, std::vector<std::string> args) {
+  wasi::WasiConfig wasi;
+  wasi.args = std::move(args);
+  if (options.env_inherit)
+    for (char** e = environ; *e; ++e) {
+      const std::string entry(*e);
+      const size_t eq = entry.find('=');
+      if (eq != std::string::npos) wasi.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    }
+  for (const std::string& entry : options.env) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error(ErrorKind::Usage, "--env takes NAME=VALUE, got `" + entry + "`");
+    wasi.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  for (std::string dir : options.dirs) {
+    wasi::Preopen preopen;
+    if (dir.size() > 3 && dir.compare(dir.size() - 3, 3, ":ro") == 0) {
+      preopen.read_only = true;
+      dir.resize(dir.size() - 3);
+    }
+    const size_t sep = dir.find("::");
+    preopen.host_path = dir.substr(0, sep);
+    preopen.guest_path = sep == std::string::npos ? preopen.host_path : dir.substr(sep + 2);
+    if (preopen.host_path.empty()) throw Error(ErrorKind::Usage, "--dir takes HOST[::GUEST][:ro], got `" + dir + "`");
+    wasi.preopens.push_back(std::move(preopen));
+  }
+  wasi.allow_network = options.allow_network;
+  return wasi;
+}
+
 int run_command(const RunCommand& command, const engine::EngineConfig& config) {
   try {
     if (is_core_module(command.file))
@@ -55,36 +86,15 @@ int run_command(const RunCommand& command, const engine::EngineConfig& config) {
                                         "`componentNew` and its wasi_snapshot_preview1.command.wasm adapter");
     Engine engine(config);
     const auto component = load_component(engine, command.file, command.artifact);
-    wasi::WasiConfig wasi;
-    wasi.args.push_back(command.argv0.value_or(command.file));
-    wasi.args.insert(wasi.args.end(), command.args.begin(), command.args.end());
-    if (command.env_inherit)
-      for (char** e = environ; *e; ++e) {
-        const std::string entry(*e);
-        const size_t eq = entry.find('=');
-        if (eq != std::string::npos) wasi.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
-      }
-    for (const std::string& entry : command.env) {
-      const size_t eq = entry.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw Error(ErrorKind::Usage, "--env takes NAME=VALUE, got `" + entry + "`");
-      wasi.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
-    }
-    for (std::string dir : command.dirs) {
-      wasi::Preopen preopen;
-      if (dir.size() > 3 && dir.compare(dir.size() - 3, 3, ":ro") == 0) {
-        preopen.read_only = true;
-        dir.resize(dir.size() - 3);
-      }
-      const size_t sep = dir.find("::");
-      preopen.host_path = dir.substr(0, sep);
-      preopen.guest_path = sep == std::string::npos ? preopen.host_path : dir.substr(sep + 2);
-      if (preopen.host_path.empty()) throw Error(ErrorKind::Usage, "--dir takes HOST[::GUEST][:ro], got `" + dir + "`");
-      wasi.preopens.push_back(std::move(preopen));
-    }
-    wasi.allow_network = command.allow_network;
+    std::vector<std::string> args{command.argv0.value_or(command.file)};
+    args.insert(args.end(), command.args.begin(), command.args.end());
+    const wasi::WasiConfig wasi = wasi_config(command, std::move(args));
     Linker linker;
     wasi::add_to_linker(linker, wasi);
+    http::HttpConfig http;
+    http.allow_outgoing = command.allow_http;
+    http.forbidden_headers = command.forbid_headers;
+    http::add_to_linker(linker, http);
     Store store(engine);
     GuestLimiter limiter(engine, store, command.limits);
     try {

@@ -1,0 +1,100 @@
+// wasi:http for components, on the public API as any embedder could write
+// it (src/http): the wasi:http@0.3.x types a component imports, and a
+// server of HTTP/1.1 (Boost.Beast's parser and serializer, on the store's
+// event loop and reactor: no thread per connection) that calls a service's
+// exported wasi:http/handler@0.3.x for each request.
+//
+//   cmhost::Linker linker;
+//   cmhost::wasi::add_to_linker(linker, wasi_config);
+//   cmhost::http::add_to_linker(linker, http_config);
+//   cmhost::http::ServeConfig serve;
+//   serve.port = 8080;
+//   cmhost::http::Server server(store, linker, component, http_config, serve);
+//   server.run();   // until stop(), or SIGTERM/SIGINT when watch_signals is set
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost::http {
+
+struct HttpConfig {
+  // Field names a guest may not set, beyond wasi:http's default forbidden
+  // set (connection, keep-alive, proxy-authenticate, proxy-authorization,
+  // proxy-connection, transfer-encoding, upgrade, host, http2-settings).
+  std::vector<std::string> forbidden_headers;
+  // Outgoing requests (wasi:http/client): refused with HTTP-request-denied
+  // unless allowed; when `allowed_hosts` is not empty, only to those
+  // authorities (host or host:port).
+  bool allow_outgoing = false;
+  std::vector<std::string> allowed_hosts;
+};
+
+// Supplies wasi:http@0.3.x's types and client to `linker` (every 0.3.x
+// version links). Objects the guest holds live in the store that
+// instantiates.
+void add_to_linker(Linker& linker, const HttpConfig& config);
+
+struct ServeConfig {
+  std::string host = "0.0.0.0";
+  uint16_t port = 8080;  // 0: the kernel picks one (Server::port says which)
+  // A request whose response has not ended by then gets a 500 (or, once
+  // its headers are out, a closed connection); zero: no limit.
+  std::chrono::milliseconds request_timeout{0};
+  // Requests in the guest at once; more wait (their connections unread).
+  size_t max_concurrent_requests = 128;
+  // What a client may send: the request line and header fields together,
+  // how many fields, and the body.
+  size_t max_header_bytes = 64 * 1024;
+  size_t max_header_count = 100;
+  uint64_t max_body_bytes = 64ull << 20;
+  // A connection that sends nothing for this long (between requests, or in
+  // the middle of one) is closed.
+  std::chrono::milliseconds idle_timeout{30000};
+  // Once stopping, in-flight requests get this long to end.
+  std::chrono::milliseconds drain_timeout{10000};
+  // Stop gracefully on SIGTERM and SIGINT (the process's handlers for them
+  // are replaced while run() runs).
+  bool watch_signals = false;
+  // One line per request (method, target, status, bytes, time).
+  std::function<void(const std::string& line)> log;
+  // What the server reports that is not a response: a guest's trap, a
+  // timeout, an instance made anew.
+  std::function<void(const std::string& line)> warn;
+};
+
+// Serves the wasi:http/handler@0.3.x of `component`, instantiated in
+// `store` with `linker` (which has wasi:http's types from add_to_linker
+// with `http`): one instance for many requests, concurrently. A guest trap
+// or a timeout fails the requests in that instance (500, or a closed
+// connection once headers were sent) and the next request gets a new one.
+class Server {
+ public:
+  // Listens at once: Error (Usage) when the address cannot be bound, or
+  // when the component exports no wasi:http/handler@0.3.x.
+  Server(Store& store, const Linker& linker, const Component& component, const HttpConfig& http, ServeConfig config);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // The address it listens on, as host:port.
+  std::string address() const;
+  uint16_t port() const;
+  // Runs the store's event loop, serving, until stopped and drained.
+  void run();
+  // Stop accepting; requests in flight end (within drain_timeout), then run() returns.
+  void stop();
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cmhost::http

@@ -1,0 +1,15 @@
+// cmhost::http's entry point for linkers (cmhost/http.hpp): wasi:http@0.3's
+// types and client.
+#include "cmhost/http.hpp"
+
+#include "http/p3/client.hpp"
+#include "http/p3/types.hpp"
+
+namespace cmhost::http {
+
+void add_to_linker(Linker& linker, const HttpConfig& config) {
+  auto types = p3::add_types(linker, config);
+  p3::add_client(linker, config, std::move(types));
+}
+
+}  // namespace cmhost::http

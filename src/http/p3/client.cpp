@@ -1,0 +1,440 @@
+// wasi:http/client@0.3.0: outgoing requests over plain HTTP/1.1, one
+// connection per request, on the store's reactor like the server: the
+// name lookup on the blocking pool, a non-blocking connect, the request's
+// head and body written as the guest's body stream gives them, the
+// response's head parsed by Beast (send completes then) and its body
+// handed to the guest as it arrives. The request options' timeouts
+// bound the connect, the first byte of the response and the gaps between
+// bytes. Refused with HTTP-request-denied unless HttpConfig allows it.
+#include "client.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "http/p3/bindings.hpp"
+#include "http/p3/bodies.hpp"
+
+namespace cmhost::http::p3 {
+
+namespace {
+
+namespace client = bindings::p3::wasi::http::client;
+using SendResult = abi::typed::Result<Own<types::Response>, ErrorCode>;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kReadChunk = 64 * 1024;
+constexpr size_t kBodyBuffer = 256 * 1024;
+// Without a request option: as long as a client would wait by default.
+constexpr std::chrono::seconds kDefaultConnectTimeout{600};
+
+bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
+
+std::optional<Clock::duration> timeout_of(std::optional<uint64_t> nanoseconds) {
+  if (!nanoseconds) return std::nullopt;
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(*nanoseconds));
+}
+
+ErrorCode connect_error(int error) {
+  switch (error) {
+    case ECONNREFUSED: return types::error_code::ConnectionRefused{};
+    case ETIMEDOUT: return types::error_code::ConnectionTimeout{};
+    case ENETUNREACH:
+    case EHOSTUNREACH:
+    case EHOSTDOWN:
+    case ENETDOWN: return types::error_code::DestinationUnavailable{};
+    case EADDRNOTAVAIL: return types::error_code::DestinationIPUnroutable{};
+    case ECONNRESET: return types::error_code::ConnectionTerminated{};
+    default: return internal_error(std::strerror(error));
+  }
+}
+
+// host[:port] or [v6]:port; the port 1 to 65535, 80 when absent.
+struct Destination {
+  std::string host;
+  uint16_t port = 80;
+};
+std::optional<Destination> parse_authority(const std::string& authority) {
+  Destination out;
+  std::string port;
+  if (!authority.empty() && authority.front() == '[') {
+    const size_t close = authority.find(']');
+    if (close == std::string::npos) return std::nullopt;
+    out.host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') return std::nullopt;
+      port = authority.substr(close + 2);
+    }
+  } else {
+    const size_t colon = authority.rfind(':');
+    out.host = authority.substr(0, colon);
+    if (colon != std::string::npos) port = authority.substr(colon + 1);
+  }
+  if (out.host.empty() || out.host.find_first_of("@/?# ") != std::string::npos) return std::nullopt;
+  if (!port.empty()) {
+    unsigned value = 0;
+    const auto parsed = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (parsed.ec != std::errc() || parsed.ptr != port.data() + port.size() || value == 0 || value > 65535)
+      return std::nullopt;
+    out.port = static_cast<uint16_t>(value);
+  }
+  return out;
+}
+
+bool is_connection_field(const std::string& name) {
+  static const char* const names[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
+                                      "upgrade",    "te",         "http2-settings",   "host"};
+  return std::find_if(std::begin(names), std::end(names), [&](const char* hop) { return name == hop; }) !=
+         std::end(names);
+}
+
+// One request in flight, from the lookup to the response's last byte.
+class Outgoing : public std::enable_shared_from_this<Outgoing> {
+ public:
+  Outgoing(Store& store, std::shared_ptr<const TypesContext> types, std::unique_ptr<HostRequest> request,
+           TypedCompletion<SendResult> completion)
+      : store_(store), types_(std::move(types)), request_(std::move(request)), completion_(std::move(completion)) {}
+  ~Outgoing() {
+    cancel_waits();
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  void start(Destination destination) {
+    destination_ = std::move(destination);
+    if (request_->options) {
+      connect_timeout_ = timeout_of(request_->options->connect_timeout);
+      first_byte_timeout_ = timeout_of(request_->options->first_byte_timeout);
+      between_bytes_timeout_ = timeout_of(request_->options->between_bytes_timeout);
+    }
+    auto self = shared_from_this();
+    auto found = std::make_shared<std::vector<sockaddr_storage>>();
+    auto lookup_error = std::make_shared<int>(0);
+    store_.run_blocking(
+        [found, lookup_error, host = destination_.host, port = destination_.port] {
+          addrinfo hints{};
+          hints.ai_family = AF_UNSPEC;
+          hints.ai_socktype = SOCK_STREAM;
+          hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+          addrinfo* list = nullptr;
+          const std::string service = std::to_string(port);
+          if (const int error = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &list)) {
+            *lookup_error = error;
+            return;
+          }
+          for (addrinfo* a = list; a; a = a->ai_next) {
+            sockaddr_storage address{};
+            std::memcpy(&address, a->ai_addr, a->ai_addrlen);
+            found->push_back(address);
+          }
+          ::freeaddrinfo(list);
+        },
+        [self, found, lookup_error](std::exception_ptr) {
+          if (*lookup_error || found->empty()) {
+            const int error = *lookup_error;
+            if (error == EAI_NONAME || error == EAI_NODATA || found->empty())
+              return self->fail(types::error_code::DNSError{
+                  types::DNSErrorPayload{.rcode = std::string("address not available"), .info_code = std::nullopt}});
+            return self->fail(types::error_code::DNSError{
+                types::DNSErrorPayload{.rcode = std::string(gai_strerror(error)), .info_code = std::nullopt}});
+          }
+          self->addresses_ = std::move(*found);
+          self->connect_next();
+        });
+  }
+
+ private:
+  void connect_next() {
+    if (next_address_ >= addresses_.size()) return fail(connect_error(last_connect_error_));
+    const sockaddr_storage& address = addresses_[next_address_++];
+    fd_ = ::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) return fail(internal_error(std::strerror(errno)));
+    const int on = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    const socklen_t length = address.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&address), length) == 0) return connected();
+    if (errno != EINPROGRESS) return retry(errno);
+    auto self = shared_from_this();
+    write_wait_ = store_.when_ready(fd_, POLLOUT, [self](short) {
+      self->write_wait_.reset();
+      self->cancel_timer();
+      int error = 0;
+      socklen_t size = sizeof error;
+      ::getsockopt(self->fd_, SOL_SOCKET, SO_ERROR, &error, &size);
+      if (error) return self->retry(error);
+      self->connected();
+    });
+    arm_timer(connect_timeout_.value_or(kDefaultConnectTimeout), types::error_code::ConnectionTimeout{});
+  }
+
+  void retry(int error) {
+    last_connect_error_ = error;
+    ::close(fd_);
+    fd_ = -1;
+    connect_next();
+  }
+
+  void connected() {
+    const std::string target = request_->path_with_query.value_or("/");
+    std::vector<wire::Field> fields{{"host", *request_->authority}};
+    std::optional<uint64_t> declared;
+    for (const auto& [name, value] : request_->headers.entries()) {
+      if (name == "content-length") {
+        uint64_t length = 0;
+        const auto parsed = std::from_chars(value.data(), value.data() + value.size(), length);
+        if (parsed.ec != std::errc() || parsed.ptr != value.data() + value.size())
+          return fail(types::error_code::HTTPRequestLengthRequired{});
+        declared = length;
+        continue;
+      }
+      if (!is_connection_field(name)) fields.emplace_back(name, value);
+    }
+    fields.emplace_back("connection", "close");
+    const std::string method = method_name(request_->method);
+    const bool has_body = request_->body.contents.has_value() || request_->body.produce;
+    wire::Framing framing = wire::Framing::until_close;  // no body
+    if (declared)
+      framing = wire::Framing::content_length;
+    else if (has_body)
+      framing = wire::Framing::chunked;
+    else if (method == "POST" || method == "PUT" || method == "PATCH")
+      framing = wire::Framing::content_length, declared = 0;
+    out_ = wire::request_head(method, target, fields, framing, declared);
+    head_request_ = method == "HEAD";
+    std::weak_ptr<Outgoing> weak = weak_from_this();
+    OutgoingBody::Sink sink{
+        .backlog = [weak] { auto self = weak.lock(); return self ? self->out_.size() : size_t{0}; },
+        .write = [weak](std::string_view framed) {
+          if (auto self = weak.lock()) {
+            self->out_.append(framed);
+            self->send_out();
+          }
+        },
+        .done = [weak](TransmitResult outcome) {
+          if (auto self = weak.lock()) self->request_sent(std::move(outcome));
+        }};
+    request_body_ = std::make_shared<OutgoingBody>(store_, types_, std::move(request_->body), true, framing, declared,
+                                                   std::move(sink));
+    request_body_->resume();
+    flush();
+    arm_read();
+    if (first_byte_timeout_) arm_timer(*first_byte_timeout_, types::error_code::ConnectionReadTimeout{});
+  }
+
+  void request_sent(TransmitResult outcome) {
+    const bool ok = outcome.is_ok();
+    if (request_->transmitted)
+      request_->transmitted->start_write(store_, ok ? TransmitResult::ok() : outcome,
+                                         [self = shared_from_this()](CopyOutcome) {});
+    if (!ok) fail(outcome.error());
+    else flush();
+  }
+
+  void flush() {
+    send_out();
+    if (out_.empty() && request_body_ && !request_body_->finished()) request_body_->resume();
+  }
+
+  // Sends what the socket takes now, waiting for POLLOUT for the rest.
+  // Only I/O: safe inside a body's copy step.
+  void send_out() {
+    while (!out_.empty() && fd_ >= 0) {
+      const ssize_t sent = ::send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
+      if (sent > 0) {
+        out_.erase(0, static_cast<size_t>(sent));
+        continue;
+      }
+      if (sent < 0 && errno == EINTR) continue;
+      if (sent < 0 && would_block(errno)) {
+        if (!write_wait_)
+          write_wait_ = store_.when_ready(fd_, POLLOUT, [self = shared_from_this()](short) {
+            self->write_wait_.reset();
+            self->flush();
+          });
+        return;
+      }
+      // The server closed: what it answered may still be there to read.
+      out_.clear();
+      return;
+    }
+  }
+
+  void arm_read() {
+    if (read_wait_ || fd_ < 0) return;
+    read_wait_ = store_.when_ready(fd_, POLLIN, [self = shared_from_this()](short) {
+      self->read_wait_.reset();
+      self->on_readable();
+    });
+  }
+
+  void on_readable() {
+    char buffer[kReadChunk];
+    bool ended = false;
+    for (;;) {
+      const ssize_t got = ::recv(fd_, buffer, sizeof buffer, 0);
+      if (got > 0) {
+        in_.append(buffer, static_cast<size_t>(got));
+        if (in_.size() >= kReadChunk) break;
+        continue;
+      }
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0 && would_block(errno)) break;
+      ended = true;
+      break;
+    }
+    if (!in_.empty() && between_bytes_timeout_ && completed_)
+      arm_timer(*between_bytes_timeout_, types::error_code::ConnectionReadTimeout{});
+    std::optional<wire::ParseFailure> failure;
+    if (!parser_) {
+      parser_.emplace(wire::ParserLimits{});
+      if (head_request_) parser_->skip(true);
+    }
+    const size_t taken = parser_->feed(in_, failure);
+    in_.erase(0, taken);
+    if (!failure && ended) parser_->feed_end(failure);
+    if (failure) return fail(parser_->head_done() ? ErrorCode(types::error_code::HTTPResponseIncomplete{})
+                                                  : ErrorCode(types::error_code::HTTPProtocolError{}));
+    if (parser_->head_done() && !completed_) respond();
+    if (response_body_) {
+      response_body_->add(parser_->body());
+      parser_->body().clear();
+      if (parser_->done()) return finish();
+    }
+    if (ended) return fail(types::error_code::HTTPResponseIncomplete{});
+    if (!response_body_ || response_body_->buffered() < kBodyBuffer) arm_read();
+  }
+
+  // The response's head arrived: send returns it; its body follows.
+  void respond() {
+    cancel_timer();
+    FieldList headers(types_->forbidden);
+    for (const auto& [name, value] : parser_->fields()) headers.add_from_host(name, value);
+    headers.make_immutable();
+    response_body_ = std::make_shared<IncomingBody>(store_, types_);
+    std::weak_ptr<Outgoing> weak = weak_from_this();
+    response_body_->on_taken = [weak] {
+      if (auto self = weak.lock(); self && self->fd_ >= 0) self->arm_read();
+    };
+    auto response = std::make_unique<HostResponse>(std::move(headers), response_body_->body());
+    response->status = static_cast<uint16_t>(parser_->status());
+    completed_ = true;
+    completion_.complete(SendResult::ok(types_->resources->response.make_own(store_, std::move(response))));
+    if (between_bytes_timeout_) arm_timer(*between_bytes_timeout_, types::error_code::ConnectionReadTimeout{});
+  }
+
+  void finish() {
+    response_body_->finish(parser_->trailers());
+    close();
+  }
+
+  void fail(ErrorCode why) {
+    if (!completed_) {
+      completed_ = true;
+      completion_.complete(SendResult::err(std::move(why)));
+    } else if (response_body_) {
+      response_body_->fail(std::move(why));
+    }
+    close();
+  }
+
+  void arm_timer(Clock::duration after, ErrorCode why) {
+    cancel_timer();
+    timer_ = store_.when_time(Clock::now() + after, [self = shared_from_this(), why] {
+      self->timer_.reset();
+      self->fail(why);
+    });
+  }
+  void cancel_timer() {
+    if (timer_) store_.cancel_wait(*timer_);
+    timer_.reset();
+  }
+  void cancel_waits() {
+    cancel_timer();
+    for (auto* wait : {&read_wait_, &write_wait_})
+      if (*wait) {
+        store_.cancel_wait(**wait);
+        wait->reset();
+      }
+  }
+  void close() {
+    cancel_waits();
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  Store& store_;
+  std::shared_ptr<const TypesContext> types_;
+  std::unique_ptr<HostRequest> request_;
+  TypedCompletion<SendResult> completion_;
+  Destination destination_;
+  std::vector<sockaddr_storage> addresses_;
+  size_t next_address_ = 0;
+  int last_connect_error_ = ECONNREFUSED;
+  int fd_ = -1;
+  std::string out_, in_;
+  bool head_request_ = false;
+  bool completed_ = false;
+  std::optional<wire::ResponseParser> parser_;
+  std::shared_ptr<OutgoingBody> request_body_;
+  std::shared_ptr<IncomingBody> response_body_;
+  std::optional<Store::WaitId> read_wait_, write_wait_, timer_;
+  std::optional<Clock::duration> connect_timeout_, first_byte_timeout_, between_bytes_timeout_;
+};
+
+class ClientHost final : public client::Host {
+ public:
+  ClientHost(HttpConfig config, std::shared_ptr<const TypesContext> types)
+      : config_(std::move(config)), types_(std::move(types)) {}
+
+  void send(Caller& caller, Own<types::Request> handle, TypedCompletion<SendResult> completion) override {
+    Store& store = caller.store();
+    // The request is the host's now, sent or not.
+    auto request = take_request(store, *types_, handle);
+    if (!config_.allow_outgoing) return completion.complete(SendResult::err(types::error_code::HTTPRequestDenied{}));
+    if (request->scheme && std::holds_alternative<types::scheme::HTTPS>(*request->scheme))
+      return completion.complete(
+          SendResult::err(internal_error("cmhost's HTTP client speaks plain HTTP: https needs a TLS proxy")));
+    if (request->scheme && std::holds_alternative<types::scheme::Other>(*request->scheme))
+      return completion.complete(SendResult::err(types::error_code::HTTPProtocolError{}));
+    if (!request->authority) return completion.complete(SendResult::err(types::error_code::HTTPRequestURIInvalid{}));
+    const auto destination = parse_authority(*request->authority);
+    if (!destination) return completion.complete(SendResult::err(types::error_code::HTTPRequestURIInvalid{}));
+    if (!allowed(*request->authority, destination->host))
+      return completion.complete(SendResult::err(types::error_code::HTTPRequestDenied{}));
+    std::make_shared<Outgoing>(store, types_, std::move(request), std::move(completion))->start(*destination);
+  }
+
+ private:
+  bool allowed(const std::string& authority, const std::string& host) const {
+    if (config_.allowed_hosts.empty()) return true;
+    return std::any_of(config_.allowed_hosts.begin(), config_.allowed_hosts.end(), [&](const std::string& allowed) {
+      return lowercase(allowed) == lowercase(authority) || lowercase(allowed) == lowercase(host);
+    });
+  }
+
+  HttpConfig config_;
+  std::shared_ptr<const TypesContext> types_;
+};
+
+}  // namespace
+
+void add_client(Linker& linker, const HttpConfig& config, std::shared_ptr<const TypesContext> types) {
+  client::add_to_linker(linker, std::make_shared<ClientHost>(config, std::move(types)));
+}
+
+}  // namespace cmhost::http::p3

@@ -1,0 +1,796 @@
+// The HTTP/1.1 server of cmhost::http (cmhost/http.hpp): one listening
+// socket and its connections, all non-blocking, waiting in the store's
+// reactor (Store::when_ready, when_time), so guests and the network share
+// one loop on one thread. Each request becomes a wasi:http request handed
+// to the service's handler; its body reaches the guest as it arrives and
+// as the guest reads (the connection stops reading while the guest lags),
+// and the response goes out as the guest writes it, chunked with trailers
+// unless it declared a Content-Length. Requests on one connection are
+// answered in order: a pipelined request is parsed once the previous
+// response is out.
+#include "cmhost/http.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cmhost/error.hpp"
+#include "http/p3/bodies.hpp"
+#include "http/p3/types.hpp"
+#include "http/wire.hpp"
+
+namespace cmhost::http {
+
+namespace {
+
+using p3::ErrorCode;
+using p3::Future;
+using p3::Own;
+using p3::Stream;
+using p3::TrailersResult;
+using p3::TransmitResult;
+namespace types = p3::types;
+using HandleResult = abi::typed::Result<Own<types::Response>, ErrorCode>;
+using HandleFunc = TypedAsyncFunc<HandleResult(Own<types::Request>)>;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kReadChunk = 64 * 1024;
+// How much of a body the server holds for a guest that has not read it yet.
+constexpr size_t kBodyBuffer = 256 * 1024;
+
+bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
+
+// SIGTERM and SIGINT as a readable pipe, for the reactor to wait on.
+int signal_pipe[2] = {-1, -1};
+void on_stop_signal(int) {
+  const int saved = errno;
+  const char byte = 1;
+  (void)!::write(signal_pipe[1], &byte, 1);
+  errno = saved;
+}
+
+std::string describe_error(const ErrorCode& code) {
+  if (const auto* internal = std::get_if<types::error_code::InternalError>(&code))
+    return "internal-error" + (internal->value ? ": " + *internal->value : std::string());
+  return fmt::format("error-code case {}", code.index());
+}
+
+class Connection;
+
+}  // namespace
+
+class Server::Impl {
+ public:
+  Impl(Store& store, const Linker& linker, const Component& component, const HttpConfig& http, ServeConfig config);
+  ~Impl();
+
+  Store& store;
+  const Linker& linker;
+  Component component;
+  ServeConfig config;
+  std::shared_ptr<p3::TypesContext> types;
+  uint16_t port = 0;
+  std::string host;
+
+  void run();
+  void stop();
+
+  // The instance requests go to: made on first use after a retirement.
+  HandleFunc& handler();
+  // After a trap or a timeout: requests from now on get a new instance.
+  void retire_instance(const std::string& why);
+  void warn(const std::string& line) const {
+    if (config.warn) config.warn(line);
+  }
+  bool stopping() const { return stopping_; }
+  // Requests in the guest, against max_concurrent_requests.
+  bool has_room() const { return in_flight_ < config.max_concurrent_requests; }
+  void request_started() { ++in_flight_; }
+  void request_ended();
+  void forget(Connection* connection);
+
+ private:
+  void listen_on(const std::string& host, uint16_t port);
+  void accept_ready();
+  void arm_accept();
+  void watch_signals();
+  void unwatch_signals();
+
+  int listen_fd_ = -1;
+  std::optional<Store::WaitId> accept_wait_, signal_wait_, drain_timer_;
+  std::optional<Instance> instance_;
+  std::optional<HandleFunc> handler_;
+  std::string handler_name_;
+  std::map<Connection*, std::shared_ptr<Connection>> connections_;
+  size_t in_flight_ = 0;
+  bool stopping_ = false;
+  bool drained_ = false;
+  struct sigaction old_term_ {}, old_int_ {};
+  bool signals_watched_ = false;
+};
+
+namespace {
+
+// One request and its response on a connection.
+struct Exchange {
+  std::string method, target;
+  unsigned version = 11;
+  bool head_request = false;
+  bool keep_alive = true;
+  Clock::time_point started = Clock::now();
+  std::optional<Store::WaitId> timeout;
+  std::shared_ptr<p3::IncomingBody> request_body;
+  bool request_read = false;  // the parser reached the request's end
+
+  std::optional<TypedPendingCall<HandleResult>> call;
+  bool head_sent = false;
+  unsigned status = 0;
+  std::shared_ptr<p3::OutgoingBody> response_body;
+  std::optional<FutureWriter<TransmitResult>> transmitted;
+  bool complete = false;  // the whole response is in the connection's buffer
+};
+
+// What a response may not carry from the guest: the connection's own framing.
+bool is_hop_by_hop(const std::string& name) {
+  static const char* const names[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
+                                      "upgrade",    "te",         "http2-settings",   "host"};
+  for (const char* hop : names)
+    if (name == hop) return true;
+  return false;
+}
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Server::Impl& server, int fd) : server_(server), store_(server.store), fd_(fd) {}
+  ~Connection() {
+    cancel_waits();
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  void start() {
+    arm_read();
+    arm_idle();
+  }
+
+  // The server stops: an idle connection closes now, a busy one after its response.
+  void stop() {
+    if (!exchange_) return close();
+    exchange_->keep_alive = false;
+  }
+
+  // A trap took the instance: the request in it fails.
+  void fail_in_guest() {
+    if (exchange_ && !exchange_->complete) guarded([&] { abort_response("the guest trapped"); });
+  }
+
+  // Room for another request in the guest.
+  void resume() {
+    if (!paused_) return;
+    paused_ = false;
+    guarded([&] { process(); });
+  }
+  bool paused() const { return paused_; }
+
+  std::string peer = "-";
+
+ private:
+  // --- reading and parsing --------------------------------------------------
+
+  void arm_read() {
+    if (read_wait_ || fd_ < 0 || peer_closed_) return;
+    read_wait_ = store_.when_ready(fd_, POLLIN, [self = shared_from_this()](short) {
+      self->read_wait_.reset();
+      self->guarded([&] { self->on_readable(); });
+    });
+  }
+
+  void arm_idle() {
+    if (idle_timer_) store_.cancel_wait(*idle_timer_);
+    idle_timer_.reset();
+    if (server_.config.idle_timeout.count() <= 0 || fd_ < 0) return;
+    idle_timer_ = store_.when_time(Clock::now() + server_.config.idle_timeout, [self = shared_from_this()] {
+      self->idle_timer_.reset();
+      // Waiting on the guest is not idleness; a client that sends nothing is.
+      if (self->exchange_ && !self->reading_wanted()) return self->arm_idle();
+      if (self->exchange_) self->server_.warn(fmt::format("{}: the client sent nothing for too long", self->peer));
+      self->guarded([&] { self->close(); });
+    });
+  }
+
+  bool reading_wanted() const {
+    if (peer_closed_ || closing_ || fd_ < 0) return false;
+    if (!parser_) return !exchange_;  // between requests; a pipelined one waits for the response
+    if (parser_->done()) return false;
+    return !exchange_ || exchange_->request_body->buffered() < kBodyBuffer;
+  }
+
+  void on_readable() {
+    char buffer[kReadChunk];
+    for (;;) {
+      const ssize_t got = ::recv(fd_, buffer, sizeof buffer, 0);
+      if (got > 0) {
+        in_.append(buffer, static_cast<size_t>(got));
+        arm_idle();
+        if (in_.size() >= kReadChunk) break;
+        continue;
+      }
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0 && would_block(errno)) break;
+      peer_closed_ = true;  // end of stream, or reset: nothing more will come
+      break;
+    }
+    process();
+  }
+
+  void process() {
+    if (closing_ || fd_ < 0) return;
+    while (!in_.empty() || (parser_ && exchange_)) {
+      if (!parser_) {
+        if (exchange_) break;  // the next request waits for this response
+        if (!server_.has_room()) {
+          paused_ = true;
+          return;
+        }
+        parser_.emplace(wire::ParserLimits{.header_bytes = server_.config.max_header_bytes,
+                                           .header_count = server_.config.max_header_count,
+                                           .body_bytes = server_.config.max_body_bytes});
+      }
+      std::optional<wire::ParseFailure> failure;
+      const size_t taken = parser_->feed(in_, failure);
+      in_.erase(0, taken);
+      if (failure) return refuse(failure->status, failure->reason);
+      if (parser_->head_done() && !exchange_) start_exchange();
+      if (exchange_ && !exchange_->request_read) {
+        exchange_->request_body->add(parser_->body());
+        parser_->body().clear();
+        if (parser_->done()) {
+          exchange_->request_read = true;
+          exchange_->request_body->finish(parser_->trailers());
+        }
+      }
+      if (parser_->done()) {
+        parser_.reset();
+        break;
+      }
+      if (taken == 0) break;
+    }
+    if (peer_closed_) {
+      if (parser_ && exchange_) {
+        // The client went in the middle of a request's body.
+        parser_.reset();
+        exchange_->keep_alive = false;
+        exchange_->request_body->fail(types::error_code::HTTPRequestBodySize{});
+        return;
+      }
+      if (!exchange_) return close();
+    }
+    if (reading_wanted()) arm_read();
+  }
+
+  // A request that cannot be parsed: the status that says why, then close.
+  void refuse(unsigned status, const std::string& reason) {
+    parser_.reset();
+    if (exchange_) {
+      // The head was fine, its body is not: the guest's body fails.
+      exchange_->keep_alive = false;
+      exchange_->request_body->fail(types::error_code::HTTPRequestBodySize{});
+      if (!exchange_->head_sent) send_error(status, reason);
+      return;
+    }
+    closing_ = true;
+    write_out(wire::simple_response(status, reason + "\n", false));
+    log_line("-", "-", status, 0, Clock::now());
+    flush();
+  }
+
+  // --- the request in the guest ---------------------------------------------
+
+  void start_exchange() {
+    auto x = std::make_shared<Exchange>();
+    exchange_ = x;
+    x->method = parser_->method();
+    x->target = parser_->target();
+    x->version = parser_->version();
+    x->head_request = x->method == "HEAD";
+    x->keep_alive = parser_->keep_alive() && !server_.stopping();
+    server_.request_started();
+    counted_ = true;
+
+    FieldList headers(server_.types->forbidden);
+    std::optional<std::string> host;
+    for (const auto& [name, value] : parser_->fields()) {
+      headers.add_from_host(name, value);
+      if (!host && lowercase(name) == "host") host = value;
+    }
+    headers.make_immutable();
+    x->request_body = std::make_shared<p3::IncomingBody>(store_, server_.types);
+    std::weak_ptr<Connection> weak = weak_from_this();
+    x->request_body->on_taken = [weak] {
+      if (auto self = weak.lock(); self && self->reading_wanted()) self->arm_read();
+    };
+    auto request = std::make_unique<p3::HostRequest>(server_.types, std::move(headers), x->request_body->body());
+    request->method = p3::method_of(x->method);
+    request->scheme = types::scheme::HTTP{};
+    request->authority = host;
+    request->path_with_query = x->target;
+    // An absolute-form target (a proxy's request) names its own scheme and authority.
+    if (const size_t colon = x->target.find("://"); colon != std::string::npos && x->target[0] != '/') {
+      const std::string scheme = x->target.substr(0, colon);
+      const size_t path = x->target.find('/', colon + 3);
+      request->scheme = scheme == "https" ? types::Scheme(types::scheme::HTTPS{})
+                        : scheme == "http" ? types::Scheme(types::scheme::HTTP{})
+                                           : types::Scheme(types::scheme::Other{scheme});
+      request->authority = x->target.substr(colon + 3, path == std::string::npos ? std::string::npos : path - colon - 3);
+      request->path_with_query = path == std::string::npos ? std::string("/") : x->target.substr(path);
+    }
+    const Own<types::Request> handle = p3::make_incoming_request(store_, server_.types, std::move(request));
+    if (server_.config.request_timeout.count() > 0)
+      x->timeout = store_.when_time(Clock::now() + server_.config.request_timeout, [weak, x] {
+        x->timeout.reset();
+        if (auto self = weak.lock(); self && self->exchange_ == x) self->guarded([&] { self->timed_out(); });
+      });
+    x->call.emplace(server_.handler().call_async(store_, handle));
+    x->call->on_done(store_, [weak, x] {
+      if (auto self = weak.lock(); self && self->exchange_ == x && !x->complete)
+        self->guarded([&] { self->responded(); });
+    });
+  }
+
+  void timed_out() {
+    server_.warn(fmt::format("guest timed out after {} ms on {} {}", server_.config.request_timeout.count(),
+                             exchange_->method, exchange_->target));
+    server_.retire_instance("a request timed out");
+    abort_response("guest timed out");
+  }
+
+  // The handler returned.
+  void responded() {
+    Exchange& x = *exchange_;
+    HandleResult result = x.call->result();
+    if (result.is_err()) {
+      server_.warn(fmt::format("the handler failed {} {}: {}", x.method, x.target, describe_error(result.error())));
+      return send_error(500, "the service failed: " + describe_error(result.error()));
+    }
+    auto response = p3::take_response(store_, *server_.types, result.value());
+    x.status = response->status;
+    x.transmitted = std::move(response->transmitted);
+    std::vector<wire::Field> fields;
+    std::optional<uint64_t> declared;
+    for (const auto& [name, value] : response->headers.entries()) {
+      if (name == "content-length") {
+        uint64_t length = 0;
+        const auto parsed = std::from_chars(value.data(), value.data() + value.size(), length);
+        if (parsed.ec != std::errc() || parsed.ptr != value.data() + value.size() || (declared && *declared != length))
+          return abort_response("the service's response has an invalid content-length");
+        declared = length;
+        continue;
+      }
+      if (!is_hop_by_hop(name)) fields.emplace_back(name, value);
+    }
+    // 1xx, 204 and 304 carry no body and no framing; HEAD's has the framing
+    // a GET's would, and no body.
+    const bool bodiless_status = x.status < 200 || x.status == 204 || x.status == 304;
+    wire::Framing framing = wire::Framing::chunked;
+    if (bodiless_status)
+      framing = wire::Framing::until_close;
+    else if (declared)
+      framing = wire::Framing::content_length;
+    else if (x.version < 11 || x.head_request)
+      framing = wire::Framing::until_close;
+    if (framing == wire::Framing::until_close && !bodiless_status && !x.head_request) x.keep_alive = false;
+    // The connection carries another request only once this one was read whole.
+    if (!x.request_read) x.keep_alive = false;
+    write_out(wire::response_head(x.status, fields, x.version, framing, declared, x.keep_alive));
+    x.head_sent = true;
+    const bool no_body = bodiless_status || x.head_request;
+    std::weak_ptr<Connection> weak = weak_from_this();
+    auto exchange = exchange_;
+    p3::OutgoingBody::Sink sink{
+        .backlog = [weak] { auto self = weak.lock(); return self ? self->out_.size() : size_t{0}; },
+        .write = [weak, no_body](std::string_view framed) {
+          if (auto self = weak.lock(); self && !no_body) {
+            self->out_.append(framed);
+            self->send_out();
+          }
+        },
+        .done = [weak, exchange](TransmitResult outcome) {
+          auto self = weak.lock();
+          if (!self || self->exchange_ != exchange || exchange->complete) return;
+          self->guarded([&] {
+            if (outcome.is_err()) return self->abort_response(describe_error(outcome.error()), outcome.error());
+            self->finish_response();
+          });
+        }};
+    p3::Body body = std::move(response->body);
+    if (no_body) body.contents.reset();
+    x.response_body = std::make_shared<p3::OutgoingBody>(store_, server_.types, std::move(body), false,
+                                                         no_body ? wire::Framing::until_close : framing, declared,
+                                                         std::move(sink));
+    x.response_body->resume();
+    flush();
+  }
+
+  void finish_response() {
+    Exchange& x = *exchange_;
+    x.complete = true;
+    if (x.transmitted) x.transmitted->start_write(store_, TransmitResult::ok(), [](CopyOutcome) {});
+    flush();
+  }
+
+  // The response cannot be given: a 500 when nothing went out yet, else the
+  // connection closes (the client sees an incomplete response).
+  void abort_response(const std::string& why, std::optional<ErrorCode> code = std::nullopt) {
+    Exchange& x = *exchange_;
+    if (x.transmitted && !x.transmitted->busy() && !x.transmitted->ended())
+      x.transmitted->start_write(store_, TransmitResult::err(code.value_or(p3::internal_error(why))), [](CopyOutcome) {});
+    x.transmitted.reset();
+    if (!x.head_sent) return send_error(500, why);
+    server_.warn(fmt::format("{} {}: the response is cut off: {}", x.method, x.target, why));
+    x.complete = true;
+    log_line(x.method, x.target, x.status, x.response_body ? x.response_body->bytes() : 0, x.started);
+    close();
+  }
+
+  void send_error(unsigned status, const std::string& why) {
+    Exchange& x = *exchange_;
+    x.status = status;
+    x.head_sent = true;
+    x.complete = true;
+    x.keep_alive = x.keep_alive && x.request_read;
+    write_out(wire::simple_response(status, why + "\n", x.keep_alive));
+    flush();
+  }
+
+  // --- writing --------------------------------------------------------------
+
+  void write_out(std::string bytes) {
+    if (out_.empty())
+      out_ = std::move(bytes);
+    else
+      out_ += bytes;
+  }
+
+  // Sends what the socket takes now, waiting for POLLOUT for the rest.
+  // Only I/O: safe inside a body's copy step. False when the client is gone.
+  bool send_out() {
+    while (!out_.empty() && fd_ >= 0 && !broken_) {
+      const ssize_t sent = ::send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
+      if (sent > 0) {
+        out_.erase(0, static_cast<size_t>(sent));
+        continue;
+      }
+      if (sent < 0 && errno == EINTR) continue;
+      if (sent < 0 && would_block(errno)) {
+        if (!write_wait_)
+          write_wait_ = store_.when_ready(fd_, POLLOUT, [self = shared_from_this()](short) {
+            self->write_wait_.reset();
+            self->guarded([&] { self->flush(); });
+          });
+        return true;
+      }
+      // The client is gone: closed from the loop, outside any copy.
+      broken_ = true;
+      out_.clear();
+      store_.when_time(Clock::now(), [self = shared_from_this()] { self->guarded([&] { self->close(); }); });
+    }
+    return !broken_;
+  }
+
+  void flush() {
+    if (!send_out()) return;
+    if (fd_ < 0 || !out_.empty()) return;
+    if (exchange_ && exchange_->complete) return end_exchange();
+    if (exchange_ && exchange_->response_body) exchange_->response_body->resume();
+    if (closing_ && !exchange_) close();
+  }
+
+  void end_exchange() {
+    auto x = std::move(exchange_);
+    exchange_.reset();
+    if (x->timeout) store_.cancel_wait(*x->timeout);
+    log_line(x->method, x->target, x->status, x->response_body ? x->response_body->bytes() : 0, x->started);
+    if (counted_) {
+      counted_ = false;
+      server_.request_ended();
+    }
+    if (!x->keep_alive || closing_ || server_.stopping()) return close();
+    arm_idle();
+    process();
+  }
+
+  void log_line(const std::string& method, const std::string& target, unsigned status, uint64_t bytes,
+                Clock::time_point started) {
+    if (!server_.config.log) return;
+    server_.config.log(fmt::format("{} {} {} {} {}B {:.3f}ms", peer, method, target, status, bytes,
+                                   std::chrono::duration<double, std::milli>(Clock::now() - started).count()));
+  }
+
+  // --- ending ---------------------------------------------------------------
+
+  void cancel_waits() {
+    for (auto* wait : {&read_wait_, &write_wait_, &idle_timer_})
+      if (*wait) {
+        store_.cancel_wait(**wait);
+        wait->reset();
+      }
+  }
+
+  void close() {
+    if (fd_ < 0) return;
+    cancel_waits();
+    ::close(fd_);
+    fd_ = -1;
+    closing_ = true;
+    if (auto x = exchange_) {
+      if (x->timeout) store_.cancel_wait(*x->timeout);
+      x->timeout.reset();
+      // What the guest still does for this request goes nowhere.
+      if (!x->request_read) x->request_body->fail(types::error_code::ConnectionTerminated{});
+      if (!x->complete && x->transmitted && !x->transmitted->busy() && !x->transmitted->ended())
+        x->transmitted->start_write(store_, TransmitResult::err(types::error_code::ConnectionTerminated{}),
+                                    [](CopyOutcome) {});
+      x->complete = true;
+    }
+    if (counted_) {
+      counted_ = false;
+      server_.request_ended();
+    }
+    server_.forget(this);  // may end this object's life once the caller returns
+  }
+
+  // Host failures in one connection end that connection, not the server;
+  // a guest's trap goes on to the server's loop.
+  template <class F>
+  void guarded(F&& f) {
+    auto keep = shared_from_this();
+    try {
+      f();
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Trap) throw;
+      server_.warn(fmt::format("connection from {}: {}", peer, e.what()));
+      close();
+    }
+  }
+
+  Server::Impl& server_;
+  Store& store_;
+  int fd_;
+  std::string in_, out_;
+  std::optional<wire::RequestParser> parser_;
+  std::shared_ptr<Exchange> exchange_;
+  std::optional<Store::WaitId> read_wait_, write_wait_, idle_timer_;
+  bool peer_closed_ = false;
+  bool closing_ = false;
+  bool paused_ = false;
+  bool counted_ = false;
+  bool broken_ = false;  // a send failed: the client is gone
+};
+
+std::string address_text(const sockaddr_storage& address) {
+  char host[NI_MAXHOST] = {}, port[NI_MAXSERV] = {};
+  if (::getnameinfo(reinterpret_cast<const sockaddr*>(&address), sizeof address, host, sizeof host, port, sizeof port,
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+    return "-";
+  return address.ss_family == AF_INET6 ? fmt::format("[{}]:{}", host, port) : fmt::format("{}:{}", host, port);
+}
+
+}  // namespace
+
+Server::Impl::Impl(Store& store, const Linker& linker, const Component& component, const HttpConfig& http,
+                   ServeConfig config)
+    : store(store), linker(linker), component(component), config(std::move(config)) {
+  auto forbidden = std::make_shared<ForbiddenHeaders>();
+  for (const std::string& name : http.forbidden_headers) forbidden->add(name);
+  types = std::make_shared<p3::TypesContext>();
+  types->forbidden = std::move(forbidden);
+  types->resources = types::Resources{
+      linker.resource<types::Fields>("wasi:http/types@0.3.0#fields"),
+      linker.resource<types::Request>("wasi:http/types@0.3.0#request"),
+      linker.resource<types::RequestOptions>("wasi:http/types@0.3.0#request-options"),
+      linker.resource<types::Response>("wasi:http/types@0.3.0#response"),
+  };
+  handler();  // the component serves, or the error says why now
+  listen_on(this->config.host, this->config.port);
+}
+
+Server::Impl::~Impl() {
+  unwatch_signals();
+  connections_.clear();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+HandleFunc& Server::Impl::handler() {
+  if (handler_) return *handler_;
+  Instance instance = linker.instantiate(store, component);
+  std::string name;
+  for (const Func& f : instance.funcs())
+    if (f.name().starts_with("wasi:http/handler@0.3.") && f.name().ends_with("#handle")) name = f.name();
+  if (name.empty())
+    throw Error(ErrorKind::Usage, "the component exports no wasi:http/handler@0.3.x#handle: it is no HTTP service");
+  handler_.emplace(instance.typed_async_func<HandleResult(Own<types::Request>)>(name));
+  instance_.emplace(std::move(instance));
+  handler_name_ = std::move(name);
+  return *handler_;
+}
+
+void Server::Impl::retire_instance(const std::string& why) {
+  if (!handler_) return;
+  warn("a new instance serves the next requests: " + why);
+  handler_.reset();
+  instance_.reset();
+}
+
+void Server::Impl::listen_on(const std::string& address, uint16_t wanted_port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(wanted_port);
+  if (const int error = ::getaddrinfo(address.empty() ? nullptr : address.c_str(), service.c_str(), &hints, &found))
+    throw Error(ErrorKind::Usage, fmt::format("cannot listen on {}:{}: {}", address, wanted_port, gai_strerror(error)));
+  std::string failure = "no address";
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    const int on = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 1024) == 0) {
+      listen_fd_ = fd;
+      break;
+    }
+    failure = std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  if (listen_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("cannot listen on {}:{}: {}", address, wanted_port, failure));
+  sockaddr_storage bound{};
+  socklen_t length = sizeof bound;
+  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &length);
+  host = address_text(bound);
+  port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                           : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+}
+
+void Server::Impl::arm_accept() {
+  if (accept_wait_ || stopping_ || listen_fd_ < 0) return;
+  accept_wait_ = store.when_ready(listen_fd_, POLLIN, [this](short) {
+    accept_wait_.reset();
+    accept_ready();
+  });
+}
+
+void Server::Impl::accept_ready() {
+  for (;;) {
+    sockaddr_storage peer{};
+    socklen_t length = sizeof peer;
+    const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (!would_block(errno)) warn(fmt::format("accept: {}", std::strerror(errno)));
+      break;
+    }
+    const int on = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    auto connection = std::make_shared<Connection>(*this, fd);
+    connection->peer = address_text(peer);
+    connections_.emplace(connection.get(), connection);
+    connection->start();
+  }
+  arm_accept();
+}
+
+void Server::Impl::request_ended() {
+  --in_flight_;
+  // Connections waiting for room: the first that can take it goes on.
+  for (auto it = connections_.begin(); it != connections_.end() && has_room();) {
+    auto connection = (it++)->second;
+    if (connection->paused()) connection->resume();
+  }
+}
+
+void Server::Impl::forget(Connection* connection) {
+  auto it = connections_.find(connection);
+  if (it == connections_.end()) return;
+  // Destroyed from the loop's next step: the caller is still running.
+  auto kept = std::move(it->second);
+  connections_.erase(it);
+  store.when_time(Clock::now(), [kept] {});
+}
+
+void Server::Impl::watch_signals() {
+  if (!config.watch_signals || signals_watched_) return;
+  if (signal_pipe[0] < 0 && ::pipe2(signal_pipe, O_NONBLOCK | O_CLOEXEC) != 0)
+    throw Error(ErrorKind::Usage, fmt::format("cannot watch signals: {}", std::strerror(errno)));
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGTERM, &action, &old_term_);
+  ::sigaction(SIGINT, &action, &old_int_);
+  signals_watched_ = true;
+  std::function<void(short)> on_signal;
+  signal_wait_ = store.when_ready(signal_pipe[0], POLLIN, [this](short) {
+    signal_wait_.reset();
+    char drain[16];
+    while (::read(signal_pipe[0], drain, sizeof drain) > 0) {
+    }
+    warn("stopping: finishing the requests in flight");
+    stop();
+  });
+}
+
+void Server::Impl::unwatch_signals() {
+  if (!signals_watched_) return;
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  signals_watched_ = false;
+  if (signal_wait_) store.cancel_wait(*signal_wait_);
+  signal_wait_.reset();
+}
+
+void Server::Impl::run() {
+  watch_signals();
+  arm_accept();
+  for (;;) {
+    try {
+      store.run_until([this] { return stopping_ && (connections_.empty() || drained_); });
+      break;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Trap) throw;
+      // The trap's instance is done; the requests in it fail, the next get a new one.
+      warn(fmt::format("guest trapped: {}", e.what()));
+      retire_instance("the previous one trapped");
+      std::vector<std::shared_ptr<Connection>> busy;
+      for (const auto& [_, connection] : connections_) busy.push_back(connection);
+      for (const auto& connection : busy) connection->fail_in_guest();
+    }
+  }
+  if (drain_timer_) store.cancel_wait(*drain_timer_);
+  drain_timer_.reset();
+  connections_.clear();
+  unwatch_signals();
+}
+
+void Server::Impl::stop() {
+  if (stopping_) return;
+  stopping_ = true;
+  if (accept_wait_) store.cancel_wait(*accept_wait_);
+  accept_wait_.reset();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  listen_fd_ = -1;
+  std::vector<std::shared_ptr<Connection>> all;
+  for (const auto& [_, connection] : connections_) all.push_back(connection);
+  for (const auto& connection : all) connection->stop();
+  drain_timer_ = store.when_time(Clock::now() + config.drain_timeout, [this] {
+    drain_timer_.reset();
+    if (!connections_.empty()) warn(fmt::format("{} request(s) cut off after the drain timeout", connections_.size()));
+    drained_ = true;
+  });
+}
+
+Server::Server(Store& store, const Linker& linker, const Component& component, const HttpConfig& http,
+               ServeConfig config)
+    : impl_(std::make_unique<Impl>(store, linker, component, http, std::move(config))) {}
+Server::~Server() = default;
+std::string Server::address() const { return impl_->host; }
+uint16_t Server::port() const { return impl_->port; }
+void Server::run() { impl_->run(); }
+void Server::stop() { impl_->stop(); }
+
+}  // namespace cmhost::http

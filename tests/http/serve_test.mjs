@@ -1,0 +1,230 @@
+// `cmhost serve` end to end: a server on an ephemeral loopback port, asked
+// by real clients (Debian's curl, and raw sockets for what curl will not
+// send: chunked trailers, malformed and lying requests), then stopped with
+// SIGTERM, which must end it with status 0.
+//   node serve_test.mjs CMHOST ENGINE FIXTURES_DIR SCENARIO
+// SCENARIO: hello (p3-cli-serve-hello-world), echo (p3-http-echo),
+// bad-input (the server's own refusals, on the echo service).
+import { spawn, execFileSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const [cmhost, engine, fixtures, scenario] = process.argv.slice(2);
+let failures = 0;
+function check(ok, what, detail = '') {
+  if (ok) {
+    console.log(`ok: ${what}`);
+  } else {
+    failures++;
+    console.log(`FAILED: ${what}${detail ? `\n  ${detail}` : ''}`);
+  }
+}
+
+// Starts `cmhost serve` on 127.0.0.1:0 and resolves with its port once it
+// says where it listens.
+function startServer(component, extra = []) {
+  const args = ['serve', `--engine=${engine}`, '--compat=sync-cancel-in-set', '--addr', '127.0.0.1:0', '--log',
+                ...extra, component];
+  const child = spawn(cmhost, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const ready = new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const m = /Serving HTTP on http:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`cmhost serve exited with ${code} before listening:\n${stderr}`)));
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, ready, exited, stderr: () => stderr };
+}
+
+// Sends raw bytes, reads until the server closes (or `idleMs` without a byte).
+function raw(port, bytes, { idleMs = 5000, endAfterWrite = false } = {}) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks = [];
+    let timer;
+    const finish = (how) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text: Buffer.concat(chunks).toString('latin1'), how });
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish('idle'), idleMs);
+    };
+    socket.on('connect', () => {
+      socket.write(bytes);
+      if (endAfterWrite) socket.end();
+      arm();
+    });
+    socket.on('data', (d) => {
+      chunks.push(d);
+      arm();
+    });
+    socket.on('end', () => finish('closed'));
+    socket.on('close', () => finish('closed'));
+    socket.on('error', () => finish('error'));
+  });
+}
+
+// A raw HTTP/1.1 response: status, lowercase headers, body (dechunked), trailers.
+function parseResponse(text) {
+  const headEnd = text.indexOf('\r\n\r\n');
+  if (headEnd < 0) return null;
+  const lines = text.slice(0, headEnd).split('\r\n');
+  const status = Number(lines[0].split(' ')[1]);
+  const headers = {};
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let rest = text.slice(headEnd + 4);
+  let body = '';
+  const trailers = {};
+  let complete = true;
+  if ((headers['transfer-encoding'] || '').toLowerCase() === 'chunked') {
+    complete = false;
+    for (;;) {
+      const eol = rest.indexOf('\r\n');
+      if (eol < 0) break;
+      const size = parseInt(rest.slice(0, eol), 16);
+      rest = rest.slice(eol + 2);
+      if (size === 0) {
+        for (;;) {
+          const end = rest.indexOf('\r\n');
+          if (end < 0) break;
+          const line = rest.slice(0, end);
+          rest = rest.slice(end + 2);
+          if (line === '') {
+            complete = true;
+            break;
+          }
+          const colon = line.indexOf(':');
+          trailers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+        }
+        break;
+      }
+      body += rest.slice(0, size);
+      rest = rest.slice(size + 2);
+    }
+  } else if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length']);
+    body = rest.slice(0, length);
+    complete = body.length === length;
+    rest = rest.slice(length);
+  } else {
+    body = rest;
+    rest = '';
+  }
+  return { status, headers, body, trailers, complete, rest };
+}
+
+function curl(args, input) {
+  try {
+    return { out: execFileSync('curl', ['-sS', '--max-time', '30', ...args],
+                               { encoding: 'latin1', input, maxBuffer: 64 << 20 }), code: 0 };
+  } catch (e) {
+    return { out: e.stdout || '', code: e.status, err: e.stderr };
+  }
+}
+
+async function stopAndCheck(server) {
+  server.child.kill('SIGTERM');
+  const { code, signal } = await server.exited;
+  check(code === 0, `SIGTERM stops the server with status 0`, `code ${code} signal ${signal}\n${server.stderr()}`);
+}
+
+async function hello() {
+  const server = startServer(path.join(fixtures, 'p3-cli-serve-hello-world.wasm'));
+  const port = await server.ready;
+  // Several requests in a row, on one connection (curl reuses it) and on new ones.
+  const url = `http://127.0.0.1:${port}/`;
+  const many = curl(['-w', '%{http_code}\\n', url, url, url]);
+  check(many.code === 0 && many.out === 'Hello, WASI!200\n'.repeat(3), 'three requests on one connection',
+        JSON.stringify(many));
+  for (let i = 0; i < 3; i++) {
+    const one = curl(['-w', ' %{http_code} %{num_connects}', url]);
+    check(one.out === 'Hello, WASI! 200 1', `request ${i + 1} on a new connection`, JSON.stringify(one));
+  }
+  const head = curl(['-I', url]);
+  check(/^HTTP\/1\.1 200/.test(head.out), 'HEAD answers 200 without a body', JSON.stringify(head));
+  const http10 = await raw(port, 'GET / HTTP/1.0\r\n\r\n');
+  const r10 = parseResponse(http10.text);
+  check(r10 && r10.status === 200 && r10.body === 'Hello, WASI!' && http10.how === 'closed',
+        'an HTTP/1.0 request gets the body until the connection closes', JSON.stringify(http10));
+  const pipelined = await raw(port, 'GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+  const first = parseResponse(pipelined.text);
+  const second = first && parseResponse(first.rest);
+  check(first && second && first.body === 'Hello, WASI!' && second.body === 'Hello, WASI!',
+        'two pipelined requests get two responses, in order', JSON.stringify(pipelined));
+  check(/127\.0\.0\.1:\d+ GET \/ 200/.test(server.stderr()), '--log writes one line per request', server.stderr());
+  await stopAndCheck(server);
+}
+
+async function echo() {
+  const server = startServer(path.join(fixtures, 'p3-http-echo.wasm'));
+  const port = await server.ready;
+  const url = `http://127.0.0.1:${port}/echo`;
+  const body = 'And the mome raths outgrabe';
+  const posted = curl(['-i', '-X', 'POST', '-H', 'foo: bar', '--data-binary', body, url]);
+  const p = parseResponse(posted.out);
+  check(p && p.status === 200 && p.body === body && p.headers.foo === 'bar', 'a POST is echoed with its header and body',
+        JSON.stringify(posted));
+  // Chunked with trailers, which curl does not send: a raw request.
+  const chunked = await raw(port,
+      'POST /echo HTTP/1.1\r\nHost: x\r\nfoo: bar\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' +
+      '4\r\nAnd \r\n17\r\nthe mome raths outgrabe\r\n0\r\nfizz: buzz\r\n\r\n');
+  const c = parseResponse(chunked.text);
+  check(c && c.status === 200 && c.body === body && c.trailers.fizz === 'buzz' && c.complete,
+        'a chunked body and its trailers are echoed, chunked with trailers', JSON.stringify(chunked));
+  // A large body, to a guest that reads as it goes.
+  const large = Array.from({ length: 3 << 17 }, (_, i) => String(i % 10).repeat(7) + '\n').join('');
+  const big = curl(['-X', 'PUT', '--data-binary', '@-', url], large);
+  check(big.code === 0 && big.out === large, `a ${large.length}-byte body comes back whole and in order`,
+        `got ${big.out.length} bytes, status ${big.code}`);
+  await stopAndCheck(server);
+}
+
+async function badInput() {
+  const server = startServer(path.join(fixtures, 'p3-http-echo.wasm'), ['--idle-timeout', '1']);
+  const port = await server.ready;
+  const cases = [
+    ['a malformed request line', 'GARBAGE\r\n\r\n', 400],
+    ['a bad header line', 'GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', 400],
+    ['an unknown HTTP version', 'GET / HTTP/2.7\r\nHost: x\r\n\r\n', 505],
+    ['oversized headers', `GET / HTTP/1.1\r\nHost: x\r\nbig: ${'a'.repeat(70 * 1024)}\r\n\r\n`, 431],
+    ['too many header fields', `GET / HTTP/1.1\r\n${Array.from({ length: 150 }, (_, i) => `h${i}: v\r\n`).join('')}\r\n`,
+     431],
+    ['a bad chunk size', 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400],
+    ['two different content-lengths', 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+     400],
+  ];
+  for (const [what, request, status] of cases) {
+    const got = await raw(port, request);
+    const r = parseResponse(got.text);
+    check(r && r.status === status && got.how === 'closed', `${what}: ${status}, then the connection closes`,
+          JSON.stringify(got).slice(0, 300));
+  }
+  // A client that sends half a head and then nothing: closed once idle.
+  const started = Date.now();
+  const slow = await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\n', { idleMs: 10000 });
+  check(slow.how === 'closed' && Date.now() - started < 8000, 'a stalled request head is closed after the idle timeout',
+        JSON.stringify(slow));
+  // A body shorter than its Content-Length, the client gone: the server survives.
+  await raw(port, 'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b', { endAfterWrite: true,
+                                                                                                 idleMs: 2000 });
+  const after = curl(['-X', 'POST', '--data-binary', 'still here', `http://127.0.0.1:${port}/`]);
+  check(after.out === 'still here', 'the server serves on after a client left mid-body', JSON.stringify(after));
+  await stopAndCheck(server);
+}
+
+const scenarios = { hello, echo, 'bad-input': badInput };
+try {
+  await scenarios[scenario]();
+} catch (e) {
+  check(false, `scenario ${scenario}`, e.stack);
+}
+console.log(failures ? `${failures} FAILED` : 'all passed');
+process.exit(failures ? 1 : 0);

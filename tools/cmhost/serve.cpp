@@ -1,0 +1,80 @@
+#include "serve.hpp"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "cmhost/cmhost.hpp"
+#include "cmhost/http.hpp"
+#include "cmhost/wasi.hpp"
+
+namespace cmhost::tools {
+
+namespace {
+
+// HOST:PORT, [IPv6]:PORT, or :PORT (every address).
+void parse_addr(const std::string& addr, http::ServeConfig& config) {
+  const size_t colon = addr.rfind(':');
+  if (colon == std::string::npos) throw Error(ErrorKind::Usage, "--addr takes HOST:PORT, got `" + addr + "`");
+  std::string host = addr.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const std::string port = addr.substr(colon + 1);
+  unsigned long value = 0;
+  size_t used = 0;
+  try {
+    value = std::stoul(port, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (port.empty() || used != port.size() || value > 65535)
+    throw Error(ErrorKind::Usage, "--addr takes HOST:PORT with a port of 0 to 65535, got `" + addr + "`");
+  config.host = host;
+  config.port = static_cast<uint16_t>(value);
+}
+
+}  // namespace
+
+int serve_command(const ServeCommand& command, const engine::EngineConfig& engine_config) {
+  try {
+    Engine engine(engine_config);
+    const auto component = load_component(engine, command.file, command.artifact);
+    Linker linker;
+    wasi::add_to_linker(linker, wasi_config(command, {command.file}));
+    http::HttpConfig http_config;
+    http_config.allow_outgoing = command.allow_http;
+    http_config.forbidden_headers = command.forbid_headers;
+    http::add_to_linker(linker, http_config);
+
+    http::ServeConfig config;
+    parse_addr(command.addr, config);
+    if (command.request_timeout_seconds) {
+      if (!(*command.request_timeout_seconds > 0) || !std::isfinite(*command.request_timeout_seconds))
+        throw Error(ErrorKind::Usage, "--request-timeout takes a positive number of seconds");
+      config.request_timeout =
+          std::chrono::milliseconds(static_cast<int64_t>(std::ceil(*command.request_timeout_seconds * 1000)));
+    }
+    if (command.idle_timeout_seconds)
+      config.idle_timeout =
+          std::chrono::milliseconds(static_cast<int64_t>(std::ceil(*command.idle_timeout_seconds * 1000)));
+    if (command.max_concurrent_requests == 0) throw Error(ErrorKind::Usage, "--max-concurrent-requests takes at least 1");
+    config.max_concurrent_requests = command.max_concurrent_requests;
+    config.watch_signals = true;
+    config.warn = [](const std::string& line) { fmt::print(stderr, "cmhost serve: {}\n", line); };
+    if (command.log) config.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+
+    Store store(engine);
+    GuestLimiter limiter(engine, store, command.limits);
+    http::Server server(store, linker, component, http_config, config);
+    fmt::print(stderr, "Serving HTTP on http://{}/\n", server.address());
+    std::fflush(stderr);
+    server.run();
+    return 0;
+  } catch (const Error& e) {
+    fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
+    return e.kind() == ErrorKind::Trap ? 1 : 2;
+  }
+}
+
+}  // namespace cmhost::tools

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cmhost/engine/backend.hpp"
+#include "engine_choice.hpp"
+#include "run.hpp"
+
+namespace cmhost::tools {
+
+struct ServeCommand : WasiOptions {
+  std::string file;
+  std::string addr = "0.0.0.0:8080";
+  std::string artifact;
+  std::optional<double> request_timeout_seconds;
+  std::optional<double> idle_timeout_seconds;
+  size_t max_concurrent_requests = 128;
+  bool log = false;
+  CommandLineLimits limits;
+};
+
+// `cmhost serve [--addr HOST:PORT] [--log] [--request-timeout S] [WASI options] FILE`:
+// serves the component's wasi:http/handler@0.3.x over HTTP/1.1 until
+// SIGTERM or SIGINT, then finishes the requests in flight and returns 0;
+// 2 on usage, decode, validation or link errors.
+int serve_command(const ServeCommand& command, const engine::EngineConfig& config);
+
+}  // namespace cmhost::tools
