@@ -429,7 +429,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void finish_response() {
     Exchange& x = *exchange_;
     x.complete = true;
-    if (x.transmitted) x.transmitted->start_write(store_, TransmitResult::ok(), [](CopyOutcome) {});
+    p3::settle_transmit(store_, x.transmitted, TransmitResult::ok());
     flush();
   }
 
@@ -437,9 +437,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // connection closes (the client sees an incomplete response).
   void abort_response(const std::string& why, std::optional<ErrorCode> code = std::nullopt) {
     Exchange& x = *exchange_;
-    if (x.transmitted && !x.transmitted->busy() && !x.transmitted->ended())
-      x.transmitted->start_write(store_, TransmitResult::err(code.value_or(p3::internal_error(why))), [](CopyOutcome) {});
-    x.transmitted.reset();
+    p3::settle_transmit(store_, x.transmitted, TransmitResult::err(code.value_or(p3::internal_error(why))));
     if (!x.head_sent) return send_error(500, why);
     server_.warn(fmt::format("{} {}: the response is cut off: {}", x.method, x.target, why));
     x.complete = true;
@@ -542,9 +540,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       x->timeout.reset();
       // What the guest still does for this request goes nowhere.
       if (!x->request_read) x->request_body->fail(types::error_code::ConnectionTerminated{});
-      if (!x->complete && x->transmitted && !x->transmitted->busy() && !x->transmitted->ended())
-        x->transmitted->start_write(store_, TransmitResult::err(types::error_code::ConnectionTerminated{}),
-                                    [](CopyOutcome) {});
+      p3::settle_transmit(store_, x->transmitted, TransmitResult::err(types::error_code::ConnectionTerminated{}));
       x->complete = true;
     }
     if (counted_) {

@@ -238,9 +238,7 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
 
   void request_sent(TransmitResult outcome) {
     const bool ok = outcome.is_ok();
-    if (request_->transmitted)
-      request_->transmitted->start_write(store_, ok ? TransmitResult::ok() : outcome,
-                                         [self = shared_from_this()](CopyOutcome) {});
+    settle_transmit(store_, request_->transmitted, outcome);
     if (!ok) fail(outcome.error());
     else flush();
   }
@@ -343,6 +341,7 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
   }
 
   void fail(ErrorCode why) {
+    settle_transmit(store_, request_->transmitted, TransmitResult::err(why));
     if (!completed_) {
       completed_ = true;
       completion_.complete(SendResult::err(std::move(why)));
@@ -405,17 +404,19 @@ class ClientHost final : public client::Host {
     Store& store = caller.store();
     // The request is the host's now, sent or not.
     auto request = take_request(store, *types_, handle);
-    if (!config_.allow_outgoing) return completion.complete(SendResult::err(types::error_code::HTTPRequestDenied{}));
+    const auto refuse = [&](ErrorCode why) {
+      settle_transmit(store, request->transmitted, TransmitResult::err(why));
+      completion.complete(SendResult::err(std::move(why)));
+    };
+    if (!config_.allow_outgoing) return refuse(types::error_code::HTTPRequestDenied{});
     if (request->scheme && std::holds_alternative<types::scheme::HTTPS>(*request->scheme))
-      return completion.complete(
-          SendResult::err(internal_error("cmhost's HTTP client speaks plain HTTP: https needs a TLS proxy")));
+      return refuse(internal_error("cmhost's HTTP client speaks plain HTTP: https needs a TLS proxy"));
     if (request->scheme && std::holds_alternative<types::scheme::Other>(*request->scheme))
-      return completion.complete(SendResult::err(types::error_code::HTTPProtocolError{}));
-    if (!request->authority) return completion.complete(SendResult::err(types::error_code::HTTPRequestURIInvalid{}));
+      return refuse(types::error_code::HTTPProtocolError{});
+    if (!request->authority) return refuse(types::error_code::HTTPRequestURIInvalid{});
     const auto destination = parse_authority(*request->authority);
-    if (!destination) return completion.complete(SendResult::err(types::error_code::HTTPRequestURIInvalid{}));
-    if (!allowed(*request->authority, destination->host))
-      return completion.complete(SendResult::err(types::error_code::HTTPRequestDenied{}));
+    if (!destination) return refuse(types::error_code::HTTPRequestURIInvalid{});
+    if (!allowed(*request->authority, destination->host)) return refuse(types::error_code::HTTPRequestDenied{});
     std::make_shared<Outgoing>(store, types_, std::move(request), std::move(completion))->start(*destination);
   }
 

@@ -116,10 +116,11 @@ std::tuple<Stream<uint8_t>, Future<TrailersResult>> consume(Store& store, Body& 
   }
   if (transmitted) {
     auto reader = std::make_shared<FutureReader<TransmitResult>>(std::move(res));
-    auto writer = std::make_shared<FutureWriter<TransmitResult>>(std::move(*transmitted));
+    auto writer = std::make_shared<std::optional<FutureWriter<TransmitResult>>>(std::move(transmitted));
     transmitted.reset();
+    // A consumer that drops its future without a word reports no failure.
     reader->start_read(store, [&store, reader, writer](std::optional<TransmitResult> outcome) {
-      if (outcome) writer->start_write(store, std::move(*outcome), [writer](CopyOutcome) {});
+      settle_transmit(store, *writer, outcome.value_or(TransmitResult::ok()));
     });
   }
   return {contents, body.trailers->into_handle(store)};
@@ -335,6 +336,14 @@ std::unique_ptr<HostRequest> take_request(Store& store, const TypesContext& cont
 Own<types::Request> make_incoming_request(Store& store, const std::shared_ptr<const TypesContext>& context,
                                          std::unique_ptr<HostRequest> request) {
   return context->resources->request.make_own(store, std::move(request));
+}
+
+void settle_transmit(Store& store, std::optional<FutureWriter<TransmitResult>>& writer, TransmitResult outcome) {
+  if (!writer) return;
+  auto kept = std::make_shared<FutureWriter<TransmitResult>>(std::move(*writer));
+  writer.reset();
+  if (kept->busy() || kept->ended()) return;
+  kept->start_write(store, std::move(outcome), [kept](CopyOutcome) {});
 }
 
 Own<types::Fields> make_fields(Store& store, const TypesContext& context, FieldList list) {

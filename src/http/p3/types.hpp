@@ -142,6 +142,11 @@ Own<types::Request> make_incoming_request(Store& store, const std::shared_ptr<co
                                          std::unique_ptr<HostRequest> request);
 // New fields the guest may not change (an incoming request's trailers).
 Own<types::Fields> make_fields(Store& store, const TypesContext& context, FieldList list);
+// Resolves the future request.new or response.new returned with how the
+// sending went, once (later calls do nothing); the writer lives on until
+// the guest reads it. Guests' runtimes take a dropped one for a bug, so
+// every path that ends a request or response settles it.
+void settle_transmit(Store& store, std::optional<FutureWriter<TransmitResult>>& writer, TransmitResult outcome);
 // The error-code of an internal failure, with its message.
 inline ErrorCode internal_error(std::string message) { return types::error_code::InternalError{std::move(message)}; }
 
