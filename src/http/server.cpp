@@ -400,7 +400,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     x.head_sent = true;
     const bool no_body = bodiless_status || x.head_request;
     std::weak_ptr<Connection> weak = weak_from_this();
-    auto exchange = exchange_;
+    std::weak_ptr<Exchange> weak_exchange = exchange_;  // the exchange holds the body, which holds the sink
     p3::OutgoingBody::Sink sink{
         .backlog = [weak] { auto self = weak.lock(); return self ? self->out_.size() : size_t{0}; },
         .write = [weak, no_body](std::string_view framed) {
@@ -409,16 +409,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
             self->send_out();
           }
         },
-        .done = [weak, exchange](TransmitResult outcome) {
+        .done = [weak, weak_exchange](TransmitResult outcome) {
           auto self = weak.lock();
-          if (!self || self->exchange_ != exchange || exchange->complete) return;
+          auto exchange = weak_exchange.lock();
+          if (!self || !exchange || self->exchange_ != exchange || exchange->complete) return;
           self->guarded([&] {
             if (outcome.is_err()) return self->abort_response(describe_error(outcome.error()), outcome.error());
             self->finish_response();
           });
         }};
+    // A response without a body still reads the guest's (and drops it):
+    // a guest writes its body whatever the method, and a dropped stream
+    // would be an error to it.
     p3::Body body = std::move(response->body);
-    if (no_body) body.contents.reset();
     x.response_body = std::make_shared<p3::OutgoingBody>(store_, server_.types, std::move(body), false,
                                                          no_body ? wire::Framing::until_close : framing, declared,
                                                          std::move(sink));

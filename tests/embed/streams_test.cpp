@@ -390,6 +390,53 @@ TEST_F(HostStreams, FuturesReadAndWrittenOnce) {
   writer.close();
 }
 
+TEST_F(HostStreams, AFutureReadStartedFinishesFromTheLoop) {
+  FutureReader<uint32_t> reader(store, call1("future-of", {Val::u32(4)}));
+  std::optional<std::optional<uint32_t>> got;
+  reader.start_read(store, [&](std::optional<uint32_t> value) { got = value; });
+  store.run_until([&] { return got.has_value(); });
+  EXPECT_EQ(*got, std::optional<uint32_t>(12));
+  EXPECT_TRUE(reader.ended());
+}
+
+TEST_F(HostStreams, ACallSaysWhenItIsDone) {
+  FutureWriter<uint32_t> writer(store, Type::u32());
+  PendingCall awaiting = start("await-future", {writer.readable()});
+  int told = 0;
+  awaiting.on_done(store, [&] { ++told; });
+  store.run_until_idle();
+  EXPECT_EQ(told, 0) << "the call still waits for its future";
+  writer.start_write(store, 4, [](CopyOutcome) {});
+  store.run_until([&] { return told > 0; });
+  EXPECT_EQ(told, 1);
+  EXPECT_EQ(awaiting.results().at(0), Val::u32(5));
+  // A call done already is told on the loop's next step.
+  int later = 0;
+  awaiting.on_done(store, [&] { ++later; });
+  EXPECT_EQ(later, 0);
+  store.run_until([&] { return later > 0; });
+  EXPECT_EQ(later, 1);
+  Store other(engine);
+  EXPECT_ERROR_SAYING(awaiting.on_done(other, [] {}), ErrorKind::Usage, "another store");
+}
+
+TEST_F(HostStreams, AReaderGoesBackToAHandleTheHostHolds) {
+  StreamReader<uint32_t> reader(store, call1("produce", {Val::u32(6), Val::u32(2)}));
+  EXPECT_EQ(reader.read(store, 2), (std::vector<uint32_t>{0, 1}));
+  const abi::typed::Stream<uint32_t> handle = reader.into_handle(store);
+  EXPECT_TRUE(reader.ended());
+  EXPECT_ERROR_SAYING(reader.read(store, 1), ErrorKind::Usage, "closed");
+  EXPECT_ERROR_SAYING(reader.into_handle(store), ErrorKind::Usage, "closed");
+  // The stream goes on where it was, for whoever takes the handle.
+  StreamReader<uint32_t> again(store, handle);
+  EXPECT_EQ(read_all(again, 16), (std::vector<uint32_t>{2, 3, 4, 5}));
+
+  FutureReader<uint32_t> future(store, call1("future-of", {Val::u32(1)}));
+  FutureReader<uint32_t> future_again(store, future.into_handle(store));
+  EXPECT_EQ(future_again.read(store), std::optional<uint32_t>(3));
+  EXPECT_ERROR_SAYING(future_again.into_handle(store), ErrorKind::Usage, "value has moved");
+}
+
 TEST_F(HostStreams, FutureCopiesCancel) {
   // Both ends held by the host: neither copy can meet a guest's.
   FutureWriter<uint32_t> writer(store, Type::u32());
