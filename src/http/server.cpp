@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <iterator>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -65,10 +66,24 @@ void on_stop_signal(int) {
   errno = saved;
 }
 
+// An error-code as the WIT names it (payloads aside, but internal-error's message).
 std::string describe_error(const ErrorCode& code) {
+  static constexpr const char* names[] = {
+      "DNS-timeout", "DNS-error", "destination-not-found", "destination-unavailable", "destination-IP-prohibited",
+      "destination-IP-unroutable", "connection-refused", "connection-terminated", "connection-timeout",
+      "connection-read-timeout", "connection-write-timeout", "connection-limit-reached", "TLS-protocol-error",
+      "TLS-certificate-error", "TLS-alert-received", "HTTP-request-denied", "HTTP-request-length-required",
+      "HTTP-request-body-size", "HTTP-request-method-invalid", "HTTP-request-URI-invalid",
+      "HTTP-request-URI-too-long", "HTTP-request-header-section-size", "HTTP-request-header-size",
+      "HTTP-request-trailer-section-size", "HTTP-request-trailer-size", "HTTP-response-incomplete",
+      "HTTP-response-header-section-size", "HTTP-response-header-size", "HTTP-response-body-size",
+      "HTTP-response-trailer-section-size", "HTTP-response-trailer-size", "HTTP-response-transfer-coding",
+      "HTTP-response-content-coding", "HTTP-response-timeout", "HTTP-upgrade-failed", "HTTP-protocol-error",
+      "loop-detected", "configuration-error", "internal-error"};
+  static_assert(std::size(names) == std::variant_size_v<ErrorCode>, "a name per case of error-code");
   if (const auto* internal = std::get_if<types::error_code::InternalError>(&code))
     return "internal-error" + (internal->value ? ": " + *internal->value : std::string());
-  return fmt::format("error-code case {}", code.index());
+  return names[code.index()];
 }
 
 class Connection;
