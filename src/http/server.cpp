@@ -34,6 +34,7 @@
 #include "cmhost/error.hpp"
 #include "http/p3/bodies.hpp"
 #include "http/p3/types.hpp"
+#include "http/socket_io.hpp"
 #include "http/wire.hpp"
 
 namespace cmhost::http {
@@ -54,8 +55,6 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kReadChunk = 64 * 1024;
 // How much of a body the server holds for a guest that has not read it yet.
 constexpr size_t kBodyBuffer = 256 * 1024;
-
-bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
 
 // SIGTERM and SIGINT as a readable pipe, for the reactor to wait on.
 int signal_pipe[2] = {-1, -1};
@@ -236,20 +235,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void on_readable() {
-    char buffer[kReadChunk];
-    for (;;) {
-      const ssize_t got = ::recv(fd_, buffer, sizeof buffer, 0);
-      if (got > 0) {
-        in_.append(buffer, static_cast<size_t>(got));
-        arm_idle();
-        if (in_.size() >= kReadChunk) break;
-        continue;
-      }
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0 && would_block(errno)) break;
-      peer_closed_ = true;  // end of stream, or reset: nothing more will come
-      break;
-    }
+    bool got = false;
+    if (receive_available(fd_, in_, kReadChunk, got) == SocketState::closed) peer_closed_ = true;
+    if (got) arm_idle();
     process();
   }
 
@@ -485,25 +473,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Sends what the socket takes now, waiting for POLLOUT for the rest.
   // Only I/O: safe inside a body's copy step. False when the client is gone.
   bool send_out() {
-    while (!out_.empty() && fd_ >= 0 && !broken_) {
-      const ssize_t sent = ::send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
-      if (sent > 0) {
-        out_.erase(0, static_cast<size_t>(sent));
-        continue;
-      }
-      if (sent < 0 && errno == EINTR) continue;
-      if (sent < 0 && would_block(errno)) {
+    if (fd_ < 0 || broken_) return !broken_;
+    switch (send_pending(fd_, out_)) {
+      case SocketState::open: break;
+      case SocketState::would_block:
         if (!write_wait_)
           write_wait_ = store_.when_ready(fd_, POLLOUT, [self = shared_from_this()](short) {
             self->write_wait_.reset();
             self->guarded([&] { self->flush(); });
           });
-        return true;
-      }
-      // The client is gone: closed from the loop, outside any copy.
-      broken_ = true;
-      out_.clear();
-      store_.when_time(Clock::now(), [self = shared_from_this()] { self->guarded([&] { self->close(); }); });
+        break;
+      case SocketState::closed:
+        // The client is gone: closed from the loop, outside any copy.
+        broken_ = true;
+        out_.clear();
+        store_.when_time(Clock::now(), [self = shared_from_this()] { self->guarded([&] { self->close(); }); });
     }
     return !broken_;
   }
@@ -697,7 +681,7 @@ void Server::Impl::accept_ready() {
     const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (!would_block(errno)) warn(fmt::format("accept: {}", std::strerror(errno)));
+      if (errno != EAGAIN && errno != EWOULDBLOCK) warn(fmt::format("accept: {}", std::strerror(errno)));
       break;
     }
     const int on = 1;

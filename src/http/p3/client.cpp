@@ -30,6 +30,7 @@
 
 #include "http/p3/bindings.hpp"
 #include "http/p3/bodies.hpp"
+#include "http/socket_io.hpp"
 
 namespace cmhost::http::p3 {
 
@@ -43,8 +44,6 @@ constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kBodyBuffer = 256 * 1024;
 // Without a request option: as long as a client would wait by default.
 constexpr std::chrono::seconds kDefaultConnectTimeout{600};
-
-bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
 
 std::optional<Clock::duration> timeout_of(std::optional<uint64_t> nanoseconds) {
   if (!nanoseconds) return std::nullopt;
@@ -251,25 +250,15 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
   // Sends what the socket takes now, waiting for POLLOUT for the rest.
   // Only I/O: safe inside a body's copy step.
   void send_out() {
-    while (!out_.empty() && fd_ >= 0) {
-      const ssize_t sent = ::send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
-      if (sent > 0) {
-        out_.erase(0, static_cast<size_t>(sent));
-        continue;
-      }
-      if (sent < 0 && errno == EINTR) continue;
-      if (sent < 0 && would_block(errno)) {
-        if (!write_wait_)
-          write_wait_ = store_.when_ready(fd_, POLLOUT, [self = shared_from_this()](short) {
-            self->write_wait_.reset();
-            self->flush();
-          });
-        return;
-      }
-      // The server closed: what it answered may still be there to read.
-      out_.clear();
-      return;
-    }
+    if (fd_ < 0) return;
+    const SocketState state = send_pending(fd_, out_);
+    if (state == SocketState::would_block && !write_wait_)
+      write_wait_ = store_.when_ready(fd_, POLLOUT, [self = shared_from_this()](short) {
+        self->write_wait_.reset();
+        self->flush();
+      });
+    // The server closed: what it answered may still be there to read.
+    if (state == SocketState::closed) out_.clear();
   }
 
   void arm_read() {
@@ -281,20 +270,8 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
   }
 
   void on_readable() {
-    char buffer[kReadChunk];
-    bool ended = false;
-    for (;;) {
-      const ssize_t got = ::recv(fd_, buffer, sizeof buffer, 0);
-      if (got > 0) {
-        in_.append(buffer, static_cast<size_t>(got));
-        if (in_.size() >= kReadChunk) break;
-        continue;
-      }
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0 && would_block(errno)) break;
-      ended = true;
-      break;
-    }
+    bool got = false;
+    const bool ended = receive_available(fd_, in_, kReadChunk, got) == SocketState::closed;
     if (!in_.empty() && between_bytes_timeout_ && completed_)
       arm_timer(*between_bytes_timeout_, types::error_code::ConnectionReadTimeout{});
     std::optional<wire::ParseFailure> failure;
