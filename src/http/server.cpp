@@ -156,6 +156,7 @@ struct Exchange {
   bool head_sent = false;
   unsigned status = 0;
   std::shared_ptr<p3::OutgoingBody> response_body;
+  uint64_t body_sent = 0;  // the body's framed bytes that went to the connection
   std::optional<FutureWriter<TransmitResult>> transmitted;
   bool complete = false;  // the whole response is in the connection's buffer
 };
@@ -386,8 +387,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       if (!is_hop_by_hop(name)) fields.emplace_back(name, value);
     }
-    // 1xx, 204 and 304 carry no body and no framing; HEAD's has the framing
-    // a GET's would, and no body.
+    // 1xx, 204 and 304 carry no body and no framing. A HEAD response has
+    // no body either: it keeps the guest's Content-Length, and says
+    // nothing of a length it does not know.
     const bool bodiless_status = x.status < 200 || x.status == 204 || x.status == 304;
     wire::Framing framing = wire::Framing::chunked;
     if (bodiless_status)
@@ -406,11 +408,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::weak_ptr<Exchange> weak_exchange = exchange_;  // the exchange holds the body, which holds the sink
     p3::OutgoingBody::Sink sink{
         .backlog = [weak] { auto self = weak.lock(); return self ? self->out_.size() : size_t{0}; },
-        .write = [weak, no_body](std::string_view framed) {
-          if (auto self = weak.lock(); self && !no_body) {
-            self->out_.append(framed);
-            self->send_out();
-          }
+        .write = [weak, weak_exchange, no_body](std::string_view framed) {
+          auto self = weak.lock();
+          auto exchange = weak_exchange.lock();
+          if (!self || !exchange || no_body) return;
+          exchange->body_sent += framed.size();
+          self->out_.append(framed);
+          self->send_out();
         },
         .done = [weak, weak_exchange](TransmitResult outcome) {
           auto self = weak.lock();
@@ -447,7 +451,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (!x.head_sent) return send_error(500, why);
     server_.warn(fmt::format("{} {}: the response is cut off: {}", x.method, x.target, why));
     x.complete = true;
-    log_line(x.method, x.target, x.status, x.response_body ? x.response_body->bytes() : 0, x.started);
+    log_line(x.method, x.target, x.status, x.body_sent, x.started);
     close();
   }
 
@@ -504,7 +508,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto x = std::move(exchange_);
     exchange_.reset();
     if (x->timeout) store_.cancel_wait(*x->timeout);
-    log_line(x->method, x->target, x->status, x->response_body ? x->response_body->bytes() : 0, x->started);
+    log_line(x->method, x->target, x->status, x->body_sent, x->started);
     if (counted_) {
       counted_ = false;
       server_.request_ended();

@@ -4,7 +4,10 @@
 // SIGTERM, which must end it with status 0.
 //   node serve_test.mjs CMHOST ENGINE FIXTURES_DIR SCENARIO
 // SCENARIO: hello (p3-cli-serve-hello-world), echo (p3-http-echo),
-// bad-input (the server's own refusals, on the echo service).
+// bad-input (the server's own refusals, on the echo service): DIR is
+// ../shared/p3-fixtures; misbehave (tests/guests/http-service, a service
+// that traps, lies about its length, never answers, by method): DIR is
+// the build's tests/components.
 import { spawn, execFileSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
@@ -233,7 +236,38 @@ async function badInput() {
   await stopAndCheck(server, { trapsExpected: true });
 }
 
-const scenarios = { hello, echo, 'bad-input': badInput };
+async function misbehave() {
+  const server = startServer(path.join(fixtures, 'http-service.wasm'), ['--request-timeout', '1']);
+  const port = await server.ready;
+  const url = `http://127.0.0.1:${port}/`;
+  const ok = () => curl(['-w', ' %{http_code}', url]).out === 'hello from a C service\n 200';
+  check(ok(), 'GET answers');
+  const before = curl(['-w', '%{http_code}', '-X', 'POST', url]);
+  check(/500$/.test(before.out) && await server.said(/guest trapped: unreachable/),
+        'a trap before the response: 500, and the trap on stderr', JSON.stringify(before));
+  check(ok(), 'a new instance answers the next request');
+  const after = curl(['-X', 'PUT', url]);
+  check(after.code === 18 && after.out === 'partial', 'a trap after the headers: the response is cut off',
+        JSON.stringify(after));
+  check(ok(), 'and the next request is answered');
+  const longer = curl(['-X', 'DELETE', url]);
+  check(longer.code === 18 && await server.said(/DELETE \/: the response is cut off: HTTP-response-body-size/),
+        'a body longer than its content-length is cut off', JSON.stringify(longer));
+  const forbidden = curl(['-X', 'PATCH', url]);
+  check(forbidden.out === 'forbidden', 'a guest setting a forbidden header is refused (forbidden)',
+        JSON.stringify(forbidden));
+  const other = curl(['-w', '%{http_code}', '-X', 'TRACE', url]);
+  check(other.out === '405', 'the guest\'s own status goes out', JSON.stringify(other));
+  const started = Date.now();
+  const never = curl(['-w', '%{http_code}', '-X', 'OPTIONS', url]);
+  const waited = Date.now() - started;
+  check(/500$/.test(never.out) && waited >= 900 && waited < 5000 && await server.said(/guest timed out after 1000 ms/),
+        `a guest that never answers: 500 after --request-timeout (${waited} ms)`, JSON.stringify(never));
+  check(ok(), 'and the next request gets a new instance');
+  await stopAndCheck(server, { trapsExpected: true });
+}
+
+const scenarios = { hello, echo, 'bad-input': badInput, misbehave };
 try {
   await scenarios[scenario]();
 } catch (e) {

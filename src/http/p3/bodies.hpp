@@ -81,7 +81,6 @@ class OutgoingBody : public std::enable_shared_from_this<OutgoingBody> {
 
   // Reads on while the backlog allows; call again once the sink drained.
   void resume();
-  uint64_t bytes() const { return bytes_; }
   bool finished() const { return finished_; }
 
  private:
