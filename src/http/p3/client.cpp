@@ -31,6 +31,7 @@
 #include "http/p3/bindings.hpp"
 #include "http/p3/bodies.hpp"
 #include "http/socket_io.hpp"
+#include "wasi/core/name_lookup.hpp"
 
 namespace cmhost::http::p3 {
 
@@ -122,37 +123,24 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
       between_bytes_timeout_ = timeout_of(request_->options->between_bytes_timeout);
     }
     auto self = shared_from_this();
-    auto found = std::make_shared<std::vector<sockaddr_storage>>();
-    auto lookup_error = std::make_shared<int>(0);
+    // The lookup the WASI versions' name lookups use: literals without the
+    // resolver, names on the blocking pool.
+    auto lookup = std::make_shared<wasi::core::Resolution>();
     store_.run_blocking(
-        [found, lookup_error, host = destination_.host, port = destination_.port] {
-          addrinfo hints{};
-          hints.ai_family = AF_UNSPEC;
-          hints.ai_socktype = SOCK_STREAM;
-          hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
-          addrinfo* list = nullptr;
-          const std::string service = std::to_string(port);
-          if (const int error = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &list)) {
-            *lookup_error = error;
-            return;
-          }
-          for (addrinfo* a = list; a; a = a->ai_next) {
-            sockaddr_storage address{};
-            std::memcpy(&address, a->ai_addr, a->ai_addrlen);
-            found->push_back(address);
-          }
-          ::freeaddrinfo(list);
+        [lookup, host = destination_.host] {
+          if (auto literal = wasi::core::parse_ip_literal(host))
+            lookup->addresses.push_back(*literal);
+          else
+            *lookup = wasi::core::resolve_host(host);
         },
-        [self, found, lookup_error](std::exception_ptr) {
-          if (*lookup_error || found->empty()) {
-            const int error = *lookup_error;
-            if (error == EAI_NONAME || error == EAI_NODATA || found->empty())
-              return self->fail(types::error_code::DNSError{
-                  types::DNSErrorPayload{.rcode = std::string("address not available"), .info_code = std::nullopt}});
+        [self, lookup](std::exception_ptr) {
+          if (lookup->status != 0 && lookup->status != EAI_NONAME && lookup->status != EAI_NODATA)
             return self->fail(types::error_code::DNSError{
-                types::DNSErrorPayload{.rcode = std::string(gai_strerror(error)), .info_code = std::nullopt}});
-          }
-          self->addresses_ = std::move(*found);
+                types::DNSErrorPayload{.rcode = std::string(gai_strerror(lookup->status)), .info_code = std::nullopt}});
+          if (lookup->addresses.empty())
+            return self->fail(types::error_code::DNSError{
+                types::DNSErrorPayload{.rcode = std::string("address not available"), .info_code = std::nullopt}});
+          self->addresses_ = std::move(lookup->addresses);
           self->connect_next();
         });
   }
@@ -160,13 +148,17 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
  private:
   void connect_next() {
     if (next_address_ >= addresses_.size()) return fail(connect_error(last_connect_error_));
-    const sockaddr_storage& address = addresses_[next_address_++];
-    fd_ = ::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    wasi::core::SockAddr address = addresses_[next_address_++];
+    const uint16_t port = htons(destination_.port);
+    if (address.family() == AF_INET6)
+      reinterpret_cast<sockaddr_in6*>(&address.storage)->sin6_port = port;
+    else
+      reinterpret_cast<sockaddr_in*>(&address.storage)->sin_port = port;
+    fd_ = ::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd_ < 0) return fail(internal_error(std::strerror(errno)));
     const int on = 1;
     ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-    const socklen_t length = address.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&address), length) == 0) return connected();
+    if (::connect(fd_, address.get(), address.length) == 0) return connected();
     if (errno != EINPROGRESS) return retry(errno);
     auto self = shared_from_this();
     write_wait_ = store_.when_ready(fd_, POLLOUT, [self](short) {
@@ -358,7 +350,7 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
   std::unique_ptr<HostRequest> request_;
   TypedCompletion<SendResult> completion_;
   Destination destination_;
-  std::vector<sockaddr_storage> addresses_;
+  std::vector<wasi::core::SockAddr> addresses_;
   size_t next_address_ = 0;
   int last_connect_error_ = ECONNREFUSED;
   int fd_ = -1;
