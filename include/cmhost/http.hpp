@@ -1,15 +1,15 @@
 // wasi:http for components, on the public API as any embedder could write
-// it (src/http): the wasi:http@0.3.x types a component imports, and a
-// server of HTTP/1.1 (Boost.Beast's parser and serializer, on the store's
-// event loop and reactor: no thread per connection) that calls a service's
-// exported wasi:http/handler@0.3.x for each request.
+// it (src/http): the wasi:http types a component imports (0.3.x and
+// 0.2.x), and a server of HTTP/1.1 (Boost.Beast's parser and serializer,
+// on the store's event loop and reactor: no thread per connection) that
+// calls a component's exported handler for each request.
 //
 //   cmhost::Linker linker;
 //   cmhost::wasi::add_to_linker(linker, wasi_config);
 //   cmhost::http::add_to_linker(linker, http_config);
 //   cmhost::http::ServeConfig serve;
 //   serve.port = 8080;
-//   cmhost::http::Server server(store, linker, component, http_config, serve);
+//   cmhost::http::Server server(engine, store, linker, component, http_config, serve);
 //   server.run();   // until stop(), or SIGTERM/SIGINT when watch_signals is set
 #pragma once
 
@@ -36,8 +36,10 @@ struct HttpConfig {
   std::vector<std::string> allowed_hosts;
 };
 
-// Supplies wasi:http@0.3.x's types and client to `linker` (every 0.3.x
-// version links). Objects the guest holds live in the store that
+// Supplies wasi:http@0.3.x's types and client, and wasi:http@0.2.x's types
+// and outgoing-handler, to `linker` (every 0.3.x and 0.2.x version links),
+// which must hold WASI already (cmhost::wasi::add_to_linker: 0.2's bodies
+// are its wasi:io streams). Objects the guest holds live in the store that
 // instantiates.
 void add_to_linker(Linker& linker, const HttpConfig& config);
 
@@ -67,18 +69,26 @@ struct ServeConfig {
   // What the server reports that is not a response: a guest's trap, a
   // timeout, an instance made anew.
   std::function<void(const std::string& line)> warn;
+  // Runs on each store made for one request (a 0.2 proxy's, on the thread
+  // that serves the request) before its instance: limits, fuel.
+  std::function<void(Store& store)> prepare_request_store;
 };
 
-// Serves the wasi:http/handler@0.3.x of `component`, instantiated in
-// `store` with `linker` (which has wasi:http's types from add_to_linker
-// with `http`): one instance for many requests, concurrently. A guest trap
-// or a timeout fails the requests in that instance (500, or a closed
-// connection once headers were sent) and the next request gets a new one.
+// Serves `component` with `linker` (which has WASI and wasi:http from
+// add_to_linker with `http`), whichever world it exports:
+// - wasi:http/handler@0.3.x (a service): instantiated in `store`, one
+//   instance for many requests, concurrently. A guest trap or a timeout
+//   fails the requests in that instance and the next request gets a new one.
+// - wasi:http/incoming-handler@0.2.x (a proxy): each request gets a store
+//   and an instance of its own, on a thread of its own (the guest's wasi:io
+//   waits block that thread, never the loop); `store` only runs the loop.
+// A request that fails gets a 500, or a closed connection once headers were sent.
 class Server {
  public:
   // Listens at once: Error (Usage) when the address cannot be bound, or
-  // when the component exports no wasi:http/handler@0.3.x.
-  Server(Store& store, const Linker& linker, const Component& component, const HttpConfig& http, ServeConfig config);
+  // when the component exports neither world.
+  Server(const Engine& engine, Store& store, const Linker& linker, const Component& component, const HttpConfig& http,
+         ServeConfig config);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

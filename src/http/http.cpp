@@ -1,7 +1,8 @@
 // cmhost::http's entry point for linkers (cmhost/http.hpp): wasi:http@0.3's
-// types and client.
+// types and client, wasi:http@0.2's types and outgoing-handler.
 #include "cmhost/http.hpp"
 
+#include "http/p2/types.hpp"
 #include "http/p3/client.hpp"
 #include "http/p3/types.hpp"
 
@@ -10,6 +11,7 @@ namespace cmhost::http {
 void add_to_linker(Linker& linker, const HttpConfig& config) {
   auto types = p3::add_types(linker, config);
   p3::add_client(linker, config, std::move(types));
+  p2::add_types(linker, config);
 }
 
 }  // namespace cmhost::http

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <csignal>
@@ -32,6 +33,9 @@
 #include <vector>
 
 #include "cmhost/error.hpp"
+#include "http/p2/exchange.hpp"
+#include "http/p2/proxy.hpp"
+#include "http/p2/types.hpp"
 #include "http/p3/bodies.hpp"
 #include "http/p3/types.hpp"
 #include "http/socket_io.hpp"
@@ -91,7 +95,8 @@ class Connection;
 
 class Server::Impl {
  public:
-  Impl(Store& store, const Linker& linker, const Component& component, const HttpConfig& http, ServeConfig config);
+  Impl(const Engine& engine, Store& store, const Linker& linker, const Component& component, const HttpConfig& http,
+       ServeConfig config);
   ~Impl();
 
   Store& store;
@@ -99,6 +104,8 @@ class Server::Impl {
   Component component;
   ServeConfig config;
   std::shared_ptr<p3::TypesContext> types;
+  // A wasi:http@0.2 proxy's requests run here (none for a 0.3 service).
+  std::optional<p2::ProxyRunner> proxy;
   uint16_t port = 0;
   std::string host;
 
@@ -149,12 +156,19 @@ struct Exchange {
   bool keep_alive = true;
   Clock::time_point started = Clock::now();
   std::optional<Store::WaitId> timeout;
-  std::shared_ptr<p3::IncomingBody> request_body;
+  std::shared_ptr<p3::IncomingBody> request_body;  // a 0.3 service's request
+  std::shared_ptr<p2::ProxyExchange> proxy;        // or a 0.2 proxy's
+  std::optional<Store::WaitId> proxy_wait;
   bool request_read = false;  // the parser reached the request's end
 
   std::optional<TypedPendingCall<HandleResult>> call;
   bool head_sent = false;
   unsigned status = 0;
+  // The response's framing, as its head said (a 0.2 proxy's body is framed here).
+  wire::Framing framing = wire::Framing::chunked;
+  std::optional<uint64_t> declared;
+  bool no_body = false;
+  uint64_t body_bytes = 0;
   std::shared_ptr<p3::OutgoingBody> response_body;
   uint64_t body_sent = 0;  // the body's framed bytes that went to the connection
   std::optional<FutureWriter<TransmitResult>> transmitted;
@@ -175,6 +189,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(Server::Impl& server, int fd) : server_(server), store_(server.store), fd_(fd) {}
   ~Connection() {
     cancel_waits();
+    if (exchange_ && exchange_->proxy) exchange_->proxy->cancel();
     if (fd_ >= 0) ::close(fd_);
   }
 
@@ -232,7 +247,28 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (peer_closed_ || closing_ || fd_ < 0) return false;
     if (!parser_) return !exchange_;  // between requests; a pipelined one waits for the response
     if (parser_->done()) return false;
-    return !exchange_ || exchange_->request_body->buffered() < kBodyBuffer;
+    return !exchange_ || body_buffered() < kBodyBuffer;
+  }
+
+  // The request's body, to the guest of either version.
+  size_t body_buffered() const {
+    return exchange_->proxy ? exchange_->proxy->request_buffered() : exchange_->request_body->buffered();
+  }
+  void body_add(std::string_view bytes) {
+    if (exchange_->proxy) return exchange_->proxy->add_request_bytes(bytes);
+    exchange_->request_body->add(bytes);
+  }
+  void body_end(const std::vector<wire::Field>& trailers) {
+    if (exchange_->proxy) return exchange_->proxy->end_request(trailers);
+    exchange_->request_body->finish(trailers);
+  }
+  // The body cannot end: too big, or the client went.
+  void body_fail(bool client_gone) {
+    if (exchange_->proxy)
+      return exchange_->proxy->fail_request(client_gone ? p2::RequestBodyFailure::connection_terminated
+                                                        : p2::RequestBodyFailure::body_size);
+    if (client_gone) return exchange_->request_body->fail(types::error_code::ConnectionTerminated{});
+    exchange_->request_body->fail(types::error_code::HTTPRequestBodySize{});
   }
 
   void on_readable() {
@@ -261,11 +297,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (failure) return refuse(failure->status, failure->reason);
       if (parser_->head_done() && !exchange_) start_exchange();
       if (exchange_ && !exchange_->request_read) {
-        exchange_->request_body->add(parser_->body());
+        body_add(parser_->body());
         parser_->body().clear();
         if (parser_->done()) {
           exchange_->request_read = true;
-          exchange_->request_body->finish(parser_->trailers());
+          body_end(parser_->trailers());
         }
       }
       if (parser_->done()) {
@@ -279,7 +315,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         // The client went in the middle of a request's body.
         parser_.reset();
         exchange_->keep_alive = false;
-        exchange_->request_body->fail(types::error_code::HTTPRequestBodySize{});
+        body_fail(false);
         return;
       }
       if (!exchange_) return close();
@@ -293,7 +329,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (exchange_) {
       // The head was fine, its body is not: the guest's body fails.
       exchange_->keep_alive = false;
-      exchange_->request_body->fail(types::error_code::HTTPRequestBodySize{});
+      body_fail(false);
       if (!exchange_->head_sent) send_error(status, reason);
       return;
     }
@@ -304,6 +340,30 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   // --- the request in the guest ---------------------------------------------
+
+  // Where a request says it goes: the connection's scheme and the Host
+  // field, or an absolute-form target's own (a proxy's request).
+  struct Destination {
+    std::string scheme = "http";
+    std::optional<std::string> authority;
+    std::string path_with_query;
+  };
+  Destination destination_of(const std::string& target, const std::optional<std::string>& host) const {
+    Destination d{"http", host, target};
+    if (const size_t colon = target.find("://"); colon != std::string::npos && target[0] != '/') {
+      d.scheme = target.substr(0, colon);
+      const size_t path = target.find('/', colon + 3);
+      d.authority = target.substr(colon + 3, path == std::string::npos ? std::string::npos : path - colon - 3);
+      d.path_with_query = path == std::string::npos ? std::string("/") : target.substr(path);
+    }
+    return d;
+  }
+  template <class Scheme, class Http, class Https, class Other>
+  static Scheme scheme_of(const std::string& name) {
+    if (name == "https") return Https{};
+    if (name == "http") return Http{};
+    return Other{name};
+  }
 
   void start_exchange() {
     auto x = std::make_shared<Exchange>();
@@ -323,32 +383,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (!host && lowercase(name) == "host") host = value;
     }
     headers.make_immutable();
-    x->request_body = std::make_shared<p3::IncomingBody>(store_, server_.types);
+    const Destination destination = destination_of(x->target, host);
     std::weak_ptr<Connection> weak = weak_from_this();
-    x->request_body->on_taken = [weak] {
-      if (auto self = weak.lock(); self && self->reading_wanted()) self->arm_read();
-    };
-    auto request = std::make_unique<p3::HostRequest>(server_.types, std::move(headers), x->request_body->body());
-    request->method = p3::method_of(x->method);
-    request->scheme = types::scheme::HTTP{};
-    request->authority = host;
-    request->path_with_query = x->target;
-    // An absolute-form target (a proxy's request) names its own scheme and authority.
-    if (const size_t colon = x->target.find("://"); colon != std::string::npos && x->target[0] != '/') {
-      const std::string scheme = x->target.substr(0, colon);
-      const size_t path = x->target.find('/', colon + 3);
-      request->scheme = scheme == "https" ? types::Scheme(types::scheme::HTTPS{})
-                        : scheme == "http" ? types::Scheme(types::scheme::HTTP{})
-                                           : types::Scheme(types::scheme::Other{scheme});
-      request->authority = x->target.substr(colon + 3, path == std::string::npos ? std::string::npos : path - colon - 3);
-      request->path_with_query = path == std::string::npos ? std::string("/") : x->target.substr(path);
-    }
-    const Own<types::Request> handle = p3::make_incoming_request(store_, server_.types, std::move(request));
     if (server_.config.request_timeout.count() > 0)
       x->timeout = store_.when_time(Clock::now() + server_.config.request_timeout, [weak, x] {
         x->timeout.reset();
         if (auto self = weak.lock(); self && self->exchange_ == x) self->guarded([&] { self->timed_out(); });
       });
+    if (server_.proxy) return start_proxy(std::move(headers), destination);
+
+    x->request_body = std::make_shared<p3::IncomingBody>(store_, server_.types);
+    x->request_body->on_taken = [weak] {
+      if (auto self = weak.lock(); self && self->reading_wanted()) self->arm_read();
+    };
+    auto request = std::make_unique<p3::HostRequest>(server_.types, std::move(headers), x->request_body->body());
+    request->method = p3::method_of(x->method);
+    request->scheme =
+        scheme_of<types::Scheme, types::scheme::HTTP, types::scheme::HTTPS, types::scheme::Other>(destination.scheme);
+    request->authority = destination.authority;
+    request->path_with_query = destination.path_with_query;
+    const Own<types::Request> handle = p3::make_incoming_request(store_, server_.types, std::move(request));
     x->call.emplace(server_.handler().call_async(store_, handle));
     x->call->on_done(store_, [weak, x] {
       if (auto self = weak.lock(); self && self->exchange_ == x && !x->complete)
@@ -356,10 +410,65 @@ class Connection : public std::enable_shared_from_this<Connection> {
     });
   }
 
+  // A 0.2 proxy's request: to a thread of its own, through an exchange.
+  void start_proxy(FieldList headers, const Destination& destination) {
+    Exchange& x = *exchange_;
+    x.proxy = std::make_shared<p2::ProxyExchange>();
+    namespace t2 = p2::types;
+    p2::IncomingHead head{
+        .method = x.method,
+        .path_with_query = destination.path_with_query,
+        .scheme = scheme_of<t2::Scheme, t2::scheme::HTTP, t2::scheme::HTTPS, t2::scheme::Other>(destination.scheme),
+        .authority = destination.authority,
+        .headers = std::move(headers)};
+    arm_proxy();
+    server_.proxy->start(std::move(head), x.proxy);
+  }
+
+  void arm_proxy() {
+    Exchange& x = *exchange_;
+    if (x.proxy_wait || x.complete) return;
+    std::weak_ptr<Exchange> weak_exchange = exchange_;
+    x.proxy_wait = store_.when_ready(x.proxy->loop_fd(), POLLIN, [self = shared_from_this(), weak_exchange](short) {
+      auto x = weak_exchange.lock();
+      if (!x) return;
+      x->proxy_wait.reset();
+      if (self->exchange_ != x) return;
+      self->guarded([&] {
+        x->proxy->clear_loop_fd();
+        self->pump_proxy();
+        if (self->exchange_ == x) self->arm_proxy();
+      });
+    });
+  }
+
+  // What the proxy's guest posted: the head, body bytes framed, the end.
+  void pump_proxy() {
+    Exchange& x = *exchange_;
+    if (x.complete) return;
+    const size_t room = out_.size() >= kBodyBuffer ? 0 : kBodyBuffer - out_.size();
+    p2::Posted posted = x.proxy->take_posted(room);
+    if (posted.head && !x.head_sent && !posted.failure && !send_head(posted.head->status, posted.head->fields)) return;
+    if (!posted.body.empty() && x.head_sent && !append_body(posted.body)) return;
+    if (posted.body_ended && x.head_sent) {
+      if (!end_body(posted.trailers)) return;
+      return finish_response();
+    }
+    if (posted.failure) {
+      server_.warn(fmt::format("{} {}: {}", x.method, x.target, *posted.failure));
+      return abort_response(*posted.failure);
+    }
+    if (posted.worker_done)
+      return abort_response(x.head_sent ? "the guest returned before its response's body ended"
+                                        : "the guest returned without a response");
+    if (reading_wanted()) arm_read();
+    send_out();
+  }
+
   void timed_out() {
     server_.warn(fmt::format("guest timed out after {} ms on {} {}", server_.config.request_timeout.count(),
                              exchange_->method, exchange_->target));
-    server_.retire_instance("a request timed out");
+    if (!exchange_->proxy) server_.retire_instance("a request timed out");
     abort_response("guest timed out");
   }
 
@@ -372,38 +481,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return send_error(500, "the service failed: " + describe_error(result.error()));
     }
     auto response = p3::take_response(store_, *server_.types, result.value());
-    x.status = response->status;
     x.transmitted = std::move(response->transmitted);
-    std::vector<wire::Field> fields;
-    std::optional<uint64_t> declared;
-    for (const auto& [name, value] : response->headers.entries()) {
-      if (name == "content-length") {
-        uint64_t length = 0;
-        const auto parsed = std::from_chars(value.data(), value.data() + value.size(), length);
-        if (parsed.ec != std::errc() || parsed.ptr != value.data() + value.size() || (declared && *declared != length))
-          return abort_response("the service's response has an invalid content-length");
-        declared = length;
-        continue;
-      }
-      if (!is_hop_by_hop(name)) fields.emplace_back(name, value);
-    }
-    // 1xx, 204 and 304 carry no body and no framing. A HEAD response has
-    // no body either: it keeps the guest's Content-Length, and says
-    // nothing of a length it does not know.
-    const bool bodiless_status = x.status < 200 || x.status == 204 || x.status == 304;
-    wire::Framing framing = wire::Framing::chunked;
-    if (bodiless_status)
-      framing = wire::Framing::until_close;
-    else if (declared)
-      framing = wire::Framing::content_length;
-    else if (x.version < 11 || x.head_request)
-      framing = wire::Framing::until_close;
-    if (framing == wire::Framing::until_close && !bodiless_status && !x.head_request) x.keep_alive = false;
-    // The connection carries another request only once this one was read whole.
-    if (!x.request_read) x.keep_alive = false;
-    write_out(wire::response_head(x.status, fields, x.version, framing, declared, x.keep_alive));
-    x.head_sent = true;
-    const bool no_body = bodiless_status || x.head_request;
+    if (!send_head(response->status, response->headers.entries())) return;
+    const bool no_body = x.no_body;
+    const wire::Framing framing = x.framing;
+    const std::optional<uint64_t> declared = x.declared;
     std::weak_ptr<Connection> weak = weak_from_this();
     std::weak_ptr<Exchange> weak_exchange = exchange_;  // the exchange holds the body, which holds the sink
     p3::OutgoingBody::Sink sink{
@@ -436,6 +518,85 @@ class Connection : public std::enable_shared_from_this<Connection> {
     flush();
   }
 
+  // The response's status line and fields, framed as the guest's fields
+  // and the request allow: false when they cannot be sent (the response
+  // is aborted).
+  bool send_head(unsigned status, const std::vector<FieldList::Entry>& entries) {
+    Exchange& x = *exchange_;
+    x.status = status;
+    std::vector<wire::Field> fields;
+    std::optional<uint64_t> declared;
+    for (const auto& [name, value] : entries) {
+      if (name == "content-length") {
+        uint64_t length = 0;
+        const auto parsed = std::from_chars(value.data(), value.data() + value.size(), length);
+        if (parsed.ec != std::errc() || parsed.ptr != value.data() + value.size() || (declared && *declared != length)) {
+          abort_response("the service's response has an invalid content-length");
+          return false;
+        }
+        declared = length;
+        continue;
+      }
+      if (!is_hop_by_hop(name)) fields.emplace_back(name, value);
+    }
+    // 1xx, 204 and 304 carry no body and no framing. A HEAD response has
+    // no body either: it keeps the guest's Content-Length, and says
+    // nothing of a length it does not know.
+    const bool bodiless_status = x.status < 200 || x.status == 204 || x.status == 304;
+    wire::Framing framing = wire::Framing::chunked;
+    if (bodiless_status)
+      framing = wire::Framing::until_close;
+    else if (declared)
+      framing = wire::Framing::content_length;
+    else if (x.version < 11 || x.head_request)
+      framing = wire::Framing::until_close;
+    if (framing == wire::Framing::until_close && !bodiless_status && !x.head_request) x.keep_alive = false;
+    // The connection carries another request only once this one was read whole.
+    if (!x.request_read) x.keep_alive = false;
+    write_out(wire::response_head(x.status, fields, x.version, framing, declared, x.keep_alive));
+    x.head_sent = true;
+    x.framing = framing;
+    x.declared = declared;
+    x.no_body = bodiless_status || x.head_request;
+    return true;
+  }
+
+  // A 0.2 proxy's body bytes, framed as the head said: false when they
+  // break its Content-Length (the response is cut off).
+  bool append_body(std::string_view bytes) {
+    Exchange& x = *exchange_;
+    x.body_bytes += bytes.size();
+    if (x.no_body) return true;
+    if (x.framing == wire::Framing::content_length && x.body_bytes > *x.declared) {
+      abort_response("the service's body is longer than its content-length");
+      return false;
+    }
+    std::string framed;
+    if (x.framing == wire::Framing::chunked)
+      wire::append_chunk(framed, bytes);
+    else
+      framed = bytes;
+    x.body_sent += framed.size();
+    write_out(std::move(framed));
+    return true;
+  }
+
+  bool end_body(const std::vector<wire::Field>& trailers) {
+    Exchange& x = *exchange_;
+    if (x.no_body) return true;
+    if (x.framing == wire::Framing::content_length && x.body_bytes != *x.declared) {
+      abort_response("the service's body is shorter than its content-length");
+      return false;
+    }
+    if (x.framing == wire::Framing::chunked) {
+      std::string last;
+      wire::append_last_chunk(last, trailers);
+      x.body_sent += last.size();
+      write_out(std::move(last));
+    }
+    return true;
+  }
+
   void finish_response() {
     Exchange& x = *exchange_;
     x.complete = true;
@@ -447,6 +608,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // connection closes (the client sees an incomplete response).
   void abort_response(const std::string& why, std::optional<ErrorCode> code = std::nullopt) {
     Exchange& x = *exchange_;
+    if (x.proxy) x.proxy->cancel();  // what the guest still writes goes nowhere
     p3::settle_transmit(store_, x.transmitted, TransmitResult::err(code.value_or(p3::internal_error(why))));
     if (!x.head_sent) return send_error(500, why);
     server_.warn(fmt::format("{} {}: the response is cut off: {}", x.method, x.target, why));
@@ -500,6 +662,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (!send_out()) return;
     if (fd_ < 0 || !out_.empty()) return;
     if (exchange_ && exchange_->complete) return end_exchange();
+    if (exchange_ && exchange_->proxy) return pump_proxy();
     if (exchange_ && exchange_->response_body) exchange_->response_body->resume();
     if (closing_ && !exchange_) close();
   }
@@ -508,6 +671,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto x = std::move(exchange_);
     exchange_.reset();
     if (x->timeout) store_.cancel_wait(*x->timeout);
+    if (x->proxy_wait) store_.cancel_wait(*x->proxy_wait);
+    if (server_.proxy) server_.proxy->reap();
     log_line(x->method, x->target, x->status, x->body_sent, x->started);
     if (counted_) {
       counted_ = false;
@@ -545,7 +710,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (x->timeout) store_.cancel_wait(*x->timeout);
       x->timeout.reset();
       // What the guest still does for this request goes nowhere.
-      if (!x->request_read) x->request_body->fail(types::error_code::ConnectionTerminated{});
+      if (x->proxy_wait) store_.cancel_wait(*x->proxy_wait);
+      x->proxy_wait.reset();
+      if (x->proxy)
+        x->proxy->cancel();
+      else if (!x->request_read)
+        x->request_body->fail(types::error_code::ConnectionTerminated{});
       p3::settle_transmit(store_, x->transmitted, TransmitResult::err(types::error_code::ConnectionTerminated{}));
       x->complete = true;
     }
@@ -594,8 +764,8 @@ std::string address_text(const sockaddr_storage& address) {
 
 }  // namespace
 
-Server::Impl::Impl(Store& store, const Linker& linker, const Component& component, const HttpConfig& http,
-                   ServeConfig config)
+Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, const Component& component,
+                   const HttpConfig& http, ServeConfig config)
     : store(store), linker(linker), component(component), config(std::move(config)) {
   auto forbidden = std::make_shared<ForbiddenHeaders>();
   for (const std::string& name : http.forbidden_headers) forbidden->add(name);
@@ -607,13 +777,19 @@ Server::Impl::Impl(Store& store, const Linker& linker, const Component& componen
       linker.resource<types::RequestOptions>("wasi:http/types@0.3.0#request-options"),
       linker.resource<types::Response>("wasi:http/types@0.3.0#response"),
   };
-  handler();  // the component serves, or the error says why now
+  const bool service = std::any_of(component.type().exports.begin(), component.type().exports.end(),
+                                   [](const NamedExtern& e) { return e.name.starts_with("wasi:http/handler@0.3."); });
+  if (const auto proxy_handle = p2::incoming_handler_name(component); proxy_handle && !service)
+    proxy.emplace(engine, linker, component, *proxy_handle, p2::types_of(linker, http), this->config.prepare_request_store);
+  else
+    handler();  // the component serves, or the error says why now
   listen_on(this->config.host, this->config.port);
 }
 
 Server::Impl::~Impl() {
   unwatch_signals();
   connections_.clear();
+  proxy.reset();  // after the connections cancelled their requests
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
@@ -624,7 +800,9 @@ HandleFunc& Server::Impl::handler() {
   for (const Func& f : instance.funcs())
     if (f.name().starts_with("wasi:http/handler@0.3.") && f.name().ends_with("#handle")) name = f.name();
   if (name.empty())
-    throw Error(ErrorKind::Usage, "the component exports no wasi:http/handler@0.3.x#handle: it is no HTTP service");
+    throw Error(ErrorKind::Usage,
+                "the component exports neither wasi:http/handler@0.3.x nor wasi:http/incoming-handler@0.2.x: "
+                "it is no HTTP service");
   handler_.emplace(instance.typed_async_func<HandleResult(Own<types::Request>)>(name));
   instance_.emplace(std::move(instance));
   handler_name_ = std::move(name);
@@ -786,9 +964,9 @@ void Server::Impl::stop() {
   });
 }
 
-Server::Server(Store& store, const Linker& linker, const Component& component, const HttpConfig& http,
-               ServeConfig config)
-    : impl_(std::make_unique<Impl>(store, linker, component, http, std::move(config))) {}
+Server::Server(const Engine& engine, Store& store, const Linker& linker, const Component& component,
+               const HttpConfig& http, ServeConfig config)
+    : impl_(std::make_unique<Impl>(engine, store, linker, component, http, std::move(config))) {}
 Server::~Server() = default;
 std::string Server::address() const { return impl_->host; }
 uint16_t Server::port() const { return impl_->port; }

@@ -64,9 +64,16 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& engin
     config.warn = [](const std::string& line) { fmt::print(stderr, "cmhost serve: {}\n", line); };
     if (command.log) config.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
+    // A 0.2 proxy's requests each get a store: the same limits apply to each.
+    config.prepare_request_store = [max_memory = command.limits.max_memory_bytes](Store& store) {
+      if (!max_memory) return;
+      StoreLimits limits = store.limits();
+      limits.total_memory_bytes = max_memory;
+      store.set_limits(limits);
+    };
     Store store(engine);
     GuestLimiter limiter(engine, store, command.limits);
-    http::Server server(store, linker, component, http_config, config);
+    http::Server server(engine, store, linker, component, http_config, config);
     fmt::print(stderr, "Serving HTTP on http://{}/\n", server.address());
     std::fflush(stderr);
     server.run();

@@ -20,92 +20,6 @@
 
 #include "cmhost/cmhost.hpp"
 
-// interface wasi:cli/environment@0.2.12
-namespace cmhost::wasi::bindings::wasi::cli::environment {
-
-// What the host implements.
-class Host {
- public:
-  virtual ~Host() = default;
-  virtual std::vector<std::tuple<std::string, std::string>> get_environment(cmhost::Caller& caller) = 0;
-  virtual std::vector<std::string> get_arguments(cmhost::Caller& caller) = 0;
-  virtual std::optional<std::string> initial_cwd(cmhost::Caller& caller) = 0;
-};
-
-// Supplies the imports with `host` (kept alive by the linker).
-inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
-  linker.func_wrap("wasi:cli/environment@0.2.12#get-environment", [host](cmhost::Caller& caller) {
-    return host->get_environment(caller);
-  });
-  linker.func_wrap("wasi:cli/environment@0.2.12#get-arguments", [host](cmhost::Caller& caller) {
-    return host->get_arguments(caller);
-  });
-  linker.func_wrap("wasi:cli/environment@0.2.12#initial-cwd", [host](cmhost::Caller& caller) {
-    return host->initial_cwd(caller);
-  });
-}
-}  // namespace cmhost::wasi::bindings::wasi::cli::environment
-
-// interface wasi:cli/exit@0.2.12
-namespace cmhost::wasi::bindings::wasi::cli::exit {
-
-// What the host implements.
-class Host {
- public:
-  virtual ~Host() = default;
-  virtual void exit(cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> status) = 0;
-  virtual void exit_with_code(cmhost::Caller& caller, uint8_t status_code) = 0;
-};
-
-// Supplies the imports with `host` (kept alive by the linker).
-inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
-  linker.func_wrap("wasi:cli/exit@0.2.12#exit",
-      [host](cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> status) {
-    return host->exit(caller, std::move(status));
-  });
-  linker.func_wrap("wasi:cli/exit@0.2.12#exit-with-code", [host](cmhost::Caller& caller, uint8_t status_code) {
-    return host->exit_with_code(caller, status_code);
-  });
-}
-}  // namespace cmhost::wasi::bindings::wasi::cli::exit
-
-// interface wasi:io/error@0.2.12
-namespace cmhost::wasi::bindings::wasi::io::error {
-class Error;
-
-// resource error: the host's objects implement it; handles are Own<Error> and Borrow<Error>.
-class Error {
- public:
-  virtual ~Error() = default;
-  virtual std::string to_debug_string(cmhost::Caller& caller) = 0;
-};
-}  // namespace cmhost::wasi::bindings::wasi::io::error
-
-namespace cmhost::wasi::bindings::wasi::io::error {
-
-// What the host implements; resource methods are on the resources' classes.
-class Host {
- public:
-  virtual ~Host() = default;
-};
-
-// The host resource types add_to_linker defined: they make handles of the host's objects.
-struct Resources {
-  cmhost::HostResource<Error> error;
-};
-
-// Supplies the imports with `host` (kept alive by the linker).
-inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
-  (void)host;  // only resource methods, called on the resources' objects
-  auto error_resource = linker.define_resource<Error>("wasi:io/error@0.2.12#error");
-  linker.func_wrap("wasi:io/error@0.2.12#[method]error.to-debug-string",
-      [error_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Error> self) {
-    return error_resource.get(caller.store(), self).to_debug_string(caller);
-  });
-  return Resources{error_resource};
-}
-}  // namespace cmhost::wasi::bindings::wasi::io::error
-
 // interface wasi:io/poll@0.2.12
 namespace cmhost::wasi::bindings::wasi::io::poll {
 class Pollable;
@@ -151,6 +65,86 @@ inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> hos
   return Resources{pollable_resource};
 }
 }  // namespace cmhost::wasi::bindings::wasi::io::poll
+
+// interface wasi:clocks/monotonic-clock@0.2.12
+namespace cmhost::wasi::bindings::wasi::clocks::monotonic_clock {
+
+using Pollable = ::cmhost::wasi::bindings::wasi::io::poll::Pollable;
+
+using Instant = uint64_t;
+
+using Duration = uint64_t;
+}  // namespace cmhost::wasi::bindings::wasi::clocks::monotonic_clock
+
+namespace cmhost::wasi::bindings::wasi::clocks::monotonic_clock {
+
+// What the host implements.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual Instant now(cmhost::Caller& caller) = 0;
+  virtual Duration resolution(cmhost::Caller& caller) = 0;
+  virtual std::unique_ptr<Pollable> subscribe_instant(cmhost::Caller& caller, Instant when) = 0;
+  virtual std::unique_ptr<Pollable> subscribe_duration(cmhost::Caller& caller, Duration when) = 0;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  auto pollable_resource = linker.resource<Pollable>("wasi:io/poll@0.2.12#pollable");
+  linker.define_resource("wasi:clocks/monotonic-clock@0.2.12#pollable", pollable_resource);
+  linker.func_wrap("wasi:clocks/monotonic-clock@0.2.12#now", [host](cmhost::Caller& caller) {
+    return host->now(caller);
+  });
+  linker.func_wrap("wasi:clocks/monotonic-clock@0.2.12#resolution", [host](cmhost::Caller& caller) {
+    return host->resolution(caller);
+  });
+  linker.func_wrap("wasi:clocks/monotonic-clock@0.2.12#subscribe-instant",
+      [host, pollable_resource](cmhost::Caller& caller, Instant when) {
+    return pollable_resource.make_own(caller.store(), host->subscribe_instant(caller, when));
+  });
+  linker.func_wrap("wasi:clocks/monotonic-clock@0.2.12#subscribe-duration",
+      [host, pollable_resource](cmhost::Caller& caller, Duration when) {
+    return pollable_resource.make_own(caller.store(), host->subscribe_duration(caller, when));
+  });
+}
+}  // namespace cmhost::wasi::bindings::wasi::clocks::monotonic_clock
+
+// interface wasi:io/error@0.2.12
+namespace cmhost::wasi::bindings::wasi::io::error {
+class Error;
+
+// resource error: the host's objects implement it; handles are Own<Error> and Borrow<Error>.
+class Error {
+ public:
+  virtual ~Error() = default;
+  virtual std::string to_debug_string(cmhost::Caller& caller) = 0;
+};
+}  // namespace cmhost::wasi::bindings::wasi::io::error
+
+namespace cmhost::wasi::bindings::wasi::io::error {
+
+// What the host implements; resource methods are on the resources' classes.
+class Host {
+ public:
+  virtual ~Host() = default;
+};
+
+// The host resource types add_to_linker defined: they make handles of the host's objects.
+struct Resources {
+  cmhost::HostResource<Error> error;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  (void)host;  // only resource methods, called on the resources' objects
+  auto error_resource = linker.define_resource<Error>("wasi:io/error@0.2.12#error");
+  linker.func_wrap("wasi:io/error@0.2.12#[method]error.to-debug-string",
+      [error_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Error> self) {
+    return error_resource.get(caller.store(), self).to_debug_string(caller);
+  });
+  return Resources{error_resource};
+}
+}  // namespace cmhost::wasi::bindings::wasi::io::error
 
 // interface wasi:io/streams@0.2.12
 namespace cmhost::wasi::bindings::wasi::io::streams {
@@ -298,6 +292,777 @@ inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> hos
   return Resources{input_stream_resource, output_stream_resource};
 }
 }  // namespace cmhost::wasi::bindings::wasi::io::streams
+
+// interface wasi:http/types@0.2.12
+namespace cmhost::wasi::bindings::wasi::http::types {
+class Fields;
+class IncomingRequest;
+class OutgoingRequest;
+class RequestOptions;
+class ResponseOutparam;
+class IncomingResponse;
+class IncomingBody;
+class FutureTrailers;
+class OutgoingResponse;
+class OutgoingBody;
+class FutureIncomingResponse;
+
+using Duration = ::cmhost::wasi::bindings::wasi::clocks::monotonic_clock::Duration;
+
+using InputStream = ::cmhost::wasi::bindings::wasi::io::streams::InputStream;
+
+using OutputStream = ::cmhost::wasi::bindings::wasi::io::streams::OutputStream;
+
+using IoError = ::cmhost::wasi::bindings::wasi::io::error::Error;
+
+using Pollable = ::cmhost::wasi::bindings::wasi::io::poll::Pollable;
+
+namespace method {
+struct Get : cmhost::abi::typed::Case<void> {};
+struct Head : cmhost::abi::typed::Case<void> {};
+struct Post : cmhost::abi::typed::Case<void> {};
+struct Put : cmhost::abi::typed::Case<void> {};
+struct Delete : cmhost::abi::typed::Case<void> {};
+struct Connect : cmhost::abi::typed::Case<void> {};
+struct Options : cmhost::abi::typed::Case<void> {};
+struct Trace : cmhost::abi::typed::Case<void> {};
+struct Patch : cmhost::abi::typed::Case<void> {};
+struct Other : cmhost::abi::typed::Case<std::string> { using Case::Case; };
+}  // namespace method
+using Method = std::variant<method::Get, method::Head, method::Post, method::Put, method::Delete, method::Connect,
+    method::Options, method::Trace, method::Patch, method::Other>;
+
+namespace scheme {
+struct HTTP : cmhost::abi::typed::Case<void> {};
+struct HTTPS : cmhost::abi::typed::Case<void> {};
+struct Other : cmhost::abi::typed::Case<std::string> { using Case::Case; };
+}  // namespace scheme
+using Scheme = std::variant<scheme::HTTP, scheme::HTTPS, scheme::Other>;
+
+struct DNSErrorPayload {
+  std::optional<std::string> rcode{};
+  std::optional<uint16_t> info_code{};
+  bool operator==(const DNSErrorPayload&) const = default;
+};
+
+struct TLSAlertReceivedPayload {
+  std::optional<uint8_t> alert_id{};
+  std::optional<std::string> alert_message{};
+  bool operator==(const TLSAlertReceivedPayload&) const = default;
+};
+
+struct FieldSizePayload {
+  std::optional<std::string> field_name{};
+  std::optional<uint32_t> field_size{};
+  bool operator==(const FieldSizePayload&) const = default;
+};
+
+namespace error_code {
+struct DNSTimeout : cmhost::abi::typed::Case<void> {};
+struct DNSError : cmhost::abi::typed::Case<::cmhost::wasi::bindings::wasi::http::types::DNSErrorPayload>
+    { using Case::Case; };
+struct DestinationNotFound : cmhost::abi::typed::Case<void> {};
+struct DestinationUnavailable : cmhost::abi::typed::Case<void> {};
+struct DestinationIPProhibited : cmhost::abi::typed::Case<void> {};
+struct DestinationIPUnroutable : cmhost::abi::typed::Case<void> {};
+struct ConnectionRefused : cmhost::abi::typed::Case<void> {};
+struct ConnectionTerminated : cmhost::abi::typed::Case<void> {};
+struct ConnectionTimeout : cmhost::abi::typed::Case<void> {};
+struct ConnectionReadTimeout : cmhost::abi::typed::Case<void> {};
+struct ConnectionWriteTimeout : cmhost::abi::typed::Case<void> {};
+struct ConnectionLimitReached : cmhost::abi::typed::Case<void> {};
+struct TLSProtocolError : cmhost::abi::typed::Case<void> {};
+struct TLSCertificateError : cmhost::abi::typed::Case<void> {};
+struct TLSAlertReceived : cmhost::abi::typed::Case<::cmhost::wasi::bindings::wasi::http::types::TLSAlertReceivedPayload>
+    { using Case::Case; };
+struct HTTPRequestDenied : cmhost::abi::typed::Case<void> {};
+struct HTTPRequestLengthRequired : cmhost::abi::typed::Case<void> {};
+struct HTTPRequestBodySize : cmhost::abi::typed::Case<std::optional<uint64_t>> { using Case::Case; };
+struct HTTPRequestMethodInvalid : cmhost::abi::typed::Case<void> {};
+struct HTTPRequestURIInvalid : cmhost::abi::typed::Case<void> {};
+struct HTTPRequestURITooLong : cmhost::abi::typed::Case<void> {};
+struct HTTPRequestHeaderSectionSize : cmhost::abi::typed::Case<std::optional<uint32_t>> { using Case::Case; };
+struct HTTPRequestHeaderSize :
+    cmhost::abi::typed::Case<std::optional<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload>>
+    { using Case::Case; };
+struct HTTPRequestTrailerSectionSize : cmhost::abi::typed::Case<std::optional<uint32_t>> { using Case::Case; };
+struct HTTPRequestTrailerSize : cmhost::abi::typed::Case<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload>
+    { using Case::Case; };
+struct HTTPResponseIncomplete : cmhost::abi::typed::Case<void> {};
+struct HTTPResponseHeaderSectionSize : cmhost::abi::typed::Case<std::optional<uint32_t>> { using Case::Case; };
+struct HTTPResponseHeaderSize : cmhost::abi::typed::Case<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload>
+    { using Case::Case; };
+struct HTTPResponseBodySize : cmhost::abi::typed::Case<std::optional<uint64_t>> { using Case::Case; };
+struct HTTPResponseTrailerSectionSize : cmhost::abi::typed::Case<std::optional<uint32_t>> { using Case::Case; };
+struct HTTPResponseTrailerSize : cmhost::abi::typed::Case<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload>
+    { using Case::Case; };
+struct HTTPResponseTransferCoding : cmhost::abi::typed::Case<std::optional<std::string>> { using Case::Case; };
+struct HTTPResponseContentCoding : cmhost::abi::typed::Case<std::optional<std::string>> { using Case::Case; };
+struct HTTPResponseTimeout : cmhost::abi::typed::Case<void> {};
+struct HTTPUpgradeFailed : cmhost::abi::typed::Case<void> {};
+struct HTTPProtocolError : cmhost::abi::typed::Case<void> {};
+struct LoopDetected : cmhost::abi::typed::Case<void> {};
+struct ConfigurationError : cmhost::abi::typed::Case<void> {};
+struct InternalError : cmhost::abi::typed::Case<std::optional<std::string>> { using Case::Case; };
+}  // namespace error_code
+using ErrorCode = std::variant<error_code::DNSTimeout, error_code::DNSError, error_code::DestinationNotFound,
+    error_code::DestinationUnavailable, error_code::DestinationIPProhibited, error_code::DestinationIPUnroutable,
+    error_code::ConnectionRefused, error_code::ConnectionTerminated, error_code::ConnectionTimeout,
+    error_code::ConnectionReadTimeout, error_code::ConnectionWriteTimeout, error_code::ConnectionLimitReached,
+    error_code::TLSProtocolError, error_code::TLSCertificateError, error_code::TLSAlertReceived,
+    error_code::HTTPRequestDenied, error_code::HTTPRequestLengthRequired, error_code::HTTPRequestBodySize,
+    error_code::HTTPRequestMethodInvalid, error_code::HTTPRequestURIInvalid, error_code::HTTPRequestURITooLong,
+    error_code::HTTPRequestHeaderSectionSize, error_code::HTTPRequestHeaderSize,
+    error_code::HTTPRequestTrailerSectionSize, error_code::HTTPRequestTrailerSize, error_code::HTTPResponseIncomplete,
+    error_code::HTTPResponseHeaderSectionSize, error_code::HTTPResponseHeaderSize, error_code::HTTPResponseBodySize,
+    error_code::HTTPResponseTrailerSectionSize, error_code::HTTPResponseTrailerSize,
+    error_code::HTTPResponseTransferCoding, error_code::HTTPResponseContentCoding, error_code::HTTPResponseTimeout,
+    error_code::HTTPUpgradeFailed, error_code::HTTPProtocolError, error_code::LoopDetected,
+    error_code::ConfigurationError, error_code::InternalError>;
+
+namespace header_error {
+struct InvalidSyntax : cmhost::abi::typed::Case<void> {};
+struct Forbidden : cmhost::abi::typed::Case<void> {};
+struct Immutable : cmhost::abi::typed::Case<void> {};
+}  // namespace header_error
+using HeaderError = std::variant<header_error::InvalidSyntax, header_error::Forbidden, header_error::Immutable>;
+
+using FieldKey = std::string;
+
+using FieldName = FieldKey;
+
+using FieldValue = std::vector<uint8_t>;
+
+using Headers = Fields;
+
+using Trailers = Fields;
+
+using StatusCode = uint16_t;
+
+// resource fields: the host's objects implement it; handles are Own<Fields> and Borrow<Fields>.
+class Fields {
+ public:
+  virtual ~Fields() = default;
+  virtual std::vector<FieldValue> get(cmhost::Caller& caller, FieldName name) = 0;
+  virtual bool has(cmhost::Caller& caller, FieldName name) = 0;
+  virtual cmhost::abi::typed::Result<void, HeaderError> set(cmhost::Caller& caller, FieldName name,
+      std::vector<FieldValue> value) = 0;
+  virtual cmhost::abi::typed::Result<void, HeaderError> delete_(cmhost::Caller& caller, FieldName name) = 0;
+  virtual cmhost::abi::typed::Result<void, HeaderError> append(cmhost::Caller& caller, FieldName name,
+      FieldValue value) = 0;
+  virtual std::vector<std::tuple<FieldName, FieldValue>> entries(cmhost::Caller& caller) = 0;
+  virtual std::unique_ptr<Fields> clone(cmhost::Caller& caller) = 0;
+};
+
+// resource incoming-request: the host's objects implement it; handles are Own<IncomingRequest> and
+// Borrow<IncomingRequest>.
+class IncomingRequest {
+ public:
+  virtual ~IncomingRequest() = default;
+  virtual Method method(cmhost::Caller& caller) = 0;
+  virtual std::optional<std::string> path_with_query(cmhost::Caller& caller) = 0;
+  virtual std::optional<Scheme> scheme(cmhost::Caller& caller) = 0;
+  virtual std::optional<std::string> authority(cmhost::Caller& caller) = 0;
+  virtual std::unique_ptr<Headers> headers(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<cmhost::abi::typed::Own<IncomingBody>, void> consume(cmhost::Caller& caller) = 0;
+};
+
+// resource outgoing-request: the host's objects implement it; handles are Own<OutgoingRequest> and
+// Borrow<OutgoingRequest>.
+class OutgoingRequest {
+ public:
+  virtual ~OutgoingRequest() = default;
+  virtual cmhost::abi::typed::Result<cmhost::abi::typed::Own<OutgoingBody>, void> body(cmhost::Caller& caller) = 0;
+  virtual Method method(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<void, void> set_method(cmhost::Caller& caller, Method method) = 0;
+  virtual std::optional<std::string> path_with_query(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<void, void> set_path_with_query(cmhost::Caller& caller,
+      std::optional<std::string> path_with_query) = 0;
+  virtual std::optional<Scheme> scheme(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<void, void> set_scheme(cmhost::Caller& caller, std::optional<Scheme> scheme) = 0;
+  virtual std::optional<std::string> authority(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<void, void> set_authority(cmhost::Caller& caller,
+      std::optional<std::string> authority) = 0;
+  virtual std::unique_ptr<Headers> headers(cmhost::Caller& caller) = 0;
+};
+
+// resource request-options: the host's objects implement it; handles are Own<RequestOptions> and
+// Borrow<RequestOptions>.
+class RequestOptions {
+ public:
+  virtual ~RequestOptions() = default;
+  virtual std::optional<Duration> connect_timeout(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<void, void> set_connect_timeout(cmhost::Caller& caller,
+      std::optional<Duration> duration) = 0;
+  virtual std::optional<Duration> first_byte_timeout(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<void, void> set_first_byte_timeout(cmhost::Caller& caller,
+      std::optional<Duration> duration) = 0;
+  virtual std::optional<Duration> between_bytes_timeout(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<void, void> set_between_bytes_timeout(cmhost::Caller& caller,
+      std::optional<Duration> duration) = 0;
+};
+
+// resource response-outparam: the host's objects implement it; handles are Own<ResponseOutparam> and
+// Borrow<ResponseOutparam>.
+class ResponseOutparam {
+ public:
+  virtual ~ResponseOutparam() = default;
+};
+
+// resource incoming-response: the host's objects implement it; handles are Own<IncomingResponse> and
+// Borrow<IncomingResponse>.
+class IncomingResponse {
+ public:
+  virtual ~IncomingResponse() = default;
+  virtual StatusCode status(cmhost::Caller& caller) = 0;
+  virtual std::unique_ptr<Headers> headers(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<cmhost::abi::typed::Own<IncomingBody>, void> consume(cmhost::Caller& caller) = 0;
+};
+
+// resource incoming-body: the host's objects implement it; handles are Own<IncomingBody> and Borrow<IncomingBody>.
+class IncomingBody {
+ public:
+  virtual ~IncomingBody() = default;
+  virtual cmhost::abi::typed::Result<cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::io::streams::InputStream>,
+      void> stream(cmhost::Caller& caller) = 0;
+};
+
+// resource future-trailers: the host's objects implement it; handles are Own<FutureTrailers> and
+// Borrow<FutureTrailers>.
+class FutureTrailers {
+ public:
+  virtual ~FutureTrailers() = default;
+  virtual std::unique_ptr<Pollable> subscribe(cmhost::Caller& caller) = 0;
+  virtual
+      std::optional<
+      cmhost::abi::typed::Result<cmhost::abi::typed::Result<std::optional<cmhost::abi::typed::Own<Fields>>, ErrorCode>,
+      void>> get(cmhost::Caller& caller) = 0;
+};
+
+// resource outgoing-response: the host's objects implement it; handles are Own<OutgoingResponse> and
+// Borrow<OutgoingResponse>.
+class OutgoingResponse {
+ public:
+  virtual ~OutgoingResponse() = default;
+  virtual StatusCode status_code(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<void, void> set_status_code(cmhost::Caller& caller, StatusCode status_code) = 0;
+  virtual std::unique_ptr<Headers> headers(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<cmhost::abi::typed::Own<OutgoingBody>, void> body(cmhost::Caller& caller) = 0;
+};
+
+// resource outgoing-body: the host's objects implement it; handles are Own<OutgoingBody> and Borrow<OutgoingBody>.
+class OutgoingBody {
+ public:
+  virtual ~OutgoingBody() = default;
+  virtual cmhost::abi::typed::Result<cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::io::streams::OutputStream>,
+      void> write(cmhost::Caller& caller) = 0;
+};
+
+// resource future-incoming-response: the host's objects implement it; handles are Own<FutureIncomingResponse> and
+// Borrow<FutureIncomingResponse>.
+class FutureIncomingResponse {
+ public:
+  virtual ~FutureIncomingResponse() = default;
+  virtual std::unique_ptr<Pollable> subscribe(cmhost::Caller& caller) = 0;
+  virtual std::optional<cmhost::abi::typed::Result<cmhost::abi::typed::Result<cmhost::abi::typed::Own<IncomingResponse>,
+      ErrorCode>, void>> get(cmhost::Caller& caller) = 0;
+};
+}  // namespace cmhost::wasi::bindings::wasi::http::types
+
+namespace cmhost::abi::typed {
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::http::types::Method> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"get", nullptr}, {"head", nullptr}, {"post", nullptr}, {"put", nullptr},
+        {"delete", nullptr}, {"connect", nullptr}, {"options", nullptr}, {"trace", nullptr}, {"patch", nullptr},
+        {"other", Type::string()}});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::http::types::Scheme> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"HTTP", nullptr}, {"HTTPS", nullptr}, {"other", Type::string()}});
+    return type;
+  }
+};
+template <>
+struct Record<::cmhost::wasi::bindings::wasi::http::types::DNSErrorPayload> {
+  using T = ::cmhost::wasi::bindings::wasi::http::types::DNSErrorPayload;
+  static constexpr auto fields = std::make_tuple(field("rcode", &T::rcode), field("info-code", &T::info_code));
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::http::types::DNSErrorPayload> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"rcode", Type::option(Type::string())},
+        {"info-code", Type::option(Type::u16())}});
+    return type;
+  }
+};
+template <>
+struct Record<::cmhost::wasi::bindings::wasi::http::types::TLSAlertReceivedPayload> {
+  using T = ::cmhost::wasi::bindings::wasi::http::types::TLSAlertReceivedPayload;
+  static constexpr auto fields = std::make_tuple(field("alert-id", &T::alert_id),
+      field("alert-message", &T::alert_message));
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::http::types::TLSAlertReceivedPayload> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"alert-id", Type::option(Type::u8())},
+        {"alert-message", Type::option(Type::string())}});
+    return type;
+  }
+};
+template <>
+struct Record<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload> {
+  using T = ::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload;
+  static constexpr auto fields = std::make_tuple(field("field-name", &T::field_name),
+      field("field-size", &T::field_size));
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload> {
+  static TypeRef get() {
+    static const TypeRef type = Type::record({{"field-name", Type::option(Type::string())},
+        {"field-size", Type::option(Type::u32())}});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::http::types::ErrorCode> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"DNS-timeout", nullptr},
+        {"DNS-error", wit_type<::cmhost::wasi::bindings::wasi::http::types::DNSErrorPayload>()},
+        {"destination-not-found", nullptr}, {"destination-unavailable", nullptr},
+        {"destination-IP-prohibited", nullptr}, {"destination-IP-unroutable", nullptr}, {"connection-refused", nullptr},
+        {"connection-terminated", nullptr}, {"connection-timeout", nullptr}, {"connection-read-timeout", nullptr},
+        {"connection-write-timeout", nullptr}, {"connection-limit-reached", nullptr}, {"TLS-protocol-error", nullptr},
+        {"TLS-certificate-error", nullptr},
+        {"TLS-alert-received", wit_type<::cmhost::wasi::bindings::wasi::http::types::TLSAlertReceivedPayload>()},
+        {"HTTP-request-denied", nullptr}, {"HTTP-request-length-required", nullptr},
+        {"HTTP-request-body-size", Type::option(Type::u64())}, {"HTTP-request-method-invalid", nullptr},
+        {"HTTP-request-URI-invalid", nullptr}, {"HTTP-request-URI-too-long", nullptr},
+        {"HTTP-request-header-section-size", Type::option(Type::u32())},
+        {"HTTP-request-header-size",
+        Type::option(wit_type<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload>())},
+        {"HTTP-request-trailer-section-size", Type::option(Type::u32())},
+        {"HTTP-request-trailer-size", wit_type<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload>()},
+        {"HTTP-response-incomplete", nullptr}, {"HTTP-response-header-section-size", Type::option(Type::u32())},
+        {"HTTP-response-header-size", wit_type<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload>()},
+        {"HTTP-response-body-size", Type::option(Type::u64())},
+        {"HTTP-response-trailer-section-size", Type::option(Type::u32())},
+        {"HTTP-response-trailer-size", wit_type<::cmhost::wasi::bindings::wasi::http::types::FieldSizePayload>()},
+        {"HTTP-response-transfer-coding", Type::option(Type::string())},
+        {"HTTP-response-content-coding", Type::option(Type::string())}, {"HTTP-response-timeout", nullptr},
+        {"HTTP-upgrade-failed", nullptr}, {"HTTP-protocol-error", nullptr}, {"loop-detected", nullptr},
+        {"configuration-error", nullptr}, {"internal-error", Type::option(Type::string())}});
+    return type;
+  }
+};
+template <>
+struct WitType<::cmhost::wasi::bindings::wasi::http::types::HeaderError> {
+  static TypeRef get() {
+    static const TypeRef type = Type::variant({{"invalid-syntax", nullptr}, {"forbidden", nullptr},
+        {"immutable", nullptr}});
+    return type;
+  }
+};
+}  // namespace cmhost::abi::typed
+
+namespace cmhost::wasi::bindings::wasi::http::types {
+
+// What the host implements; resource methods are on the resources' classes.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual std::unique_ptr<Fields> fields_new(cmhost::Caller& caller) = 0;
+  virtual cmhost::abi::typed::Result<cmhost::abi::typed::Own<Fields>,
+      HeaderError> fields_from_list(cmhost::Caller& caller, std::vector<std::tuple<FieldName, FieldValue>> entries) = 0;
+  virtual std::unique_ptr<OutgoingRequest> outgoing_request_new(cmhost::Caller& caller,
+      cmhost::abi::typed::Own<Fields> headers) = 0;
+  virtual std::unique_ptr<RequestOptions> request_options_new(cmhost::Caller& caller) = 0;
+  virtual void response_outparam_set(cmhost::Caller& caller, cmhost::abi::typed::Own<ResponseOutparam> param,
+      cmhost::abi::typed::Result<cmhost::abi::typed::Own<OutgoingResponse>, ErrorCode> response) = 0;
+  virtual std::unique_ptr<FutureTrailers> incoming_body_finish(cmhost::Caller& caller,
+      cmhost::abi::typed::Own<IncomingBody> this_) = 0;
+  virtual std::unique_ptr<OutgoingResponse> outgoing_response_new(cmhost::Caller& caller,
+      cmhost::abi::typed::Own<Fields> headers) = 0;
+  virtual cmhost::abi::typed::Result<void, ErrorCode> outgoing_body_finish(cmhost::Caller& caller,
+      cmhost::abi::typed::Own<OutgoingBody> this_, std::optional<cmhost::abi::typed::Own<Fields>> trailers) = 0;
+  virtual std::optional<ErrorCode> http_error_code(cmhost::Caller& caller, IoError& err) = 0;
+};
+
+// The host resource types add_to_linker defined: they make handles of the host's objects.
+struct Resources {
+  cmhost::HostResource<Fields> fields;
+  cmhost::HostResource<IncomingRequest> incoming_request;
+  cmhost::HostResource<OutgoingRequest> outgoing_request;
+  cmhost::HostResource<RequestOptions> request_options;
+  cmhost::HostResource<ResponseOutparam> response_outparam;
+  cmhost::HostResource<IncomingResponse> incoming_response;
+  cmhost::HostResource<IncomingBody> incoming_body;
+  cmhost::HostResource<FutureTrailers> future_trailers;
+  cmhost::HostResource<OutgoingResponse> outgoing_response;
+  cmhost::HostResource<OutgoingBody> outgoing_body;
+  cmhost::HostResource<FutureIncomingResponse> future_incoming_response;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline Resources add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  auto fields_resource = linker.define_resource<Fields>("wasi:http/types@0.2.12#fields");
+  auto incoming_request_resource = linker.define_resource<IncomingRequest>("wasi:http/types@0.2.12#incoming-request");
+  auto outgoing_request_resource = linker.define_resource<OutgoingRequest>("wasi:http/types@0.2.12#outgoing-request");
+  auto request_options_resource = linker.define_resource<RequestOptions>("wasi:http/types@0.2.12#request-options");
+  auto response_outparam_resource =
+      linker.define_resource<ResponseOutparam>("wasi:http/types@0.2.12#response-outparam");
+  auto incoming_response_resource =
+      linker.define_resource<IncomingResponse>("wasi:http/types@0.2.12#incoming-response");
+  auto incoming_body_resource = linker.define_resource<IncomingBody>("wasi:http/types@0.2.12#incoming-body");
+  auto future_trailers_resource = linker.define_resource<FutureTrailers>("wasi:http/types@0.2.12#future-trailers");
+  auto outgoing_response_resource =
+      linker.define_resource<OutgoingResponse>("wasi:http/types@0.2.12#outgoing-response");
+  auto outgoing_body_resource = linker.define_resource<OutgoingBody>("wasi:http/types@0.2.12#outgoing-body");
+  auto future_incoming_response_resource =
+      linker.define_resource<FutureIncomingResponse>("wasi:http/types@0.2.12#future-incoming-response");
+  auto input_stream_resource = linker.resource<InputStream>("wasi:io/streams@0.2.12#input-stream");
+  linker.define_resource("wasi:http/types@0.2.12#input-stream", input_stream_resource);
+  auto output_stream_resource = linker.resource<OutputStream>("wasi:io/streams@0.2.12#output-stream");
+  linker.define_resource("wasi:http/types@0.2.12#output-stream", output_stream_resource);
+  auto io_error_resource = linker.resource<IoError>("wasi:io/error@0.2.12#error");
+  linker.define_resource("wasi:http/types@0.2.12#io-error", io_error_resource);
+  auto pollable_resource = linker.resource<Pollable>("wasi:io/poll@0.2.12#pollable");
+  linker.define_resource("wasi:http/types@0.2.12#pollable", pollable_resource);
+  auto headers_resource = linker.resource<Headers>("wasi:http/types@0.2.12#fields");
+  linker.define_resource("wasi:http/types@0.2.12#headers", headers_resource);
+  auto trailers_resource = linker.resource<Trailers>("wasi:http/types@0.2.12#fields");
+  linker.define_resource("wasi:http/types@0.2.12#trailers", trailers_resource);
+  linker.func_wrap("wasi:http/types@0.2.12#[constructor]fields", [fields_resource, host](cmhost::Caller& caller) {
+    return fields_resource.make_own(caller.store(), host->fields_new(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[static]fields.from-list",
+      [host](cmhost::Caller& caller, std::vector<std::tuple<FieldName, FieldValue>> entries) {
+    return host->fields_from_list(caller, std::move(entries));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]fields.get",
+      [fields_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Fields> self, FieldName name) {
+    return fields_resource.get(caller.store(), self).get(caller, std::move(name));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]fields.has",
+      [fields_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Fields> self, FieldName name) {
+    return fields_resource.get(caller.store(), self).has(caller, std::move(name));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]fields.set",
+      [fields_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Fields> self, FieldName name,
+      std::vector<FieldValue> value) {
+    return fields_resource.get(caller.store(), self).set(caller, std::move(name), std::move(value));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]fields.delete",
+      [fields_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Fields> self, FieldName name) {
+    return fields_resource.get(caller.store(), self).delete_(caller, std::move(name));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]fields.append",
+      [fields_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Fields> self, FieldName name,
+      FieldValue value) {
+    return fields_resource.get(caller.store(), self).append(caller, std::move(name), std::move(value));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]fields.entries",
+      [fields_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Fields> self) {
+    return fields_resource.get(caller.store(), self).entries(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]fields.clone",
+      [fields_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<Fields> self) {
+    return fields_resource.make_own(caller.store(), fields_resource.get(caller.store(), self).clone(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-request.method",
+      [incoming_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<IncomingRequest> self) {
+    return incoming_request_resource.get(caller.store(), self).method(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-request.path-with-query",
+      [incoming_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<IncomingRequest> self) {
+    return incoming_request_resource.get(caller.store(), self).path_with_query(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-request.scheme",
+      [incoming_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<IncomingRequest> self) {
+    return incoming_request_resource.get(caller.store(), self).scheme(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-request.authority",
+      [incoming_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<IncomingRequest> self) {
+    return incoming_request_resource.get(caller.store(), self).authority(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-request.headers",
+      [headers_resource, incoming_request_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<IncomingRequest> self) {
+    return headers_resource.make_own(caller.store(),
+        incoming_request_resource.get(caller.store(), self).headers(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-request.consume",
+      [incoming_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<IncomingRequest> self) {
+    return incoming_request_resource.get(caller.store(), self).consume(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[constructor]outgoing-request",
+      [host, outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Own<Fields> headers) {
+    return outgoing_request_resource.make_own(caller.store(), host->outgoing_request_new(caller, headers));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.body",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self) {
+    return outgoing_request_resource.get(caller.store(), self).body(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.method",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self) {
+    return outgoing_request_resource.get(caller.store(), self).method(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.set-method",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self,
+      Method method) {
+    return outgoing_request_resource.get(caller.store(), self).set_method(caller, std::move(method));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.path-with-query",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self) {
+    return outgoing_request_resource.get(caller.store(), self).path_with_query(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.set-path-with-query",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self,
+      std::optional<std::string> path_with_query) {
+    return outgoing_request_resource.get(caller.store(), self).set_path_with_query(caller, std::move(path_with_query));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.scheme",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self) {
+    return outgoing_request_resource.get(caller.store(), self).scheme(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.set-scheme",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self,
+      std::optional<Scheme> scheme) {
+    return outgoing_request_resource.get(caller.store(), self).set_scheme(caller, std::move(scheme));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.authority",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self) {
+    return outgoing_request_resource.get(caller.store(), self).authority(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.set-authority",
+      [outgoing_request_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingRequest> self,
+      std::optional<std::string> authority) {
+    return outgoing_request_resource.get(caller.store(), self).set_authority(caller, std::move(authority));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-request.headers",
+      [headers_resource, outgoing_request_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<OutgoingRequest> self) {
+    return headers_resource.make_own(caller.store(),
+        outgoing_request_resource.get(caller.store(), self).headers(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[constructor]request-options",
+      [host, request_options_resource](cmhost::Caller& caller) {
+    return request_options_resource.make_own(caller.store(), host->request_options_new(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]request-options.connect-timeout",
+      [request_options_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<RequestOptions> self) {
+    return request_options_resource.get(caller.store(), self).connect_timeout(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]request-options.set-connect-timeout",
+      [request_options_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<RequestOptions> self,
+      std::optional<Duration> duration) {
+    return request_options_resource.get(caller.store(), self).set_connect_timeout(caller, std::move(duration));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]request-options.first-byte-timeout",
+      [request_options_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<RequestOptions> self) {
+    return request_options_resource.get(caller.store(), self).first_byte_timeout(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]request-options.set-first-byte-timeout",
+      [request_options_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<RequestOptions> self,
+      std::optional<Duration> duration) {
+    return request_options_resource.get(caller.store(), self).set_first_byte_timeout(caller, std::move(duration));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]request-options.between-bytes-timeout",
+      [request_options_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<RequestOptions> self) {
+    return request_options_resource.get(caller.store(), self).between_bytes_timeout(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]request-options.set-between-bytes-timeout",
+      [request_options_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<RequestOptions> self,
+      std::optional<Duration> duration) {
+    return request_options_resource.get(caller.store(), self).set_between_bytes_timeout(caller, std::move(duration));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[static]response-outparam.set",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::Own<ResponseOutparam> param,
+      cmhost::abi::typed::Result<cmhost::abi::typed::Own<OutgoingResponse>, ErrorCode> response) {
+    return host->response_outparam_set(caller, param, std::move(response));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-response.status",
+      [incoming_response_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<IncomingResponse> self) {
+    return incoming_response_resource.get(caller.store(), self).status(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-response.headers",
+      [headers_resource, incoming_response_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<IncomingResponse> self) {
+    return headers_resource.make_own(caller.store(),
+        incoming_response_resource.get(caller.store(), self).headers(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-response.consume",
+      [incoming_response_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<IncomingResponse> self) {
+    return incoming_response_resource.get(caller.store(), self).consume(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]incoming-body.stream",
+      [incoming_body_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<IncomingBody> self) {
+    return incoming_body_resource.get(caller.store(), self).stream(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[static]incoming-body.finish",
+      [future_trailers_resource, host](cmhost::Caller& caller, cmhost::abi::typed::Own<IncomingBody> this_) {
+    return future_trailers_resource.make_own(caller.store(), host->incoming_body_finish(caller, this_));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]future-trailers.subscribe",
+      [future_trailers_resource, pollable_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<FutureTrailers> self) {
+    return pollable_resource.make_own(caller.store(),
+        future_trailers_resource.get(caller.store(), self).subscribe(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]future-trailers.get",
+      [future_trailers_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<FutureTrailers> self) {
+    return future_trailers_resource.get(caller.store(), self).get(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[constructor]outgoing-response",
+      [host, outgoing_response_resource](cmhost::Caller& caller, cmhost::abi::typed::Own<Fields> headers) {
+    return outgoing_response_resource.make_own(caller.store(), host->outgoing_response_new(caller, headers));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-response.status-code",
+      [outgoing_response_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingResponse> self) {
+    return outgoing_response_resource.get(caller.store(), self).status_code(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-response.set-status-code",
+      [outgoing_response_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingResponse> self,
+      StatusCode status_code) {
+    return outgoing_response_resource.get(caller.store(), self).set_status_code(caller, status_code);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-response.headers",
+      [headers_resource, outgoing_response_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<OutgoingResponse> self) {
+    return headers_resource.make_own(caller.store(),
+        outgoing_response_resource.get(caller.store(), self).headers(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-response.body",
+      [outgoing_response_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingResponse> self) {
+    return outgoing_response_resource.get(caller.store(), self).body(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]outgoing-body.write",
+      [outgoing_body_resource](cmhost::Caller& caller, cmhost::abi::typed::Borrow<OutgoingBody> self) {
+    return outgoing_body_resource.get(caller.store(), self).write(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[static]outgoing-body.finish",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::Own<OutgoingBody> this_,
+      std::optional<cmhost::abi::typed::Own<Fields>> trailers) {
+    return host->outgoing_body_finish(caller, this_, std::move(trailers));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]future-incoming-response.subscribe",
+      [future_incoming_response_resource, pollable_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<FutureIncomingResponse> self) {
+    return pollable_resource.make_own(caller.store(),
+        future_incoming_response_resource.get(caller.store(), self).subscribe(caller));
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#[method]future-incoming-response.get",
+      [future_incoming_response_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<FutureIncomingResponse> self) {
+    return future_incoming_response_resource.get(caller.store(), self).get(caller);
+  });
+  linker.func_wrap("wasi:http/types@0.2.12#http-error-code",
+      [host, io_error_resource](cmhost::Caller& caller,
+      cmhost::abi::typed::Borrow<::cmhost::wasi::bindings::wasi::io::error::Error> err) {
+    return host->http_error_code(caller, io_error_resource.get(caller.store(), err));
+  });
+  return Resources{fields_resource, incoming_request_resource, outgoing_request_resource, request_options_resource,
+      response_outparam_resource, incoming_response_resource, incoming_body_resource, future_trailers_resource,
+      outgoing_response_resource, outgoing_body_resource, future_incoming_response_resource};
+}
+}  // namespace cmhost::wasi::bindings::wasi::http::types
+
+// interface wasi:http/outgoing-handler@0.2.12
+namespace cmhost::wasi::bindings::wasi::http::outgoing_handler {
+
+using OutgoingRequest = ::cmhost::wasi::bindings::wasi::http::types::OutgoingRequest;
+
+using RequestOptions = ::cmhost::wasi::bindings::wasi::http::types::RequestOptions;
+
+using FutureIncomingResponse = ::cmhost::wasi::bindings::wasi::http::types::FutureIncomingResponse;
+
+using ErrorCode = ::cmhost::wasi::bindings::wasi::http::types::ErrorCode;
+}  // namespace cmhost::wasi::bindings::wasi::http::outgoing_handler
+
+namespace cmhost::wasi::bindings::wasi::http::outgoing_handler {
+
+// What the host implements.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual
+      cmhost::abi::typed::Result<
+      cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::FutureIncomingResponse>,
+      ErrorCode> handle(cmhost::Caller& caller,
+      cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::OutgoingRequest> request,
+      std::optional<cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::RequestOptions>> options) = 0;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  auto outgoing_request_resource = linker.resource<OutgoingRequest>("wasi:http/types@0.2.12#outgoing-request");
+  linker.define_resource("wasi:http/outgoing-handler@0.2.12#outgoing-request", outgoing_request_resource);
+  auto request_options_resource = linker.resource<RequestOptions>("wasi:http/types@0.2.12#request-options");
+  linker.define_resource("wasi:http/outgoing-handler@0.2.12#request-options", request_options_resource);
+  auto future_incoming_response_resource =
+      linker.resource<FutureIncomingResponse>("wasi:http/types@0.2.12#future-incoming-response");
+  linker.define_resource("wasi:http/outgoing-handler@0.2.12#future-incoming-response",
+      future_incoming_response_resource);
+  linker.func_wrap("wasi:http/outgoing-handler@0.2.12#handle",
+      [host](cmhost::Caller& caller,
+      cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::OutgoingRequest> request,
+      std::optional<cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::RequestOptions>> options) {
+    return host->handle(caller, request, std::move(options));
+  });
+}
+}  // namespace cmhost::wasi::bindings::wasi::http::outgoing_handler
+
+// interface wasi:cli/environment@0.2.12
+namespace cmhost::wasi::bindings::wasi::cli::environment {
+
+// What the host implements.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual std::vector<std::tuple<std::string, std::string>> get_environment(cmhost::Caller& caller) = 0;
+  virtual std::vector<std::string> get_arguments(cmhost::Caller& caller) = 0;
+  virtual std::optional<std::string> initial_cwd(cmhost::Caller& caller) = 0;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  linker.func_wrap("wasi:cli/environment@0.2.12#get-environment", [host](cmhost::Caller& caller) {
+    return host->get_environment(caller);
+  });
+  linker.func_wrap("wasi:cli/environment@0.2.12#get-arguments", [host](cmhost::Caller& caller) {
+    return host->get_arguments(caller);
+  });
+  linker.func_wrap("wasi:cli/environment@0.2.12#initial-cwd", [host](cmhost::Caller& caller) {
+    return host->initial_cwd(caller);
+  });
+}
+}  // namespace cmhost::wasi::bindings::wasi::cli::environment
+
+// interface wasi:cli/exit@0.2.12
+namespace cmhost::wasi::bindings::wasi::cli::exit {
+
+// What the host implements.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual void exit(cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> status) = 0;
+  virtual void exit_with_code(cmhost::Caller& caller, uint8_t status_code) = 0;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  linker.func_wrap("wasi:cli/exit@0.2.12#exit",
+      [host](cmhost::Caller& caller, cmhost::abi::typed::Result<void, void> status) {
+    return host->exit(caller, std::move(status));
+  });
+  linker.func_wrap("wasi:cli/exit@0.2.12#exit-with-code", [host](cmhost::Caller& caller, uint8_t status_code) {
+    return host->exit_with_code(caller, status_code);
+  });
+}
+}  // namespace cmhost::wasi::bindings::wasi::cli::exit
 
 // interface wasi:cli/stdin@0.2.12
 namespace cmhost::wasi::bindings::wasi::cli::stdin {
@@ -517,49 +1282,6 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
   });
 }
 }  // namespace cmhost::wasi::bindings::wasi::cli::terminal_stderr
-
-// interface wasi:clocks/monotonic-clock@0.2.12
-namespace cmhost::wasi::bindings::wasi::clocks::monotonic_clock {
-
-using Pollable = ::cmhost::wasi::bindings::wasi::io::poll::Pollable;
-
-using Instant = uint64_t;
-
-using Duration = uint64_t;
-}  // namespace cmhost::wasi::bindings::wasi::clocks::monotonic_clock
-
-namespace cmhost::wasi::bindings::wasi::clocks::monotonic_clock {
-
-// What the host implements.
-class Host {
- public:
-  virtual ~Host() = default;
-  virtual Instant now(cmhost::Caller& caller) = 0;
-  virtual Duration resolution(cmhost::Caller& caller) = 0;
-  virtual std::unique_ptr<Pollable> subscribe_instant(cmhost::Caller& caller, Instant when) = 0;
-  virtual std::unique_ptr<Pollable> subscribe_duration(cmhost::Caller& caller, Duration when) = 0;
-};
-
-// Supplies the imports with `host` (kept alive by the linker).
-inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
-  auto pollable_resource = linker.resource<Pollable>("wasi:io/poll@0.2.12#pollable");
-  linker.define_resource("wasi:clocks/monotonic-clock@0.2.12#pollable", pollable_resource);
-  linker.func_wrap("wasi:clocks/monotonic-clock@0.2.12#now", [host](cmhost::Caller& caller) {
-    return host->now(caller);
-  });
-  linker.func_wrap("wasi:clocks/monotonic-clock@0.2.12#resolution", [host](cmhost::Caller& caller) {
-    return host->resolution(caller);
-  });
-  linker.func_wrap("wasi:clocks/monotonic-clock@0.2.12#subscribe-instant",
-      [host, pollable_resource](cmhost::Caller& caller, Instant when) {
-    return pollable_resource.make_own(caller.store(), host->subscribe_instant(caller, when));
-  });
-  linker.func_wrap("wasi:clocks/monotonic-clock@0.2.12#subscribe-duration",
-      [host, pollable_resource](cmhost::Caller& caller, Duration when) {
-    return pollable_resource.make_own(caller.store(), host->subscribe_duration(caller, when));
-  });
-}
-}  // namespace cmhost::wasi::bindings::wasi::clocks::monotonic_clock
 
 // interface wasi:clocks/wall-clock@0.2.12
 namespace cmhost::wasi::bindings::wasi::clocks::wall_clock {
@@ -1887,6 +2609,52 @@ inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
 }
 }  // namespace cmhost::wasi::bindings::wasi::random::insecure_seed
 
+// interface wasi:http/incoming-handler@0.2.12
+namespace cmhost::wasi::bindings::wasi::http::incoming_handler {
+
+using IncomingRequest = ::cmhost::wasi::bindings::wasi::http::types::IncomingRequest;
+
+using ResponseOutparam = ::cmhost::wasi::bindings::wasi::http::types::ResponseOutparam;
+}  // namespace cmhost::wasi::bindings::wasi::http::incoming_handler
+
+namespace cmhost::wasi::bindings::wasi::http::incoming_handler {
+
+// What the host implements.
+class Host {
+ public:
+  virtual ~Host() = default;
+};
+
+// Supplies the imports with `host` (kept alive by the linker).
+inline void add_to_linker(cmhost::Linker& linker, std::shared_ptr<Host> host) {
+  (void)host;  // only resource methods, called on the resources' objects
+  auto incoming_request_resource = linker.resource<IncomingRequest>("wasi:http/types@0.2.12#incoming-request");
+  linker.define_resource("wasi:http/incoming-handler@0.2.12#incoming-request", incoming_request_resource);
+  auto response_outparam_resource = linker.resource<ResponseOutparam>("wasi:http/types@0.2.12#response-outparam");
+  linker.define_resource("wasi:http/incoming-handler@0.2.12#response-outparam", response_outparam_resource);
+}
+
+// Calls the instance's exports; the signatures are checked once, by the constructor.
+class Guest {
+ public:
+  explicit Guest(const cmhost::Instance& instance)
+      :
+          handle_(instance.typed_func<
+          void(cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::IncomingRequest>,
+          cmhost::abi::typed::Own<
+          ::cmhost::wasi::bindings::wasi::http::types::ResponseOutparam>)>("wasi:http/incoming-handler@0.2.12#handle"))
+          {}
+  void handle(cmhost::Store& store,
+      cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::IncomingRequest> request,
+      cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::ResponseOutparam> response_out) const
+      { return handle_.call(store, request, response_out); }
+
+ private:
+  cmhost::TypedFunc<void(cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::IncomingRequest>,
+      cmhost::abi::typed::Own<::cmhost::wasi::bindings::wasi::http::types::ResponseOutparam>)> handle_;
+};
+}  // namespace cmhost::wasi::bindings::wasi::http::incoming_handler
+
 // the world cmhost:wasi/host
 namespace cmhost::wasi::bindings::world {
 
@@ -1894,29 +2662,39 @@ namespace cmhost::wasi::bindings::world {
 class Host {
  public:
   explicit Host(cmhost::Instance instance)
-      : instance_(instance) {}
+      : instance_(instance),
+        incoming_handler_(instance) {}
   static Host instantiate(cmhost::Store& store, const cmhost::Component& component, const cmhost::Linker& linker) {
     return Host(linker.instantiate(store, component));
   }
   const cmhost::Instance& instance() const { return instance_; }
+  const ::cmhost::wasi::bindings::wasi::http::incoming_handler::Guest& incoming_handler() const
+      { return incoming_handler_; }
 
  private:
   cmhost::Instance instance_;
+  ::cmhost::wasi::bindings::wasi::http::incoming_handler::Guest incoming_handler_;
 };
 
 // Supplies every import from `host`, which implements each imported interface's Host.
 template <class H>
 void add_to_linker(cmhost::Linker& linker, std::shared_ptr<H> host) {
+  ::cmhost::wasi::bindings::wasi::io::poll::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::io::poll::Host>(host));
+  ::cmhost::wasi::bindings::wasi::clocks::monotonic_clock::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::clocks::monotonic_clock::Host>(host));
+  ::cmhost::wasi::bindings::wasi::io::error::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::io::error::Host>(host));
+  ::cmhost::wasi::bindings::wasi::io::streams::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::io::streams::Host>(host));
+  ::cmhost::wasi::bindings::wasi::http::types::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::http::types::Host>(host));
+  ::cmhost::wasi::bindings::wasi::http::outgoing_handler::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::http::outgoing_handler::Host>(host));
   ::cmhost::wasi::bindings::wasi::cli::environment::add_to_linker(linker,
       std::static_pointer_cast<::cmhost::wasi::bindings::wasi::cli::environment::Host>(host));
   ::cmhost::wasi::bindings::wasi::cli::exit::add_to_linker(linker,
       std::static_pointer_cast<::cmhost::wasi::bindings::wasi::cli::exit::Host>(host));
-  ::cmhost::wasi::bindings::wasi::io::error::add_to_linker(linker,
-      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::io::error::Host>(host));
-  ::cmhost::wasi::bindings::wasi::io::poll::add_to_linker(linker,
-      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::io::poll::Host>(host));
-  ::cmhost::wasi::bindings::wasi::io::streams::add_to_linker(linker,
-      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::io::streams::Host>(host));
   ::cmhost::wasi::bindings::wasi::cli::stdin::add_to_linker(linker,
       std::static_pointer_cast<::cmhost::wasi::bindings::wasi::cli::stdin::Host>(host));
   ::cmhost::wasi::bindings::wasi::cli::stdout::add_to_linker(linker,
@@ -1933,8 +2711,6 @@ void add_to_linker(cmhost::Linker& linker, std::shared_ptr<H> host) {
       std::static_pointer_cast<::cmhost::wasi::bindings::wasi::cli::terminal_stdout::Host>(host));
   ::cmhost::wasi::bindings::wasi::cli::terminal_stderr::add_to_linker(linker,
       std::static_pointer_cast<::cmhost::wasi::bindings::wasi::cli::terminal_stderr::Host>(host));
-  ::cmhost::wasi::bindings::wasi::clocks::monotonic_clock::add_to_linker(linker,
-      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::clocks::monotonic_clock::Host>(host));
   ::cmhost::wasi::bindings::wasi::clocks::wall_clock::add_to_linker(linker,
       std::static_pointer_cast<::cmhost::wasi::bindings::wasi::clocks::wall_clock::Host>(host));
   ::cmhost::wasi::bindings::wasi::filesystem::types::add_to_linker(linker,
@@ -1961,5 +2737,7 @@ void add_to_linker(cmhost::Linker& linker, std::shared_ptr<H> host) {
       std::static_pointer_cast<::cmhost::wasi::bindings::wasi::random::insecure::Host>(host));
   ::cmhost::wasi::bindings::wasi::random::insecure_seed::add_to_linker(linker,
       std::static_pointer_cast<::cmhost::wasi::bindings::wasi::random::insecure_seed::Host>(host));
+  ::cmhost::wasi::bindings::wasi::http::incoming_handler::add_to_linker(linker,
+      std::static_pointer_cast<::cmhost::wasi::bindings::wasi::http::incoming_handler::Host>(host));
 }
 }  // namespace cmhost::wasi::bindings::world

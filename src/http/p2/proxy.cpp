@@ -1,0 +1,86 @@
+#include "proxy.hpp"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <exception>
+#include <system_error>
+#include <utility>
+
+#include "cmhost/error.hpp"
+
+namespace cmhost::http::p2 {
+
+std::optional<std::string> incoming_handler_name(const Component& component) {
+  for (const NamedExtern& e : component.type().exports)
+    if (e.desc.sort == Sort::Instance && e.name.starts_with("wasi:http/incoming-handler@0.2.")) return e.name + "#handle";
+  return std::nullopt;
+}
+
+ProxyRunner::ProxyRunner(const Engine& engine, const Linker& linker, const Component& component,
+                         std::string handle_name, std::shared_ptr<const TypesContext> types,
+                         std::function<void(Store&)> prepare)
+    : shared_(std::make_shared<const Shared>(
+          Shared{engine, linker, component, std::move(handle_name), std::move(types), std::move(prepare)})) {}
+
+ProxyRunner::~ProxyRunner() {
+  // A cancelled request's guest returns once its next wasi:io call fails:
+  // wait a little for the threads still running, then let them be.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (Worker& worker : workers_) {
+    while (!*worker.done && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (*worker.done)
+      worker.thread.join();
+    else
+      worker.thread.detach();
+  }
+}
+
+void ProxyRunner::start(IncomingHead head, std::shared_ptr<ProxyExchange> exchange) {
+  reap();
+  Worker& worker = workers_.emplace_back();
+  try {
+    worker.thread = std::thread([shared = shared_, done = worker.done, head = std::move(head), exchange]() mutable {
+      run(*shared, std::move(head), exchange);
+      *done = true;
+    });
+  } catch (const std::system_error& e) {
+    workers_.pop_back();
+    throw Error(ErrorKind::Usage, fmt::format("cannot start a thread for the request: {}", e.what()));
+  }
+}
+
+void ProxyRunner::reap() {
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (!*it->done) {
+      ++it;
+      continue;
+    }
+    it->thread.join();
+    it = workers_.erase(it);
+  }
+}
+
+void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared_ptr<ProxyExchange>& exchange) {
+  std::optional<std::string> failure;
+  try {
+    // The store goes before the exchange hears that the guest is done: a
+    // body dropped unfinished says so as the store drops it.
+    Store store(shared.engine);
+    if (shared.prepare) shared.prepare(store);
+    const Instance instance = shared.linker.instantiate(store, shared.component);
+    const auto handle =
+        instance.typed_func<void(Own<types::IncomingRequest>, Own<types::ResponseOutparam>)>(shared.handle_name);
+    const Own<types::IncomingRequest> request = make_incoming_request(store, shared.types, std::move(head), exchange);
+    const Own<types::ResponseOutparam> outparam = make_response_outparam(store, shared.types, exchange);
+    handle.call(store, request, outparam);
+  } catch (const Error& e) {
+    failure = fmt::format("{}: {}", to_string(e.kind()), e.what());
+  } catch (const std::exception& e) {
+    failure = fmt::format("host error: {}", e.what());
+  }
+  exchange->worker_done(std::move(failure));
+}
+
+}  // namespace cmhost::http::p2

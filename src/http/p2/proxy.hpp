@@ -1,0 +1,65 @@
+// The guest side of serving a wasi:http@0.2 proxy: each request gets a
+// fresh store and instance on a thread of its own (guests such as
+// StarlingMonkey rely on a fresh instance; their wasi:io calls block that
+// thread, never the server's loop), talking to the loop through its
+// ProxyExchange.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "cmhost/cmhost.hpp"
+#include "http/p2/exchange.hpp"
+#include "http/p2/types.hpp"
+
+namespace cmhost::http::p2 {
+
+// The name of the component's exported wasi:http/incoming-handler@0.2.x
+// `handle`, if it exports one.
+std::optional<std::string> incoming_handler_name(const Component& component);
+
+class ProxyRunner {
+ public:
+  // `prepare` runs on each request's store before the instance is made
+  // (limits, fuel).
+  ProxyRunner(const Engine& engine, const Linker& linker, const Component& component, std::string handle_name,
+              std::shared_ptr<const TypesContext> types, std::function<void(Store&)> prepare);
+  // Joins the requests' threads that end (cancel their exchanges first);
+  // one whose guest never returns is left to the process's end.
+  ~ProxyRunner();
+  ProxyRunner(const ProxyRunner&) = delete;
+  ProxyRunner& operator=(const ProxyRunner&) = delete;
+
+  // Runs the request on a new thread; the exchange says when it is done.
+  // Error (Usage) when no thread can be started.
+  void start(IncomingHead head, std::shared_ptr<ProxyExchange> exchange);
+  // Joins the threads whose requests are done.
+  void reap();
+
+ private:
+  // What a request's thread uses, shared: a thread left running outlives the runner.
+  struct Shared {
+    Engine engine;
+    Linker linker;
+    Component component;
+    std::string handle_name;
+    std::shared_ptr<const TypesContext> types;
+    std::function<void(Store&)> prepare;
+  };
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done = std::make_shared<std::atomic<bool>>(false);
+  };
+  static void run(const Shared& shared, IncomingHead head, const std::shared_ptr<ProxyExchange>& exchange);
+
+  std::shared_ptr<const Shared> shared_;
+  std::list<Worker> workers_;  // touched by the loop's thread only
+};
+
+}  // namespace cmhost::http::p2
