@@ -7,7 +7,9 @@
 // bad-input (the server's own refusals, on the echo service): DIR is
 // ../shared/p3-fixtures; misbehave (tests/guests/http-service, a service
 // that traps, lies about its length, never answers, by method): DIR is
-// the build's tests/components.
+// the build's tests/components; js-proxy (tests/http/js-proxy, a
+// wasi:http@0.2 fetch-event handler built with componentize-js): DIR holds
+// its js-proxy.wasm.
 import { spawn, execFileSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
@@ -267,7 +269,47 @@ async function misbehave() {
   await stopAndCheck(server, { trapsExpected: true });
 }
 
-const scenarios = { hello, echo, 'bad-input': badInput, misbehave };
+// A 0.2 proxy: a fresh instance for every request (each says it is its
+// instance's first), bodies both ways, requests at once, a failing handler.
+async function jsProxy() {
+  const server = startServer(path.join(fixtures, 'js-proxy.wasm'));
+  const port = await server.ready;
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 3; i++) {
+    const one = curl(['-w', ' %{http_code}', `${url}/hello`]);
+    check(one.out === 'hello from JavaScript: request 1 of this instance, GET /hello\n 200',
+          `request ${i + 1} in a row gets a fresh instance`, JSON.stringify(one));
+  }
+  const kept = curl(['-w', '%{http_code}\n', `${url}/a`, `${url}/b`]);
+  check(kept.out === 'hello from JavaScript: request 1 of this instance, GET /a\n200\n' +
+                     'hello from JavaScript: request 1 of this instance, GET /b\n200\n',
+        'two requests on one kept-alive connection', JSON.stringify(kept));
+  const posted = curl(['-i', '-X', 'POST', '--data-binary', 'And the mome raths outgrabe', `${url}/echo`]);
+  const p = parseResponse(posted.out);
+  check(p && p.status === 201 && p.body === 'And the mome raths outgrabe' && p.headers['x-method'] === 'POST' &&
+        p.headers['x-length'] === '27', 'a POST body reaches the guest and its response comes back', JSON.stringify(posted));
+  // More than the exchange holds at once in either direction.
+  const large = Array.from({ length: 1 << 16 }, (_, i) => String(i % 10).repeat(15) + '\n').join('');
+  const big = curl(['-X', 'PUT', '--data-binary', '@-', `${url}/echo`], large);
+  check(big.code === 0 && big.out === large, `a ${large.length}-byte body goes through and back whole`,
+        `got ${big.out.length} bytes, status ${big.code}`);
+  const parallel = curl(['-Z', '--parallel-max', '4', '-w', '%{http_code}\n', ...[1, 2, 3, 4].map((i) => `${url}/p${i}`)]);
+  check(parallel.code === 0 && (parallel.out.match(/request 1 of this instance/g) || []).length === 4 &&
+        (parallel.out.match(/^200$/gm) || []).length === 4, 'four requests at once, each on its own instance',
+        JSON.stringify(parallel));
+  const failing = curl(['-X', 'GET', `${url}/throw`]);
+  check(failing.code === 18 && await server.said(/GET \/throw: the response is cut off: the guest dropped the response body/),
+        'a handler that throws after its headers: the response is cut off, saying why', JSON.stringify(failing));
+  await raw(port, 'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b', { endAfterWrite: true,
+                                                                                                 idleMs: 3000 });
+  const after = curl(['-w', ' %{http_code}', `${url}/after`]);
+  check(after.out === 'hello from JavaScript: request 1 of this instance, GET /after\n 200',
+        'the server serves on after a client left mid-body', JSON.stringify(after));
+  check(await server.said(/(GET \/hello 200[^\n]*\n[^]*){3}/), '--log writes one line per request', server.stderr());
+  await stopAndCheck(server, { trapsExpected: true });
+}
+
+const scenarios = { hello, echo, 'bad-input': badInput, misbehave, 'js-proxy': jsProxy };
 try {
   await scenarios[scenario]();
 } catch (e) {
