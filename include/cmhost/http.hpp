@@ -70,7 +70,8 @@ struct ServeConfig {
   // timeout, an instance made anew.
   std::function<void(const std::string& line)> warn;
   // Runs on each store made for one request (a 0.2 proxy's, on the thread
-  // that serves the request) before its instance: limits, fuel.
+  // that serves the request) before its instance, and on the server's own
+  // store before each instance of a 0.3 service: limits, fuel.
   std::function<void(Store& store)> prepare_request_store;
 };
 

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "cmhost/error.hpp"
+#include "http/destination.hpp"
 #include "http/p2/exchange.hpp"
 #include "http/p2/proxy.hpp"
 #include "http/p2/types.hpp"
@@ -174,15 +175,6 @@ struct Exchange {
   std::optional<FutureWriter<TransmitResult>> transmitted;
   bool complete = false;  // the whole response is in the connection's buffer
 };
-
-// What a response may not carry from the guest: the connection's own framing.
-bool is_hop_by_hop(const std::string& name) {
-  static const char* const names[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
-                                      "upgrade",    "te",         "http2-settings",   "host"};
-  for (const char* hop : names)
-    if (name == hop) return true;
-  return false;
-}
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
@@ -448,7 +440,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (x.complete) return;
     const size_t room = out_.size() >= kBodyBuffer ? 0 : kBodyBuffer - out_.size();
     p2::Posted posted = x.proxy->take_posted(room);
-    if (posted.head && !x.head_sent && !posted.failure && !send_head(posted.head->status, posted.head->fields)) return;
+    // A response that ended goes out whole, whatever came after it (a trap
+    // as the guest returned); one that did not and failed gets a 500.
+    if (posted.head && !x.head_sent && (!posted.failure || posted.body_ended) &&
+        !send_head(posted.head->status, posted.head->fields))
+      return;
     if (!posted.body.empty() && x.head_sent && !append_body(posted.body)) return;
     if (posted.body_ended && x.head_sent) {
       if (!end_body(posted.trailers)) return;
@@ -537,7 +533,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         declared = length;
         continue;
       }
-      if (!is_hop_by_hop(name)) fields.emplace_back(name, value);
+      if (!is_connection_field(name)) fields.emplace_back(name, value);  // the connection's own are ours
     }
     // 1xx, 204 and 304 carry no body and no framing. A HEAD response has
     // no body either: it keeps the guest's Content-Length, and says
@@ -672,6 +668,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     exchange_.reset();
     if (x->timeout) store_.cancel_wait(*x->timeout);
     if (x->proxy_wait) store_.cancel_wait(*x->proxy_wait);
+    // The response is out: a guest still reading the request or writing
+    // goes nowhere (its streams fail, so its thread ends).
+    if (x->proxy) x->proxy->cancel();
     if (server_.proxy) server_.proxy->reap();
     log_line(x->method, x->target, x->status, x->body_sent, x->started);
     if (counted_) {
@@ -795,6 +794,7 @@ Server::Impl::~Impl() {
 
 HandleFunc& Server::Impl::handler() {
   if (handler_) return *handler_;
+  if (config.prepare_request_store) config.prepare_request_store(store);
   Instance instance = linker.instantiate(store, component);
   std::string name;
   for (const Func& f : instance.funcs())

@@ -59,6 +59,7 @@ class MessageParser final : public boost::beast::http::basic_parser<isRequest> {
   const std::vector<Field>& trailers() const { return trailers_; }
   // Body bytes parsed and not yet taken.
   std::string& body() { return body_; }
+  const std::string& body() const { return body_; }
 
  private:
   void on_request_impl(boost::beast::http::verb, boost::beast::string_view method, boost::beast::string_view target,

@@ -309,7 +309,55 @@ async function jsProxy() {
   await stopAndCheck(server, { trapsExpected: true });
 }
 
-const scenarios = { hello, echo, 'bad-input': badInput, misbehave, 'js-proxy': jsProxy };
+// --fuel bounds each request's guest: too little for JavaScript to start
+// gives a 500 saying so, and the server goes on.
+async function jsProxyFuel() {
+  const server = startServer(path.join(fixtures, 'js-proxy.wasm'), ['--fuel', '1000']);
+  const port = await server.ready;
+  for (let i = 0; i < 2; i++) {
+    const starved = curl(['-w', '%{http_code}', `http://127.0.0.1:${port}/`]);
+    check(/500$/.test(starved.out), `request ${i + 1} past its fuel gets a 500`, JSON.stringify(starved));
+  }
+  check(await server.said(/out of fuel/), 'the server says the guest ran out of fuel', server.stderr());
+  await stopAndCheck(server, { trapsExpected: true });
+}
+
+// fetch() in a 0.2 proxy: wasi:http/outgoing-handler, against an upstream
+// of the test's own; denied without --allow-http.
+async function jsProxyFetch() {
+  // The upstream runs in a process of its own: curl blocks this one.
+  const upstream = spawn(process.execPath, ['-e', `
+    const server = require('node:http').createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => { body += d; });
+      req.on('end', () => {
+        res.setHeader('x-echo', req.method + ' ' + req.url + ' ' + req.headers['x-from']);
+        res.end('got ' + body.length + ' bytes: ' + body);
+      });
+    });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const upstreamPort = await new Promise((resolve) => upstream.stdout.once('data', (d) => resolve(Number(String(d)))));
+  const target = `http://127.0.0.1:${upstreamPort}/up?x=1`;
+  const allowed = startServer(path.join(fixtures, 'js-proxy.wasm'), ['--allow-http']);
+  const port = await allowed.ready;
+  const fetched = curl(['-i', '-H', `x-upstream: ${target}`, `http://127.0.0.1:${port}/fetch`]);
+  const f = parseResponse(fetched.out);
+  check(f && f.status === 200 && f.body === 'upstream 200: got 13 bytes: sent upstream' &&
+        f.headers['x-upstream-header'] === 'POST /up?x=1 js-proxy', 'fetch() reaches the upstream and its answer comes back',
+        JSON.stringify(fetched));
+  const refused = curl(['-w', ' %{http_code}', '-H', 'x-upstream: http://127.0.0.1:1/', `http://127.0.0.1:${port}/fetch`]);
+  check(/^fetch failed: .* 502$/.test(refused.out), 'a refused connection fails the fetch', JSON.stringify(refused));
+  await stopAndCheck(allowed);
+  const denied = startServer(path.join(fixtures, 'js-proxy.wasm'));
+  const deniedPort = await denied.ready;
+  const no = curl(['-w', ' %{http_code}', '-H', `x-upstream: ${target}`, `http://127.0.0.1:${deniedPort}/fetch`]);
+  check(/^fetch failed: .* 502$/.test(no.out), 'without --allow-http the fetch is denied', JSON.stringify(no));
+  await stopAndCheck(denied);
+  upstream.kill();
+}
+
+const scenarios = { hello, echo, 'bad-input': badInput, misbehave, 'js-proxy': jsProxy, 'js-proxy-fuel': jsProxyFuel,
+                    'js-proxy-fetch': jsProxyFetch };
 try {
   await scenarios[scenario]();
 } catch (e) {

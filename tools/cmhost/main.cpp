@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
   add_limit_options(run_cmd);
 
   cmhost::tools::ServeCommand serve;
-  auto* serve_cmd = app.add_subcommand("serve", "Serve a wasi:http service component (wasi:http/handler) over HTTP/1.1");
+  auto* serve_cmd = app.add_subcommand("serve", "Serve a wasi:http component (handler@0.3 or incoming-handler@0.2) over HTTP/1.1");
   serve_cmd->add_option("file", serve.file, "Component binary (.wasm)")->required();
   serve_cmd->add_option("--addr", serve.addr, "The address to listen on, HOST:PORT (port 0: any free one)")
       ->capture_default_str();
@@ -175,6 +175,10 @@ int main(int argc, char** argv) {
       ->check(whole_number);
   serve_cmd->add_option("--max-memory", serve.limits.max_memory_bytes,
                         "Bytes of linear memory the guest's memories may hold together; growing past them fails")
+      ->check(whole_number);
+  serve_cmd->add_option("--fuel", serve.limits.fuel,
+                        "Units of guest code (loop iterations and calls) each 0.2 proxy's request, or each 0.3 "
+                        "service's instance, may take; past them it traps (500)")
       ->check(whole_number);
   add_wasi_options(serve_cmd, serve);
   add_engine_option(serve_cmd);

@@ -64,12 +64,16 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& engin
     config.warn = [](const std::string& line) { fmt::print(stderr, "cmhost serve: {}\n", line); };
     if (command.log) config.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
-    // A 0.2 proxy's requests each get a store: the same limits apply to each.
-    config.prepare_request_store = [max_memory = command.limits.max_memory_bytes](Store& store) {
-      if (!max_memory) return;
-      StoreLimits limits = store.limits();
-      limits.total_memory_bytes = max_memory;
-      store.set_limits(limits);
+    // A 0.2 proxy's requests each get a store, a 0.3 service's instances
+    // share one: the limits apply to each request's store, and afresh to
+    // the shared store whenever it makes an instance.
+    config.prepare_request_store = [limits = command.limits](Store& store) {
+      if (limits.max_memory_bytes) {
+        StoreLimits store_limits = store.limits();
+        store_limits.total_memory_bytes = limits.max_memory_bytes;
+        store.set_limits(store_limits);
+      }
+      if (limits.fuel) store.set_fuel(limits.fuel);
     };
     Store store(engine);
     GuestLimiter limiter(engine, store, command.limits);

@@ -26,6 +26,7 @@ ProxyRunner::ProxyRunner(const Engine& engine, const Linker& linker, const Compo
 ProxyRunner::~ProxyRunner() {
   // A cancelled request's guest returns once its next wasi:io call fails:
   // wait a little for the threads still running, then let them be.
+  for (Worker& worker : workers_) worker.exchange->cancel();
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (Worker& worker : workers_) {
     while (!*worker.done && std::chrono::steady_clock::now() < until)
@@ -40,6 +41,7 @@ ProxyRunner::~ProxyRunner() {
 void ProxyRunner::start(IncomingHead head, std::shared_ptr<ProxyExchange> exchange) {
   reap();
   Worker& worker = workers_.emplace_back();
+  worker.exchange = exchange;
   try {
     worker.thread = std::thread([shared = shared_, done = worker.done, head = std::move(head), exchange]() mutable {
       run(*shared, std::move(head), exchange);

@@ -30,8 +30,9 @@ class ProxyRunner {
   // (limits, fuel).
   ProxyRunner(const Engine& engine, const Linker& linker, const Component& component, std::string handle_name,
               std::shared_ptr<const TypesContext> types, std::function<void(Store&)> prepare);
-  // Joins the requests' threads that end (cancel their exchanges first);
-  // one whose guest never returns is left to the process's end.
+  // Cancels the requests still running (their guests' body streams fail)
+  // and joins their threads; one whose guest never returns is left to the
+  // process's end.
   ~ProxyRunner();
   ProxyRunner(const ProxyRunner&) = delete;
   ProxyRunner& operator=(const ProxyRunner&) = delete;
@@ -54,6 +55,7 @@ class ProxyRunner {
   };
   struct Worker {
     std::thread thread;
+    std::shared_ptr<ProxyExchange> exchange;
     std::shared_ptr<std::atomic<bool>> done = std::make_shared<std::atomic<bool>>(false);
   };
   static void run(const Shared& shared, IncomingHead head, const std::shared_ptr<ProxyExchange>& exchange);

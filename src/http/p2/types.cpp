@@ -51,14 +51,6 @@ Result<void, types::HeaderError> status_of(std::optional<FieldError> error) {
 std::string text_of(const types::FieldValue& bytes) { return std::string(bytes.begin(), bytes.end()); }
 types::FieldValue bytes_of(const std::string& text) { return types::FieldValue(text.begin(), text.end()); }
 
-// Waits until `fd` is readable (an exchange's level-triggered eventfd), in
-// slices so that the store's epoch deadline ends the wait.
-void wait_readable(Caller& caller, int fd, const char* what) {
-  while (!wasi::core::wait_for(fd, POLLIN, kWaitSliceMs))
-    if (caller.store().interrupted())
-      throw_trap(std::string("interrupted: the store's epoch deadline passed while ") + what + " waited");
-}
-
 class HostFields final : public types::Fields {
  public:
   explicit HostFields(FieldList list) : list_(std::move(list)) {}
@@ -112,28 +104,74 @@ ErrorCode error_of(RequestBodyFailure failure) {
   return types::error_code::ConnectionTerminated{};
 }
 
-// Ready when the exchange's eventfd is readable.
-class ExchangePollable final : public wasi::detail::FdPollable {
+// Ready when a body source can be read: its descriptor is waited on, and
+// asked again whenever poll looks.
+class SourcePollable final : public wasi::detail::FdPollable {
  public:
-  ExchangePollable(int fd, std::shared_ptr<ProxyExchange> exchange)
-      : FdPollable(fd, POLLIN, std::move(exchange)) {}
+  explicit SourcePollable(std::shared_ptr<BodySource> source)
+      : FdPollable(source->wait_fd(), POLLIN, source), source_(std::move(source)) {}
+  bool ready(Caller&) override { return source_->readable(); }
+  int fd() const override { return source_->wait_fd(); }
+  short events() const override { return source_->wait_events(); }
+
+ private:
+  std::shared_ptr<BodySource> source_;
 };
 
-// --- a served request's body --------------------------------------------------
-
-class RequestBodyStream final : public io::streams::InputStream {
+// Ready when a body sink has room (or its peer is gone). Asked again at
+// each poll: a deferred sink gets its descriptor once its message goes.
+class SinkPollable final : public wasi::detail::FdPollable {
  public:
-  RequestBodyStream(std::shared_ptr<const TypesContext> context, std::shared_ptr<ProxyExchange> exchange,
-                    std::shared_ptr<const void> alive)
-      : context_(std::move(context)), exchange_(std::move(exchange)), alive_(std::move(alive)) {}
+  explicit SinkPollable(std::shared_ptr<BodySink> sink)
+      : FdPollable(sink->wait_fd(), POLLOUT, sink), sink_(std::move(sink)) {}
+  bool ready(Caller&) override { return sink_->room() > 0 || sink_->gone(); }
+  int fd() const override { return sink_->wait_fd(); }
+  short events() const override { return sink_->wait_events(); }
+
+ private:
+  std::shared_ptr<BodySink> sink_;
+};
+
+// Waits until the source is readable, in slices so that the store's epoch
+// deadline ends the wait.
+void wait_readable(Caller& caller, BodySource& source, const char* what) {
+  while (!source.readable()) {
+    wasi::core::wait_for(source.wait_fd(), source.wait_events(), kWaitSliceMs);
+    if (caller.store().interrupted())
+      throw_trap(std::string("interrupted: the store's epoch deadline passed while ") + what + " waited");
+  }
+}
+
+// A served request's body, as its exchange gives it.
+class ExchangeSource final : public BodySource {
+ public:
+  explicit ExchangeSource(std::shared_ptr<ProxyExchange> exchange) : exchange_(std::move(exchange)) {}
+  Read read(size_t max, std::string& out) override { return exchange_->read_request(max, out); }
+  bool readable() override { return wasi::core::wait_for(exchange_->request_ready_fd(), POLLIN, 0); }
+  int wait_fd() const override { return exchange_->request_ready_fd(); }
+  short wait_events() const override { return POLLIN; }
+  std::vector<wire::Field> trailers() const override { return exchange_->request_trailers(); }
+  ErrorCode failure() const override {
+    return error_of(exchange_->request_failure().value_or(RequestBodyFailure::connection_terminated));
+  }
+
+ private:
+  std::shared_ptr<ProxyExchange> exchange_;
+};
+
+// --- bodies coming in ------------------------------------------------------------
+
+class BodyInputStream final : public io::streams::InputStream {
+ public:
+  BodyInputStream(std::shared_ptr<const TypesContext> context, std::shared_ptr<BodySource> source,
+                  std::shared_ptr<const void> alive)
+      : context_(std::move(context)), source_(std::move(source)), alive_(std::move(alive)) {}
 
   ReadResult read(Caller& caller, uint64_t len) override { return take(caller, len, false); }
   ReadResult blocking_read(Caller& caller, uint64_t len) override { return take(caller, len, true); }
   CountResult skip(Caller& caller, uint64_t len) override { return counted(take(caller, len, false)); }
   CountResult blocking_skip(Caller& caller, uint64_t len) override { return counted(take(caller, len, true)); }
-  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
-    return std::make_unique<ExchangePollable>(exchange_->request_ready_fd(), exchange_);
-  }
+  std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override { return std::make_unique<SourcePollable>(source_); }
 
  private:
   static CountResult counted(ReadResult r) {
@@ -144,63 +182,64 @@ class RequestBodyStream final : public io::streams::InputStream {
   ReadResult take(Caller& caller, uint64_t len, bool block) {
     std::string out;
     for (;;) {
-      switch (exchange_->read_request(std::min<uint64_t>(len, kMaxRead), out)) {
-        case ProxyExchange::Read::bytes: return ReadResult::ok(std::vector<uint8_t>(out.begin(), out.end()));
-        case ProxyExchange::Read::ended: return ReadResult::err(io::streams::stream_error::Closed{});
-        case ProxyExchange::Read::failed: {
-          const ErrorCode code = error_of(exchange_->request_failure().value_or(RequestBodyFailure::connection_terminated));
+      switch (source_->read(std::min<uint64_t>(len, kMaxRead), out)) {
+        case BodySource::Read::bytes: return ReadResult::ok(std::vector<uint8_t>(out.begin(), out.end()));
+        case BodySource::Read::ended: return ReadResult::err(io::streams::stream_error::Closed{});
+        case BodySource::Read::failed:
           return ReadResult::err(io::streams::stream_error::LastOperationFailed{
-              context_->errors->make_own(caller.store(), std::make_unique<HttpIoError>(code))});
-        }
-        case ProxyExchange::Read::pending:
+              context_->errors->make_own(caller.store(), std::make_unique<HttpIoError>(source_->failure()))});
+        case BodySource::Read::pending:
           if (!block || len == 0) return ReadResult::ok();
-          wait_readable(caller, exchange_->request_ready_fd(), "a request body's blocking-read");
+          wait_readable(caller, *source_, "a body's blocking-read");
       }
     }
   }
 
   std::shared_ptr<const TypesContext> context_;
-  std::shared_ptr<ProxyExchange> exchange_;
+  std::shared_ptr<BodySource> source_;
   std::shared_ptr<const void> alive_;  // the body sees whether its stream is dropped
 };
 
 // The rest of a body once its stream is dropped: read and thrown away
-// until the end, which brings the trailers.
-bool drain_request(ProxyExchange& exchange) {
+// until the end, which brings the trailers. True once ended (or failed).
+bool drain(BodySource& source) {
   std::string discarded;
   for (;;) {
     discarded.clear();
-    const ProxyExchange::Read read = exchange.read_request(kMaxRead, discarded);
-    if (read == ProxyExchange::Read::pending) return false;
-    if (read != ProxyExchange::Read::bytes) return true;
+    const BodySource::Read read = source.read(kMaxRead, discarded);
+    if (read == BodySource::Read::pending) return false;
+    if (read != BodySource::Read::bytes) return true;
   }
 }
 
 class TrailersPollable final : public wasi::detail::FdPollable {
  public:
-  explicit TrailersPollable(std::shared_ptr<ProxyExchange> exchange)
-      : FdPollable(exchange->request_ready_fd(), POLLIN, exchange), exchange_(std::move(exchange)) {}
-  bool ready(Caller&) override { return drain_request(*exchange_); }
+  explicit TrailersPollable(std::shared_ptr<BodySource> source)
+      : FdPollable(source->wait_fd(), POLLIN, source), source_(std::move(source)) {}
+  bool ready(Caller&) override { return drain(*source_); }
+  int fd() const override { return source_->wait_fd(); }
+  short events() const override { return source_->wait_events(); }
 
  private:
-  std::shared_ptr<ProxyExchange> exchange_;
+  std::shared_ptr<BodySource> source_;
 };
 
 class HostFutureTrailers final : public types::FutureTrailers {
  public:
-  HostFutureTrailers(std::shared_ptr<const TypesContext> context, std::shared_ptr<ProxyExchange> exchange)
-      : context_(std::move(context)), exchange_(std::move(exchange)) {}
+  HostFutureTrailers(std::shared_ptr<const TypesContext> context, std::shared_ptr<BodySource> source)
+      : context_(std::move(context)), source_(std::move(source)) {}
 
   std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
-    return std::make_unique<TrailersPollable>(exchange_);
+    return std::make_unique<TrailersPollable>(source_);
   }
   std::optional<TrailersResult> get(Caller& caller) override {
     if (taken_) return TrailersResult::err();
-    if (!drain_request(*exchange_)) return std::nullopt;
+    if (!drain(*source_)) return std::nullopt;
     taken_ = true;
     using Inner = Result<std::optional<Own<types::Trailers>>, ErrorCode>;
-    if (const auto failure = exchange_->request_failure()) return TrailersResult::ok(Inner::err(error_of(*failure)));
-    const std::vector<wire::Field> trailers = exchange_->request_trailers();
+    std::string none;
+    if (source_->read(0, none) == BodySource::Read::failed) return TrailersResult::ok(Inner::err(source_->failure()));
+    const std::vector<wire::Field> trailers = source_->trailers();
     if (trailers.empty()) return TrailersResult::ok(Inner::ok(std::nullopt));
     FieldList list(context_->forbidden);
     for (const auto& [name, value] : trailers) list.add_from_host(name, value);
@@ -211,30 +250,30 @@ class HostFutureTrailers final : public types::FutureTrailers {
 
  private:
   std::shared_ptr<const TypesContext> context_;
-  std::shared_ptr<ProxyExchange> exchange_;
+  std::shared_ptr<BodySource> source_;
   bool taken_ = false;
 };
 
 class HostIncomingBody final : public types::IncomingBody {
  public:
-  HostIncomingBody(std::shared_ptr<const TypesContext> context, std::shared_ptr<ProxyExchange> exchange)
-      : context_(std::move(context)), exchange_(std::move(exchange)) {}
+  HostIncomingBody(std::shared_ptr<const TypesContext> context, std::shared_ptr<BodySource> source)
+      : context_(std::move(context)), source_(std::move(source)) {}
 
   Result<Own<io::streams::InputStream>, void> stream(Caller& caller) override {
     if (stream_given_) return Result<Own<io::streams::InputStream>, void>::err();
     stream_given_ = true;
     return Result<Own<io::streams::InputStream>, void>::ok(context_->input_streams->make_own(
-        caller.store(), std::make_unique<RequestBodyStream>(context_, exchange_, alive_)));
+        caller.store(), std::make_unique<BodyInputStream>(context_, source_, alive_)));
   }
   // incoming-body.finish: the stream must be gone.
   std::unique_ptr<types::FutureTrailers> finish() {
     if (alive_.use_count() > 1) throw_trap("wasi:http incoming-body.finish: the body's input-stream is not dropped yet");
-    return std::make_unique<HostFutureTrailers>(context_, exchange_);
+    return std::make_unique<HostFutureTrailers>(context_, source_);
   }
 
  private:
   std::shared_ptr<const TypesContext> context_;
-  std::shared_ptr<ProxyExchange> exchange_;
+  std::shared_ptr<BodySource> source_;
   std::shared_ptr<const void> alive_ = std::make_shared<int>(0);
   bool stream_given_ = false;
 };
@@ -253,8 +292,8 @@ class HostIncomingRequest final : public types::IncomingRequest {
   Result<Own<types::IncomingBody>, void> consume(Caller& caller) override {
     if (consumed_) return Result<Own<types::IncomingBody>, void>::err();
     consumed_ = true;
-    return Result<Own<types::IncomingBody>, void>::ok(context_->resources->incoming_body.make_own(
-        caller.store(), std::make_unique<HostIncomingBody>(context_, exchange_)));
+    return Result<Own<types::IncomingBody>, void>::ok(
+        make_incoming_body(caller.store(), context_, std::make_shared<ExchangeSource>(exchange_)));
   }
 
  private:
@@ -264,49 +303,27 @@ class HostIncomingRequest final : public types::IncomingRequest {
   bool consumed_ = false;
 };
 
-// --- a response's body ---------------------------------------------------------
+// --- bodies going out -------------------------------------------------------------
 
-// What an outgoing-response's body writes, wherever the response is: held
-// here until response-outparam.set gives it the exchange, then passed on.
-struct ResponseBody {
-  std::shared_ptr<ProxyExchange> exchange;
-  std::string early;  // written before the response was set
-  bool finished = false;
-  std::vector<wire::Field> trailers;
-  bool abandoned = false;  // dropped unfinished
+// A served response's body once it is set: its exchange.
+class ExchangeSink final : public BodySink {
+ public:
+  explicit ExchangeSink(std::shared_ptr<ProxyExchange> exchange) : exchange_(std::move(exchange)) {}
+  size_t room() override { return exchange_->response_room(); }
+  bool write(std::string_view bytes) override { return exchange_->write_response(bytes); }
+  void finish(std::vector<wire::Field> trailers) override { exchange_->end_response(std::move(trailers)); }
+  void abandon() override { exchange_->fail_response("the guest dropped the response body without finishing it"); }
+  bool gone() override { return exchange_->cancelled(); }
+  int wait_fd() override { return exchange_->response_room_fd(); }
+  short wait_events() override { return POLLIN; }
 
-  size_t room() const {
-    if (exchange) return exchange->response_room();
-    return early.size() >= ProxyExchange::kBufferBytes ? 0 : ProxyExchange::kBufferBytes - early.size();
-  }
-  bool write(std::string_view bytes) {
-    if (exchange) return exchange->write_response(bytes);
-    early.append(bytes);
-    return true;
-  }
-  void finish(std::vector<wire::Field> fields) {
-    finished = true;
-    if (exchange) return exchange->end_response(std::move(fields));
-    trailers = std::move(fields);
-  }
-  void abandon() {
-    if (finished) return;
-    abandoned = true;
-    if (exchange) exchange->fail_response("the guest dropped the response body without finishing it");
-  }
-  // The response was set: what waited goes on.
-  void attach(std::shared_ptr<ProxyExchange> to) {
-    exchange = std::move(to);
-    if (!early.empty()) exchange->write_response(early);
-    early.clear();
-    if (finished) exchange->end_response(std::move(trailers));
-    if (abandoned) exchange->fail_response("the guest dropped the response body without finishing it");
-  }
+ private:
+  std::shared_ptr<ProxyExchange> exchange_;
 };
 
-class ResponseBodyStream final : public io::streams::OutputStream {
+class BodyOutputStream final : public io::streams::OutputStream {
  public:
-  ResponseBodyStream(std::shared_ptr<ResponseBody> body, std::shared_ptr<const void> alive)
+  BodyOutputStream(std::shared_ptr<BodySink> body, std::shared_ptr<const void> alive)
       : body_(std::move(body)), alive_(std::move(alive)) {}
 
   Result<uint64_t, StreamError> check_write(Caller&) override {
@@ -320,17 +337,14 @@ class ResponseBodyStream final : public io::streams::OutputStream {
   }
   WriteResult blocking_write_and_flush(Caller& caller, std::vector<uint8_t> contents) override {
     if (contents.size() > 4096) throw_trap("wasi:io/streams: blocking-write-and-flush of more than 4096 bytes");
-    if (!wait_for_room(caller, contents.size())) return WriteResult::err(io::streams::stream_error::Closed{});
-    return put(contents.data(), contents.size());
+    return put_waiting(caller, contents.data(), contents.size());
   }
   WriteResult flush(Caller&) override {
     return gone() ? WriteResult::err(io::streams::stream_error::Closed{}) : WriteResult::ok();
   }
   WriteResult blocking_flush(Caller& caller) override { return flush(caller); }
   std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
-    if (body_->exchange) return std::make_unique<ExchangePollable>(body_->exchange->response_room_fd(), body_->exchange);
-    // Before the response is set: ready while the body holds less than its bound.
-    return std::make_unique<wasi::detail::Pollable>(body_->room() > 0 ? 0 : UINT64_MAX);
+    return std::make_unique<SinkPollable>(body_);
   }
   WriteResult write_zeroes(Caller&, uint64_t len) override {
     if (gone()) return WriteResult::err(io::streams::stream_error::Closed{});
@@ -340,21 +354,20 @@ class ResponseBodyStream final : public io::streams::OutputStream {
   }
   WriteResult blocking_write_zeroes_and_flush(Caller& caller, uint64_t len) override {
     if (len > 4096) throw_trap("wasi:io/streams: blocking-write-zeroes-and-flush of more than 4096 bytes");
-    if (!wait_for_room(caller, len)) return WriteResult::err(io::streams::stream_error::Closed{});
     const std::string zeroes(len, '\0');
-    return put(reinterpret_cast<const uint8_t*>(zeroes.data()), zeroes.size());
+    return put_waiting(caller, reinterpret_cast<const uint8_t*>(zeroes.data()), zeroes.size());
   }
   CountResult splice(Caller& caller, io::streams::InputStream& src, uint64_t len) override {
     if (gone()) return CountResult::err(io::streams::stream_error::Closed{});
     return copy(src.read(caller, std::min<uint64_t>(len, body_->room())));
   }
   CountResult blocking_splice(Caller& caller, io::streams::InputStream& src, uint64_t len) override {
-    if (!wait_for_room(caller, 1)) return CountResult::err(io::streams::stream_error::Closed{});
+    if (!wait_for_room(caller)) return CountResult::err(io::streams::stream_error::Closed{});
     return copy(src.blocking_read(caller, std::min<uint64_t>(len, body_->room())));
   }
 
  private:
-  bool gone() const { return body_->exchange && body_->exchange->cancelled(); }
+  bool gone() const { return body_->gone(); }
   WriteResult put(const uint8_t* data, size_t n) {
     if (!body_->write(std::string_view(reinterpret_cast<const char*>(data), n)))
       return WriteResult::err(io::streams::stream_error::Closed{});
@@ -366,22 +379,36 @@ class ResponseBodyStream final : public io::streams::OutputStream {
     if (written.is_err()) return CountResult::err(written.error());
     return CountResult::ok(read.value().size());
   }
-  // False when the client is gone.
-  bool wait_for_room(Caller& caller, size_t n) {
-    while (body_->room() < n && !gone()) {
-      if (!body_->exchange) throw_trap("wasi:io/streams: a blocking write to a response body full before its response was set");
-      wait_readable(caller, body_->exchange->response_room_fd(), "a response body's blocking write");
+  // Writes all of it, as room comes (a piece at a time, as wasmtime does).
+  WriteResult put_waiting(Caller& caller, const uint8_t* data, size_t n) {
+    while (n > 0) {
+      if (!wait_for_room(caller)) return WriteResult::err(io::streams::stream_error::Closed{});
+      const size_t piece = std::min(n, body_->room());
+      const WriteResult written = put(data, piece);
+      if (written.is_err()) return written;
+      data += piece;
+      n -= piece;
+    }
+    return gone() ? WriteResult::err(io::streams::stream_error::Closed{}) : WriteResult::ok();
+  }
+  // Until there is room: false when the peer is gone.
+  bool wait_for_room(Caller& caller) {
+    while (body_->room() == 0 && !gone()) {
+      if (body_->wait_fd() < 0) throw_trap("wasi:io/streams: a blocking write to a body that is full until it is sent");
+      wasi::core::wait_for(body_->wait_fd(), body_->wait_events(), kWaitSliceMs);
+      if (caller.store().interrupted())
+        throw_trap("interrupted: the store's epoch deadline passed while a body's blocking write waited");
     }
     return !gone();
   }
 
-  std::shared_ptr<ResponseBody> body_;
+  std::shared_ptr<BodySink> body_;
   std::shared_ptr<const void> alive_;
 };
 
 class HostOutgoingBody final : public types::OutgoingBody {
  public:
-  HostOutgoingBody(std::shared_ptr<const TypesContext> context, std::shared_ptr<ResponseBody> body)
+  HostOutgoingBody(std::shared_ptr<const TypesContext> context, std::shared_ptr<BodySink> body)
       : context_(std::move(context)), body_(std::move(body)) {}
   ~HostOutgoingBody() override { body_->abandon(); }
 
@@ -389,7 +416,7 @@ class HostOutgoingBody final : public types::OutgoingBody {
     if (stream_given_) return Result<Own<io::streams::OutputStream>, void>::err();
     stream_given_ = true;
     return Result<Own<io::streams::OutputStream>, void>::ok(
-        context_->output_streams->make_own(caller.store(), std::make_unique<ResponseBodyStream>(body_, alive_)));
+        context_->output_streams->make_own(caller.store(), std::make_unique<BodyOutputStream>(body_, alive_)));
   }
   // outgoing-body.finish: the stream must be gone.
   void finish(std::vector<wire::Field> trailers) {
@@ -399,7 +426,7 @@ class HostOutgoingBody final : public types::OutgoingBody {
 
  private:
   std::shared_ptr<const TypesContext> context_;
-  std::shared_ptr<ResponseBody> body_;
+  std::shared_ptr<BodySink> body_;
   std::shared_ptr<const void> alive_ = std::make_shared<int>(0);
   bool stream_given_ = false;
 };
@@ -427,14 +454,14 @@ class HostOutgoingResponse final : public types::OutgoingResponse {
   void send(const std::shared_ptr<ProxyExchange>& exchange) {
     exchange->set_response_head(ResponseHead{status_, headers_.entries()});
     if (!body_taken_) body_->finish({});  // a body never asked for is empty
-    body_->attach(exchange);
+    body_->attach(std::make_shared<ExchangeSink>(exchange));
   }
 
  private:
   std::shared_ptr<const TypesContext> context_;
   uint16_t status_ = 200;
   FieldList headers_;
-  std::shared_ptr<ResponseBody> body_ = std::make_shared<ResponseBody>();
+  std::shared_ptr<DeferredSink> body_ = std::make_shared<DeferredSink>();
   bool body_taken_ = false;
 };
 
@@ -464,78 +491,79 @@ bool is_uri_part(std::string_view text, bool authority) {
 class HostOutgoingRequest final : public types::OutgoingRequest {
  public:
   HostOutgoingRequest(std::shared_ptr<const TypesContext> context, FieldList headers)
-      : context_(std::move(context)), headers_(std::move(headers)) {}
+      : context_(std::move(context)) {
+    parts.headers = std::move(headers);
+    parts.body = std::make_shared<DeferredSink>();
+  }
 
   Result<Own<types::OutgoingBody>, void> body(Caller& caller) override {
-    if (body_taken_) return Result<Own<types::OutgoingBody>, void>::err();
-    body_taken_ = true;
+    if (parts.body_taken) return Result<Own<types::OutgoingBody>, void>::err();
+    parts.body_taken = true;
     return Result<Own<types::OutgoingBody>, void>::ok(context_->resources->outgoing_body.make_own(
-        caller.store(), std::make_unique<HostOutgoingBody>(context_, body_)));
+        caller.store(), std::make_unique<HostOutgoingBody>(context_, parts.body)));
   }
-  types::Method method(Caller&) override { return method_; }
+  types::Method method(Caller&) override { return parts.method; }
   Result<void, void> set_method(Caller&, types::Method value) override {
     if (const auto* other = std::get_if<types::method::Other>(&value); other && !is_field_name(other->value))
       return Result<void, void>::err();
-    method_ = std::move(value);
+    parts.method = std::move(value);
     return Result<void, void>::ok();
   }
-  std::optional<std::string> path_with_query(Caller&) override { return path_with_query_; }
+  std::optional<std::string> path_with_query(Caller&) override { return parts.path_with_query; }
   Result<void, void> set_path_with_query(Caller&, std::optional<std::string> value) override {
     if (value && !is_uri_part(*value, false)) return Result<void, void>::err();
-    path_with_query_ = std::move(value);
+    parts.path_with_query = std::move(value);
     return Result<void, void>::ok();
   }
-  std::optional<types::Scheme> scheme(Caller&) override { return scheme_; }
+  std::optional<types::Scheme> scheme(Caller&) override { return parts.scheme; }
   Result<void, void> set_scheme(Caller&, std::optional<types::Scheme> value) override {
     if (value)
       if (const auto* other = std::get_if<types::scheme::Other>(&*value); other && !is_scheme(other->value))
         return Result<void, void>::err();
-    scheme_ = std::move(value);
+    parts.scheme = std::move(value);
     return Result<void, void>::ok();
   }
-  std::optional<std::string> authority(Caller&) override { return authority_; }
+  std::optional<std::string> authority(Caller&) override { return parts.authority; }
   Result<void, void> set_authority(Caller&, std::optional<std::string> value) override {
     if (value && !is_uri_part(*value, true)) return Result<void, void>::err();
-    authority_ = std::move(value);
+    parts.authority = std::move(value);
     return Result<void, void>::ok();
   }
-  std::unique_ptr<types::Headers> headers(Caller&) override { return immutable_fields(headers_); }
+  std::unique_ptr<types::Headers> headers(Caller&) override { return immutable_fields(parts.headers); }
+
+  OutgoingRequestParts parts;
 
  private:
   std::shared_ptr<const TypesContext> context_;
-  FieldList headers_;
-  types::Method method_ = types::method::Get{};
-  std::optional<std::string> path_with_query_;
-  std::optional<types::Scheme> scheme_;
-  std::optional<std::string> authority_;
-  std::shared_ptr<ResponseBody> body_ = std::make_shared<ResponseBody>();
-  bool body_taken_ = false;
 };
 
 class HostRequestOptions final : public types::RequestOptions {
  public:
-  std::optional<types::Duration> connect_timeout(Caller&) override { return connect_; }
-  Result<void, void> set_connect_timeout(Caller&, std::optional<types::Duration> d) override { return change(connect_, d); }
-  std::optional<types::Duration> first_byte_timeout(Caller&) override { return first_byte_; }
+  std::optional<types::Duration> connect_timeout(Caller&) override { return timeouts.connect; }
+  Result<void, void> set_connect_timeout(Caller&, std::optional<types::Duration> d) override {
+    return change(timeouts.connect, d);
+  }
+  std::optional<types::Duration> first_byte_timeout(Caller&) override { return timeouts.first_byte; }
   Result<void, void> set_first_byte_timeout(Caller&, std::optional<types::Duration> d) override {
-    return change(first_byte_, d);
+    return change(timeouts.first_byte, d);
   }
-  std::optional<types::Duration> between_bytes_timeout(Caller&) override { return between_bytes_; }
+  std::optional<types::Duration> between_bytes_timeout(Caller&) override { return timeouts.between_bytes; }
   Result<void, void> set_between_bytes_timeout(Caller&, std::optional<types::Duration> d) override {
-    return change(between_bytes_, d);
+    return change(timeouts.between_bytes, d);
   }
+
+  RequestTimeouts timeouts;
 
  private:
   static Result<void, void> change(std::optional<uint64_t>& slot, std::optional<uint64_t> value) {
     slot = value;
     return Result<void, void>::ok();
   }
-  std::optional<uint64_t> connect_, first_byte_, between_bytes_;
 };
 
 // --- the interfaces' functions -----------------------------------------------------
 
-class TypesHost final : public types::Host, public wasi::bindings::wasi::http::outgoing_handler::Host {
+class TypesHost final : public types::Host {
  public:
   explicit TypesHost(std::shared_ptr<TypesContext> context) : context_(std::move(context)) {}
 
@@ -595,18 +623,6 @@ class TypesHost final : public types::Host, public wasi::bindings::wasi::http::o
     return Result<void, ErrorCode>::ok();
   }
 
-  // wasi:http/outgoing-handler
-  Result<Own<types::FutureIncomingResponse>, ErrorCode> handle(
-      Caller& caller, Own<types::OutgoingRequest> request, std::optional<Own<types::RequestOptions>> options) override {
-    Store& store = caller.store();
-    store.drop(request);
-    if (options) store.drop(*options);
-    if (!context_->config.allow_outgoing)
-      return Result<Own<types::FutureIncomingResponse>, ErrorCode>::err(types::error_code::HTTPRequestDenied{});
-    return Result<Own<types::FutureIncomingResponse>, ErrorCode>::err(
-        types::error_code::InternalError{"cmhost: outgoing requests of wasi:http@0.2 are not supported yet"});
-  }
-
  private:
   // Headers given to a constructor: the new object's from then on, immutable.
   FieldList take_fields(Store& store, Own<types::Fields> handle) {
@@ -637,11 +653,18 @@ std::shared_ptr<TypesContext> new_context(const Linker& linker, const HttpConfig
 
 }  // namespace
 
+bool has_wasi_io(const Linker& linker) {
+  try {
+    linker.resource<io::streams::InputStream>("wasi:io/streams@0.2.12#input-stream");
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 std::shared_ptr<TypesContext> add_types(Linker& linker, const HttpConfig& config) {
   auto context = new_context(linker, config);
-  auto host = std::make_shared<TypesHost>(context);
-  context->resources = types::add_to_linker(linker, host);
-  wasi::bindings::wasi::http::outgoing_handler::add_to_linker(linker, host);
+  context->resources = types::add_to_linker(linker, std::make_shared<TypesHost>(context));
   return context;
 }
 
@@ -677,6 +700,60 @@ Own<types::ResponseOutparam> make_response_outparam(Store& store, const std::sha
   return context->resources->response_outparam.make_own(store,
                                                         std::make_unique<HostResponseOutparam>(std::move(exchange)));
 }
+
+size_t DeferredSink::room() {
+  if (to_) return to_->room();
+  return early_.size() >= kBufferBytes ? 0 : kBufferBytes - early_.size();
+}
+
+bool DeferredSink::write(std::string_view bytes) {
+  if (to_) return to_->write(bytes);
+  early_.append(bytes);
+  return true;
+}
+
+void DeferredSink::finish(std::vector<wire::Field> trailers) {
+  finished_ = true;
+  if (to_) return to_->finish(std::move(trailers));
+  trailers_ = std::move(trailers);
+}
+
+void DeferredSink::abandon() {
+  if (finished_ || abandoned_) return;
+  abandoned_ = true;
+  if (to_) to_->abandon();
+}
+
+void DeferredSink::attach(std::shared_ptr<BodySink> to) {
+  to_ = std::move(to);
+  if (!early_.empty()) to_->write(early_);
+  early_.clear();
+  if (finished_) to_->finish(std::move(trailers_));
+  if (abandoned_) to_->abandon();
+}
+
+OutgoingRequestParts take_outgoing_request(Store& store, const TypesContext& context,
+                                           Own<types::OutgoingRequest> handle) {
+  OutgoingRequestParts parts =
+      std::move(static_cast<HostOutgoingRequest&>(context.resources->outgoing_request.get(store, handle)).parts);
+  store.drop(handle);
+  return parts;
+}
+
+RequestTimeouts take_request_options(Store& store, const TypesContext& context, Own<types::RequestOptions> handle) {
+  const RequestTimeouts timeouts =
+      static_cast<HostRequestOptions&>(context.resources->request_options.get(store, handle)).timeouts;
+  store.drop(handle);
+  return timeouts;
+}
+
+Own<types::IncomingBody> make_incoming_body(Store& store, const std::shared_ptr<const TypesContext>& context,
+                                            std::shared_ptr<BodySource> source) {
+  return context->resources->incoming_body.make_own(store,
+                                                    std::make_unique<HostIncomingBody>(context, std::move(source)));
+}
+
+std::unique_ptr<types::Fields> make_immutable_fields(FieldList list) { return immutable_fields(list); }
 
 types::Method method_of(const std::string& name) {
   if (name == "GET") return types::method::Get{};

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "http/p3/bindings.hpp"
+#include "http/destination.hpp"
 #include "http/p3/bodies.hpp"
 #include "http/socket_io.hpp"
 #include "wasi/core/name_lookup.hpp"
@@ -63,45 +64,6 @@ ErrorCode connect_error(int error) {
     case ECONNRESET: return types::error_code::ConnectionTerminated{};
     default: return internal_error(std::strerror(error));
   }
-}
-
-// host[:port] or [v6]:port; the port 1 to 65535, 80 when absent.
-struct Destination {
-  std::string host;
-  uint16_t port = 80;
-};
-std::optional<Destination> parse_authority(const std::string& authority) {
-  Destination out;
-  std::string port;
-  if (!authority.empty() && authority.front() == '[') {
-    const size_t close = authority.find(']');
-    if (close == std::string::npos) return std::nullopt;
-    out.host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':') return std::nullopt;
-      port = authority.substr(close + 2);
-    }
-  } else {
-    const size_t colon = authority.rfind(':');
-    out.host = authority.substr(0, colon);
-    if (colon != std::string::npos) port = authority.substr(colon + 1);
-  }
-  if (out.host.empty() || out.host.find_first_of("@/?# ") != std::string::npos) return std::nullopt;
-  if (!port.empty()) {
-    unsigned value = 0;
-    const auto parsed = std::from_chars(port.data(), port.data() + port.size(), value);
-    if (parsed.ec != std::errc() || parsed.ptr != port.data() + port.size() || value == 0 || value > 65535)
-      return std::nullopt;
-    out.port = static_cast<uint16_t>(value);
-  }
-  return out;
-}
-
-bool is_connection_field(const std::string& name) {
-  static const char* const names[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
-                                      "upgrade",    "te",         "http2-settings",   "host"};
-  return std::find_if(std::begin(names), std::end(names), [&](const char* hop) { return name == hop; }) !=
-         std::end(names);
 }
 
 // One request in flight, from the lookup to the response's last byte.
@@ -385,18 +347,12 @@ class ClientHost final : public client::Host {
     if (!request->authority) return refuse(types::error_code::HTTPRequestURIInvalid{});
     const auto destination = parse_authority(*request->authority);
     if (!destination) return refuse(types::error_code::HTTPRequestURIInvalid{});
-    if (!allowed(*request->authority, destination->host)) return refuse(types::error_code::HTTPRequestDenied{});
+    if (!host_allowed(config_, *request->authority, destination->host))
+      return refuse(types::error_code::HTTPRequestDenied{});
     std::make_shared<Outgoing>(store, types_, std::move(request), std::move(completion))->start(*destination);
   }
 
  private:
-  bool allowed(const std::string& authority, const std::string& host) const {
-    if (config_.allowed_hosts.empty()) return true;
-    return std::any_of(config_.allowed_hosts.begin(), config_.allowed_hosts.end(), [&](const std::string& allowed) {
-      return lowercase(allowed) == lowercase(authority) || lowercase(allowed) == lowercase(host);
-    });
-  }
-
   HttpConfig config_;
   std::shared_ptr<const TypesContext> types_;
 };

@@ -68,8 +68,9 @@ class FdPollable : public io::poll::Pollable {
   void block(Caller&) override {
     if (const short e = events()) wait_for(fd_, e, -1);
   }
-  int fd() const { return fd_; }
-  // What to wait for now; 0: ready at once.
+  // The descriptor and what to wait for on it now (0: ready at once): a
+  // subclass may change both as what it waits for moves on.
+  virtual int fd() const { return fd_; }
   virtual short events() const { return events_; }
 
  private:
