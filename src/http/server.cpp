@@ -122,7 +122,9 @@ class Server::Impl {
   }
   bool stopping() const { return stopping_; }
   // Requests in the guest, against max_concurrent_requests.
-  bool has_room() const { return in_flight_ < config.max_concurrent_requests; }
+  bool has_room() const {
+    return in_flight_ < config.max_concurrent_requests && (!proxy || proxy->live() < config.max_concurrent_requests);
+  }
   void request_started() { ++in_flight_; }
   void request_ended();
   void forget(Connection* connection);
@@ -133,9 +135,12 @@ class Server::Impl {
   void arm_accept();
   void watch_signals();
   void unwatch_signals();
+  // A 0.2 proxy's threads: reaped as they end, which makes room.
+  void arm_proxy_ended();
+  void let_waiting_on();
 
   int listen_fd_ = -1;
-  std::optional<Store::WaitId> accept_wait_, signal_wait_, drain_timer_;
+  std::optional<Store::WaitId> accept_wait_, signal_wait_, drain_timer_, proxy_ended_wait_;
   std::optional<Instance> instance_;
   std::optional<HandleFunc> handler_;
   std::string handler_name_;
@@ -878,6 +883,20 @@ void Server::Impl::accept_ready() {
 
 void Server::Impl::request_ended() {
   --in_flight_;
+  let_waiting_on();
+}
+
+void Server::Impl::arm_proxy_ended() {
+  proxy_ended_wait_ = store.when_ready(proxy->ended_fd(), POLLIN, [this](short) {
+    proxy_ended_wait_.reset();
+    proxy->clear_ended_fd();
+    proxy->reap();
+    let_waiting_on();
+    arm_proxy_ended();
+  });
+}
+
+void Server::Impl::let_waiting_on() {
   // Connections waiting for room: the first that can take it goes on.
   for (auto it = connections_.begin(); it != connections_.end() && has_room();) {
     auto connection = (it++)->second;
@@ -927,6 +946,7 @@ void Server::Impl::unwatch_signals() {
 void Server::Impl::run() {
   watch_signals();
   arm_accept();
+  if (proxy && !proxy_ended_wait_) arm_proxy_ended();
   for (;;) {
     try {
       store.run_until([this] { return stopping_ && (connections_.empty() || drained_); });
@@ -943,6 +963,8 @@ void Server::Impl::run() {
   }
   if (drain_timer_) store.cancel_wait(*drain_timer_);
   drain_timer_.reset();
+  if (proxy_ended_wait_) store.cancel_wait(*proxy_ended_wait_);
+  proxy_ended_wait_.reset();
   connections_.clear();
   unwatch_signals();
 }

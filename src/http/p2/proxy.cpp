@@ -2,7 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <system_error>
 #include <utility>
@@ -21,7 +27,15 @@ ProxyRunner::ProxyRunner(const Engine& engine, const Linker& linker, const Compo
                          std::string handle_name, std::shared_ptr<const TypesContext> types,
                          std::function<void(Store&)> prepare)
     : shared_(std::make_shared<const Shared>(
-          Shared{engine, linker, component, std::move(handle_name), std::move(types), std::move(prepare)})) {}
+          Shared{engine, linker, component, std::move(handle_name), std::move(types), std::move(prepare)})),
+      ended_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  if (ended_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
+}
+
+void ProxyRunner::clear_ended_fd() {
+  uint64_t count = 0;
+  [[maybe_unused]] const ssize_t n = ::read(ended_fd_, &count, sizeof count);
+}
 
 ProxyRunner::~ProxyRunner() {
   // A cancelled request's guest returns once its next wasi:io call fails:
@@ -36,6 +50,8 @@ ProxyRunner::~ProxyRunner() {
     else
       worker.thread.detach();
   }
+  // A thread left running may still signal it: the descriptor stays open.
+  if (std::all_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.done->load(); })) ::close(ended_fd_);
 }
 
 void ProxyRunner::start(IncomingHead head, std::shared_ptr<ProxyExchange> exchange) {
@@ -43,10 +59,13 @@ void ProxyRunner::start(IncomingHead head, std::shared_ptr<ProxyExchange> exchan
   Worker& worker = workers_.emplace_back();
   worker.exchange = exchange;
   try {
-    worker.thread = std::thread([shared = shared_, done = worker.done, head = std::move(head), exchange]() mutable {
-      run(*shared, std::move(head), exchange);
-      *done = true;
-    });
+    worker.thread = std::thread(
+        [shared = shared_, done = worker.done, ended = ended_fd_, head = std::move(head), exchange]() mutable {
+          run(*shared, std::move(head), exchange);
+          *done = true;
+          const uint64_t one = 1;
+          [[maybe_unused]] const ssize_t n = ::write(ended, &one, sizeof one);
+        });
   } catch (const std::system_error& e) {
     workers_.pop_back();
     throw Error(ErrorKind::Usage, fmt::format("cannot start a thread for the request: {}", e.what()));

@@ -42,6 +42,14 @@ class ProxyRunner {
   void start(IncomingHead head, std::shared_ptr<ProxyExchange> exchange);
   // Joins the threads whose requests are done.
   void reap();
+  // Threads not reaped yet: a guest may run on after its response ended
+  // (it timed out, its client left), and still counts against the bound
+  // on requests at once.
+  size_t live() const { return workers_.size(); }
+  // Readable when a thread ended since the last clear (the server reaps
+  // then, and lets waiting connections on).
+  int ended_fd() const { return ended_fd_; }
+  void clear_ended_fd();
 
  private:
   // What a request's thread uses, shared: a thread left running outlives the runner.
@@ -62,6 +70,7 @@ class ProxyRunner {
 
   std::shared_ptr<const Shared> shared_;
   std::list<Worker> workers_;  // touched by the loop's thread only
+  int ended_fd_ = -1;
 };
 
 }  // namespace cmhost::http::p2
