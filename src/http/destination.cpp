@@ -49,4 +49,28 @@ bool is_connection_field(const std::string& name) {
          std::end(names);
 }
 
+std::optional<RequestHead> request_head_of(const std::string& authority, const std::vector<FieldList::Entry>& entries,
+                                           const std::string& method, bool has_body) {
+  RequestHead head;
+  head.fields.emplace_back("host", authority);
+  for (const auto& [name, value] : entries) {
+    if (name == "content-length") {
+      uint64_t length = 0;
+      const auto parsed = std::from_chars(value.data(), value.data() + value.size(), length);
+      if (parsed.ec != std::errc() || parsed.ptr != value.data() + value.size()) return std::nullopt;
+      head.declared = length;
+      continue;
+    }
+    if (!is_connection_field(name)) head.fields.emplace_back(name, value);
+  }
+  head.fields.emplace_back("connection", "close");
+  if (head.declared)
+    head.framing = wire::Framing::content_length;
+  else if (has_body)
+    head.framing = wire::Framing::chunked;
+  else if (method == "POST" || method == "PUT" || method == "PATCH")
+    head.framing = wire::Framing::content_length, head.declared = 0;
+  return head;
+}
+
 }  // namespace cmhost::http

@@ -7,7 +7,11 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
 #include "cmhost/http.hpp"
+#include "http/fields.hpp"
+#include "http/wire.hpp"
 
 namespace cmhost::http {
 
@@ -25,5 +29,18 @@ bool host_allowed(const HttpConfig& config, const std::string& authority, const 
 // A field of the connection (its framing, its persistence, Host), which the
 // client writes itself.
 bool is_connection_field(const std::string& name);
+
+// An outgoing request's head fields (Host first, the guest's but the
+// connection's own, `Connection: close`: one request per connection) and
+// the framing of its body: its content-length, else chunked when it has a
+// body, else none (a zero length for POST, PUT and PATCH). Nullopt when the
+// guest's content-length is no number.
+struct RequestHead {
+  std::vector<wire::Field> fields;
+  wire::Framing framing = wire::Framing::until_close;
+  std::optional<uint64_t> declared;
+};
+std::optional<RequestHead> request_head_of(const std::string& authority, const std::vector<FieldList::Entry>& entries,
+                                           const std::string& method, bool has_body);
 
 }  // namespace cmhost::http

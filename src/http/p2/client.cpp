@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "http/destination.hpp"
+#include "http/methods.hpp"
 #include "http/socket_io.hpp"
 #include "wasi/core/clocks.hpp"
 #include "wasi/core/name_lookup.hpp"
@@ -389,12 +390,6 @@ class HostFutureIncomingResponse final : public types::FutureIncomingResponse {
   bool taken_ = false;
 };
 
-std::string method_name(const types::Method& method) {
-  static constexpr const char* names[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"};
-  if (const auto* other = std::get_if<types::method::Other>(&method)) return other->value;
-  return names[method.index()];
-}
-
 class ClientHost final : public outgoing_handler::Host {
  public:
   explicit ClientHost(std::shared_ptr<const TypesContext> types) : types_(std::move(types)) {}
@@ -441,34 +436,15 @@ class ClientHost final : public outgoing_handler::Host {
       addresses = std::move(lookup.addresses);
     }
 
-    std::vector<wire::Field> fields{{"host", *request.authority}};
-    std::optional<uint64_t> declared;
-    for (const auto& [name, value] : request.headers.entries()) {
-      if (name == "content-length") {
-        uint64_t length = 0;
-        const auto parsed = std::from_chars(value.data(), value.data() + value.size(), length);
-        if (parsed.ec != std::errc() || parsed.ptr != value.data() + value.size())
-          return refuse(types::error_code::HTTPRequestLengthRequired{});
-        declared = length;
-        continue;
-      }
-      if (!is_connection_field(name)) fields.emplace_back(name, value);
-    }
-    fields.emplace_back("connection", "close");
-    const std::string method = method_name(request.method);
-    wire::Framing framing = wire::Framing::until_close;  // no body
-    if (declared)
-      framing = wire::Framing::content_length;
-    else if (request.body_taken)
-      framing = wire::Framing::chunked;
-    else if (method == "POST" || method == "PUT" || method == "PATCH")
-      framing = wire::Framing::content_length, declared = 0;
-
+    const std::string method = name_of_method<types::Method, types::method::Other>(request.method);
+    auto head = request_head_of(*request.authority, request.headers.entries(), method, request.body_taken);
+    if (!head) return refuse(types::error_code::HTTPRequestLengthRequired{});
     auto call = std::make_shared<Call>(std::move(addresses), destination->port, timeouts);
-    call->start(wire::request_head(method, request.path_with_query.value_or("/"), fields, framing, declared),
+    call->start(wire::request_head(method, request.path_with_query.value_or("/"), head->fields, head->framing,
+                                   head->declared),
                 request.body_taken);
     if (request.body_taken)
-      request.body->attach(std::make_shared<RequestSink>(call, framing == wire::Framing::chunked, declared));
+      request.body->attach(std::make_shared<RequestSink>(call, head->framing == wire::Framing::chunked, head->declared));
     if (method == "HEAD") call->parser().skip(true);
     return R::ok(types_->resources->future_incoming_response.make_own(
         store, std::make_unique<HostFutureIncomingResponse>(types_, std::move(call))));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cmhost/error.hpp"
+#include "http/methods.hpp"
 #include "wasi/core/clocks.hpp"
 #include "wasi/p2/common.hpp"
 
@@ -755,17 +756,6 @@ Own<types::IncomingBody> make_incoming_body(Store& store, const std::shared_ptr<
 
 std::unique_ptr<types::Fields> make_immutable_fields(FieldList list) { return immutable_fields(list); }
 
-types::Method method_of(const std::string& name) {
-  if (name == "GET") return types::method::Get{};
-  if (name == "HEAD") return types::method::Head{};
-  if (name == "POST") return types::method::Post{};
-  if (name == "PUT") return types::method::Put{};
-  if (name == "DELETE") return types::method::Delete{};
-  if (name == "CONNECT") return types::method::Connect{};
-  if (name == "OPTIONS") return types::method::Options{};
-  if (name == "TRACE") return types::method::Trace{};
-  if (name == "PATCH") return types::method::Patch{};
-  return types::method::Other{name};
-}
+types::Method method_of(const std::string& name) { return method_of_name<types::Method, types::method::Other>(name); }
 
 }  // namespace cmhost::http::p2

@@ -144,30 +144,13 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
 
   void connected() {
     const std::string target = request_->path_with_query.value_or("/");
-    std::vector<wire::Field> fields{{"host", *request_->authority}};
-    std::optional<uint64_t> declared;
-    for (const auto& [name, value] : request_->headers.entries()) {
-      if (name == "content-length") {
-        uint64_t length = 0;
-        const auto parsed = std::from_chars(value.data(), value.data() + value.size(), length);
-        if (parsed.ec != std::errc() || parsed.ptr != value.data() + value.size())
-          return fail(types::error_code::HTTPRequestLengthRequired{});
-        declared = length;
-        continue;
-      }
-      if (!is_connection_field(name)) fields.emplace_back(name, value);
-    }
-    fields.emplace_back("connection", "close");
     const std::string method = method_name(request_->method);
     const bool has_body = request_->body.contents.has_value() || request_->body.produce;
-    wire::Framing framing = wire::Framing::until_close;  // no body
-    if (declared)
-      framing = wire::Framing::content_length;
-    else if (has_body)
-      framing = wire::Framing::chunked;
-    else if (method == "POST" || method == "PUT" || method == "PATCH")
-      framing = wire::Framing::content_length, declared = 0;
-    out_ = wire::request_head(method, target, fields, framing, declared);
+    const auto head = request_head_of(*request_->authority, request_->headers.entries(), method, has_body);
+    if (!head) return fail(types::error_code::HTTPRequestLengthRequired{});
+    const wire::Framing framing = head->framing;
+    const std::optional<uint64_t> declared = head->declared;
+    out_ = wire::request_head(method, target, head->fields, framing, declared);
     head_request_ = method == "HEAD";
     std::weak_ptr<Outgoing> weak = weak_from_this();
     OutgoingBody::Sink sink{

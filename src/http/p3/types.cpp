@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cmhost/error.hpp"
+#include "http/methods.hpp"
 
 namespace cmhost::http::p3 {
 
@@ -301,23 +302,10 @@ std::shared_ptr<TypesContext> add_types(Linker& linker, const HttpConfig& config
 }
 
 std::string method_name(const types::Method& method) {
-  static constexpr const char* names[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"};
-  if (const auto* other = std::get_if<types::method::Other>(&method)) return other->value;
-  return names[method.index()];
+  return name_of_method<types::Method, types::method::Other>(method);
 }
 
-types::Method method_of(const std::string& name) {
-  if (name == "GET") return types::method::Get{};
-  if (name == "HEAD") return types::method::Head{};
-  if (name == "POST") return types::method::Post{};
-  if (name == "PUT") return types::method::Put{};
-  if (name == "DELETE") return types::method::Delete{};
-  if (name == "CONNECT") return types::method::Connect{};
-  if (name == "OPTIONS") return types::method::Options{};
-  if (name == "TRACE") return types::method::Trace{};
-  if (name == "PATCH") return types::method::Patch{};
-  return types::method::Other{name};
-}
+types::Method method_of(const std::string& name) { return method_of_name<types::Method, types::method::Other>(name); }
 
 std::unique_ptr<HostResponse> take_response(Store& store, const TypesContext& context, Own<types::Response> handle) {
   auto taken =
