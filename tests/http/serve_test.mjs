@@ -9,7 +9,7 @@
 // that traps, lies about its length, never answers, by method): DIR is
 // the build's tests/components; js-proxy (tests/http/js-proxy, a
 // wasi:http@0.2 fetch-event handler built with componentize-js): DIR holds
-// its js-proxy.wasm.
+// its js-proxy.wasm (the build's tests/js-proxy).
 import { spawn, execFileSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
