@@ -569,6 +569,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     x.body_bytes += bytes.size();
     if (x.no_body) return true;
     if (x.framing == wire::Framing::content_length && x.body_bytes > *x.declared) {
+      // What fits the declared length goes, then the cut.
+      const uint64_t fits = bytes.size() - (x.body_bytes - *x.declared);
+      x.body_sent += fits;
+      write_out(std::string(bytes.substr(0, fits)));
       abort_response("the service's body is longer than its content-length");
       return false;
     }
@@ -613,6 +617,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     p3::settle_transmit(store_, x.transmitted, TransmitResult::err(code.value_or(p3::internal_error(why))));
     if (!x.head_sent) return send_error(500, why);
     server_.warn(fmt::format("{} {}: the response is cut off: {}", x.method, x.target, why));
+    // What is already framed goes out if the socket takes it now: the client
+    // sees the head and the body up to the cut.
+    if (fd_ >= 0 && !broken_) send_pending(fd_, out_);
     x.complete = true;
     log_line(x.method, x.target, x.status, x.body_sent, x.started);
     close();

@@ -7,7 +7,8 @@
 // bad-input (the server's own refusals, on the echo service): DIR is
 // ../shared/p3-fixtures; misbehave (tests/guests/http-service, a service
 // that traps, lies about its length, never answers, by method): DIR is
-// the build's tests/components; js-proxy (tests/http/js-proxy, a
+// the build's tests/components; proxy-misbehave (tests/guests/http-proxy,
+// the same for a wasi:http@0.2 proxy): DIR is tests/components; js-proxy (tests/http/js-proxy, a
 // wasi:http@0.2 fetch-event handler built with componentize-js): DIR holds
 // its js-proxy.wasm (the build's tests/js-proxy).
 import { spawn, execFileSync } from 'node:child_process';
@@ -356,7 +357,45 @@ async function jsProxyFetch() {
   upstream.kill();
 }
 
-const scenarios = { hello, echo, 'bad-input': badInput, misbehave, 'js-proxy': jsProxy, 'js-proxy-fuel': jsProxyFuel,
+// A 0.2 proxy of our own, on either engine: each request a fresh instance,
+// whatever the last one did.
+async function proxyMisbehave() {
+  const server = startServer(path.join(fixtures, 'http-proxy.wasm'));
+  const port = await server.ready;
+  const url = `http://127.0.0.1:${port}/`;
+  const ok = () => curl(['-w', ' %{http_code}', url]).out === 'hello from a C proxy\n 200';
+  check(ok(), 'GET answers');
+  const large = Array.from({ length: 1 << 15 }, (_, i) => String(i % 10).repeat(15) + '\n').join('');
+  const echoed = curl(['-X', 'POST', '--data-binary', '@-', url], large);
+  check(echoed.code === 0 && echoed.out === large, `a ${large.length}-byte body is echoed whole`,
+        `got ${echoed.out.length} bytes, status ${echoed.code}`);
+  const partial = curl(['-w', '%{http_code}', '-X', 'PUT', url]);
+  check((partial.code === 18 && partial.out.startsWith('partial')) || /500$/.test(partial.out),
+        'a trap after the response was set: a 500, or the response cut off', JSON.stringify(partial));
+  check(await server.said(/PUT \/: (trap: unreachable|the response is cut off: trap: unreachable)/),
+        'the trap is what the server reports', server.stderr());
+  check(ok(), 'the next request gets a fresh instance');
+  const longer = curl(['-X', 'DELETE', url]);
+  // The client has its declared 3 bytes: the connection closes after them.
+  check(longer.out === '012' &&
+        await server.said(/DELETE \/: the response is cut off: the service's body is longer than its content-length/),
+        'a body longer than its content-length: the declared bytes, then the connection closes', JSON.stringify(longer));
+  const forbidden = curl(['-X', 'PATCH', url]);
+  check(forbidden.out === 'forbidden', 'a guest setting a forbidden header is refused (forbidden)',
+        JSON.stringify(forbidden));
+  const unset = curl(['-w', ' %{http_code}', '-X', 'OPTIONS', url]);
+  check(/500$/.test(unset.out) && /without a response/.test(unset.out), 'a guest that never sets a response: 500',
+        JSON.stringify(unset));
+  const trapped = curl(['-w', ' %{http_code}', '-X', 'TRACE', url]);
+  check(/500$/.test(trapped.out) && /unreachable/.test(trapped.out), 'a trap before the response: 500 saying so',
+        JSON.stringify(trapped));
+  const other = curl(['-w', '%{http_code}', '-X', 'FOO', url]);
+  check(other.out === '405', 'the guest\'s own status goes out', JSON.stringify(other));
+  check(ok(), 'and the server serves on');
+  await stopAndCheck(server, { trapsExpected: true });
+}
+
+const scenarios = { hello, echo, 'bad-input': badInput, misbehave, 'proxy-misbehave': proxyMisbehave, 'js-proxy': jsProxy, 'js-proxy-fuel': jsProxyFuel,
                     'js-proxy-fetch': jsProxyFetch };
 try {
   await scenarios[scenario]();

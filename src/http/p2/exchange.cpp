@@ -194,7 +194,8 @@ void ProxyExchange::fail_response(std::string why) {
 
 void ProxyExchange::worker_done(std::optional<std::string> failure) {
   const std::lock_guard lock(mutex_);
-  if (failure && !failure_) failure_ = std::move(failure);
+  // A trap is what went wrong, not the body its unwinding dropped.
+  if (failure) failure_ = std::move(failure);
   done_ = true;
   wake_loop();
 }
