@@ -410,7 +410,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // A 0.2 proxy's request: to a thread of its own, through an exchange.
   void start_proxy(FieldList headers, const Destination& destination) {
     Exchange& x = *exchange_;
-    x.proxy = std::make_shared<p2::ProxyExchange>();
+    x.proxy = std::make_shared<p2::ProxyExchange>(x.head_request);
     namespace t2 = p2::types;
     p2::IncomingHead head{
         .method = x.method,

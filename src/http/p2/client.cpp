@@ -295,7 +295,7 @@ class RequestSink final : public BodySink {
     if (chunked_) wire::append_last_chunk(last, trailers);
     call_->end_request(last);
   }
-  void abandon() override { call_->abandon_request(); }
+  void abandon(std::string) override { call_->abandon_request(); }
   bool gone() override { return false; }
   int wait_fd() override { return call_->fd(); }
   short wait_events() override { return call_->fd() >= 0 ? call_->events() : 0; }
@@ -457,7 +457,7 @@ class ClientHost final : public outgoing_handler::Host {
     size_t room() override { return kBufferBytes; }
     bool write(std::string_view) override { return true; }
     void finish(std::vector<wire::Field>) override {}
-    void abandon() override {}
+    void abandon(std::string) override {}
     bool gone() override { return false; }
     int wait_fd() override { return -1; }
     short wait_events() override { return 0; }

@@ -32,7 +32,7 @@ void clear_fd(int fd) {
 
 }  // namespace
 
-ProxyExchange::ProxyExchange() {
+ProxyExchange::ProxyExchange(bool head_request) : head_request_(head_request) {
   loop_fd_ = new_eventfd();
   try {
     request_ready_fd_ = new_eventfd();

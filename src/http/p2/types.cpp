@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -313,7 +314,7 @@ class ExchangeSink final : public BodySink {
   size_t room() override { return exchange_->response_room(); }
   bool write(std::string_view bytes) override { return exchange_->write_response(bytes); }
   void finish(std::vector<wire::Field> trailers) override { exchange_->end_response(std::move(trailers)); }
-  void abandon() override { exchange_->fail_response("the guest dropped the response body without finishing it"); }
+  void abandon(std::string why) override { exchange_->fail_response(std::move(why)); }
   bool gone() override { return exchange_->cancelled(); }
   int wait_fd() override { return exchange_->response_room_fd(); }
   short wait_events() override { return POLLIN; }
@@ -322,19 +323,52 @@ class ExchangeSink final : public BodySink {
   std::shared_ptr<ProxyExchange> exchange_;
 };
 
+// An outgoing body's content-length against what the guest wrote: a body
+// that breaks it fails, as wasmtime's do (the write past it, or finish).
+struct BodyLength {
+  std::optional<uint64_t> declared;
+  bool of_response = true;  // which error-code a mismatch is
+  uint64_t written = 0;
+
+  bool over() const { return declared && written > *declared; }
+  bool matches() const { return !declared || written == *declared; }
+  ErrorCode mismatch() const {
+    if (of_response) return types::error_code::HTTPResponseBodySize{written};
+    return types::error_code::HTTPRequestBodySize{written};
+  }
+  std::string why() const {
+    return "the guest's body of " + std::to_string(written) + " bytes breaks its content-length of " +
+           std::to_string(declared.value_or(0));
+  }
+};
+
+// The content-length a message's fields declare (none when it is no number:
+// the head is refused where it goes).
+std::optional<uint64_t> declared_length(const FieldList& fields) {
+  for (const auto& [name, value] : fields.entries()) {
+    if (name != "content-length") continue;
+    uint64_t length = 0;
+    const auto parsed = std::from_chars(value.data(), value.data() + value.size(), length);
+    if (parsed.ec != std::errc() || parsed.ptr != value.data() + value.size()) return std::nullopt;
+    return length;
+  }
+  return std::nullopt;
+}
+
 class BodyOutputStream final : public io::streams::OutputStream {
  public:
-  BodyOutputStream(std::shared_ptr<BodySink> body, std::shared_ptr<const void> alive)
-      : body_(std::move(body)), alive_(std::move(alive)) {}
+  BodyOutputStream(std::shared_ptr<const TypesContext> context, std::shared_ptr<BodySink> body,
+                   std::shared_ptr<BodyLength> length, std::shared_ptr<const void> alive)
+      : context_(std::move(context)), body_(std::move(body)), length_(std::move(length)), alive_(std::move(alive)) {}
 
   Result<uint64_t, StreamError> check_write(Caller&) override {
     if (gone()) return Result<uint64_t, StreamError>::err(io::streams::stream_error::Closed{});
     return Result<uint64_t, StreamError>::ok(body_->room());
   }
-  WriteResult write(Caller&, std::vector<uint8_t> contents) override {
+  WriteResult write(Caller& caller, std::vector<uint8_t> contents) override {
     if (gone()) return WriteResult::err(io::streams::stream_error::Closed{});
     if (contents.size() > body_->room()) throw_trap("wasi:io/streams: write of more than check-write allowed");
-    return put(contents.data(), contents.size());
+    return put(caller, contents.data(), contents.size());
   }
   WriteResult blocking_write_and_flush(Caller& caller, std::vector<uint8_t> contents) override {
     if (contents.size() > 4096) throw_trap("wasi:io/streams: blocking-write-and-flush of more than 4096 bytes");
@@ -347,11 +381,11 @@ class BodyOutputStream final : public io::streams::OutputStream {
   std::unique_ptr<io::poll::Pollable> subscribe(Caller&) override {
     return std::make_unique<SinkPollable>(body_);
   }
-  WriteResult write_zeroes(Caller&, uint64_t len) override {
+  WriteResult write_zeroes(Caller& caller, uint64_t len) override {
     if (gone()) return WriteResult::err(io::streams::stream_error::Closed{});
     if (len > body_->room()) throw_trap("wasi:io/streams: write-zeroes of more than check-write allowed");
     const std::string zeroes(len, '\0');
-    return put(reinterpret_cast<const uint8_t*>(zeroes.data()), zeroes.size());
+    return put(caller, reinterpret_cast<const uint8_t*>(zeroes.data()), zeroes.size());
   }
   WriteResult blocking_write_zeroes_and_flush(Caller& caller, uint64_t len) override {
     if (len > 4096) throw_trap("wasi:io/streams: blocking-write-zeroes-and-flush of more than 4096 bytes");
@@ -360,24 +394,35 @@ class BodyOutputStream final : public io::streams::OutputStream {
   }
   CountResult splice(Caller& caller, io::streams::InputStream& src, uint64_t len) override {
     if (gone()) return CountResult::err(io::streams::stream_error::Closed{});
-    return copy(src.read(caller, std::min<uint64_t>(len, body_->room())));
+    return copy(caller, src.read(caller, std::min<uint64_t>(len, body_->room())));
   }
   CountResult blocking_splice(Caller& caller, io::streams::InputStream& src, uint64_t len) override {
     if (!wait_for_room(caller)) return CountResult::err(io::streams::stream_error::Closed{});
-    return copy(src.blocking_read(caller, std::min<uint64_t>(len, body_->room())));
+    return copy(caller, src.blocking_read(caller, std::min<uint64_t>(len, body_->room())));
   }
 
  private:
-  bool gone() const { return body_->gone(); }
-  WriteResult put(const uint8_t* data, size_t n) {
-    if (!body_->write(std::string_view(reinterpret_cast<const char*>(data), n)))
+  // After a failed write the stream is closed, as wasi:io says.
+  bool gone() const { return failed_ || body_->gone(); }
+  // What fits the content-length goes on; a write past it fails.
+  WriteResult put(Caller& caller, const uint8_t* data, size_t n) {
+    const size_t fits = length_->declared ? std::min<uint64_t>(n, *length_->declared - std::min(*length_->declared,
+                                                                                                  length_->written))
+                                          : n;
+    if (!body_->write(std::string_view(reinterpret_cast<const char*>(data), fits)))
       return WriteResult::err(io::streams::stream_error::Closed{});
+    length_->written += n;
+    if (length_->over()) {
+      failed_ = true;
+      return WriteResult::err(io::streams::stream_error::LastOperationFailed{
+          context_->errors->make_own(caller.store(), std::make_unique<HttpIoError>(length_->mismatch()))});
+    }
     return WriteResult::ok();
   }
-  CountResult copy(ReadResult read) {
+  CountResult copy(Caller& caller, ReadResult read) {
     if (read.is_err()) return CountResult::err(std::move(read.error()));
-    const WriteResult written = put(read.value().data(), read.value().size());
-    if (written.is_err()) return CountResult::err(written.error());
+    WriteResult written = put(caller, read.value().data(), read.value().size());
+    if (written.is_err()) return CountResult::err(std::move(written.error()));
     return CountResult::ok(read.value().size());
   }
   // Writes all of it, as room comes (a piece at a time, as wasmtime does).
@@ -385,7 +430,7 @@ class BodyOutputStream final : public io::streams::OutputStream {
     while (n > 0) {
       if (!wait_for_room(caller)) return WriteResult::err(io::streams::stream_error::Closed{});
       const size_t piece = std::min(n, body_->room());
-      const WriteResult written = put(data, piece);
+      WriteResult written = put(caller, data, piece);
       if (written.is_err()) return written;
       data += piece;
       n -= piece;
@@ -403,31 +448,41 @@ class BodyOutputStream final : public io::streams::OutputStream {
     return !gone();
   }
 
+  std::shared_ptr<const TypesContext> context_;
   std::shared_ptr<BodySink> body_;
+  std::shared_ptr<BodyLength> length_;
   std::shared_ptr<const void> alive_;
+  bool failed_ = false;
 };
 
 class HostOutgoingBody final : public types::OutgoingBody {
  public:
-  HostOutgoingBody(std::shared_ptr<const TypesContext> context, std::shared_ptr<BodySink> body)
-      : context_(std::move(context)), body_(std::move(body)) {}
-  ~HostOutgoingBody() override { body_->abandon(); }
+  HostOutgoingBody(std::shared_ptr<const TypesContext> context, std::shared_ptr<BodySink> body,
+                   std::shared_ptr<BodyLength> length)
+      : context_(std::move(context)), body_(std::move(body)), length_(std::move(length)) {}
+  ~HostOutgoingBody() override { body_->abandon("the guest dropped its body without finishing it"); }
 
   Result<Own<io::streams::OutputStream>, void> write(Caller& caller) override {
     if (stream_given_) return Result<Own<io::streams::OutputStream>, void>::err();
     stream_given_ = true;
-    return Result<Own<io::streams::OutputStream>, void>::ok(
-        context_->output_streams->make_own(caller.store(), std::make_unique<BodyOutputStream>(body_, alive_)));
+    return Result<Own<io::streams::OutputStream>, void>::ok(context_->output_streams->make_own(
+        caller.store(), std::make_unique<BodyOutputStream>(context_, body_, length_, alive_)));
   }
-  // outgoing-body.finish: the stream must be gone.
-  void finish(std::vector<wire::Field> trailers) {
+  // outgoing-body.finish: the stream must be gone, the content-length met.
+  Result<void, ErrorCode> finish(std::vector<wire::Field> trailers) {
     if (alive_.use_count() > 1) throw_trap("wasi:http outgoing-body.finish: the body's output-stream is not dropped yet");
+    if (!length_->matches()) {
+      body_->abandon(length_->why());
+      return Result<void, ErrorCode>::err(length_->mismatch());
+    }
     body_->finish(std::move(trailers));
+    return Result<void, ErrorCode>::ok();
   }
 
  private:
   std::shared_ptr<const TypesContext> context_;
   std::shared_ptr<BodySink> body_;
+  std::shared_ptr<BodyLength> length_;
   std::shared_ptr<const void> alive_ = std::make_shared<int>(0);
   bool stream_given_ = false;
 };
@@ -448,11 +503,13 @@ class HostOutgoingResponse final : public types::OutgoingResponse {
     if (body_taken_) return Result<Own<types::OutgoingBody>, void>::err();
     body_taken_ = true;
     return Result<Own<types::OutgoingBody>, void>::ok(context_->resources->outgoing_body.make_own(
-        caller.store(), std::make_unique<HostOutgoingBody>(context_, body_)));
+        caller.store(), std::make_unique<HostOutgoingBody>(context_, body_, length_)));
   }
 
   // response-outparam.set with this response: its head goes out, its body follows.
   void send(const std::shared_ptr<ProxyExchange>& exchange) {
+    // Such a response's content-length is the resource's, not its body's (none).
+    if (exchange->head_request() || status_ < 200 || status_ == 204 || status_ == 304) length_->declared.reset();
     exchange->set_response_head(ResponseHead{status_, headers_.entries()});
     if (!body_taken_) body_->finish({});  // a body never asked for is empty
     body_->attach(std::make_shared<ExchangeSink>(exchange));
@@ -463,6 +520,7 @@ class HostOutgoingResponse final : public types::OutgoingResponse {
   uint16_t status_ = 200;
   FieldList headers_;
   std::shared_ptr<DeferredSink> body_ = std::make_shared<DeferredSink>();
+  std::shared_ptr<BodyLength> length_ = std::make_shared<BodyLength>(BodyLength{declared_length(headers_), true});
   bool body_taken_ = false;
 };
 
@@ -501,7 +559,8 @@ class HostOutgoingRequest final : public types::OutgoingRequest {
     if (parts.body_taken) return Result<Own<types::OutgoingBody>, void>::err();
     parts.body_taken = true;
     return Result<Own<types::OutgoingBody>, void>::ok(context_->resources->outgoing_body.make_own(
-        caller.store(), std::make_unique<HostOutgoingBody>(context_, parts.body)));
+        caller.store(), std::make_unique<HostOutgoingBody>(
+                            context_, parts.body, std::make_shared<BodyLength>(BodyLength{declared_length(parts.headers), false}))));
   }
   types::Method method(Caller&) override { return parts.method; }
   Result<void, void> set_method(Caller&, types::Method value) override {
@@ -619,9 +678,10 @@ class TypesHost final : public types::Host {
     Store& store = caller.store();
     std::vector<wire::Field> fields;
     if (trailers) fields = take_fields(store, *trailers).entries();
-    static_cast<HostOutgoingBody&>(context_->resources->outgoing_body.get(store, this_)).finish(std::move(fields));
+    Result<void, ErrorCode> finished =
+        static_cast<HostOutgoingBody&>(context_->resources->outgoing_body.get(store, this_)).finish(std::move(fields));
     store.drop(this_);
-    return Result<void, ErrorCode>::ok();
+    return finished;
   }
 
  private:
@@ -719,10 +779,10 @@ void DeferredSink::finish(std::vector<wire::Field> trailers) {
   trailers_ = std::move(trailers);
 }
 
-void DeferredSink::abandon() {
+void DeferredSink::abandon(std::string why) {
   if (finished_ || abandoned_) return;
-  abandoned_ = true;
-  if (to_) to_->abandon();
+  abandoned_ = std::move(why);
+  if (to_) to_->abandon(*abandoned_);
 }
 
 void DeferredSink::attach(std::shared_ptr<BodySink> to) {
@@ -730,7 +790,7 @@ void DeferredSink::attach(std::shared_ptr<BodySink> to) {
   if (!early_.empty()) to_->write(early_);
   early_.clear();
   if (finished_) to_->finish(std::move(trailers_));
-  if (abandoned_) to_->abandon();
+  if (abandoned_) to_->abandon(*abandoned_);
 }
 
 OutgoingRequestParts take_outgoing_request(Store& store, const TypesContext& context,

@@ -61,7 +61,7 @@ class BodySink {
   virtual size_t room() = 0;  // what write takes now
   virtual bool write(std::string_view bytes) = 0;  // false: the peer is gone
   virtual void finish(std::vector<wire::Field> trailers) = 0;
-  virtual void abandon() = 0;  // dropped unfinished
+  virtual void abandon(std::string why) = 0;  // it cannot end well
   virtual bool gone() = 0;
   // What makes room: poll(2) events on a descriptor; -1 when only the
   // guest can (nothing to wait for).
@@ -78,7 +78,7 @@ class DeferredSink final : public BodySink {
   size_t room() override;
   bool write(std::string_view bytes) override;
   void finish(std::vector<wire::Field> trailers) override;
-  void abandon() override;
+  void abandon(std::string why) override;
   bool gone() override { return to_ && to_->gone(); }
   int wait_fd() override { return to_ ? to_->wait_fd() : -1; }
   short wait_events() override { return to_ ? to_->wait_events() : 0; }
@@ -91,7 +91,7 @@ class DeferredSink final : public BodySink {
   std::string early_;
   bool finished_ = false;
   std::vector<wire::Field> trailers_;
-  bool abandoned_ = false;
+  std::optional<std::string> abandoned_;  // why
 };
 
 // An outgoing-request taken apart (the handle dropped), for the client.

@@ -5,12 +5,16 @@
 //   POST       echoes the request's body (read to its end, then the
 //              trailers' future finished), 200
 //   PUT        sets a response, writes "partial", then traps
-//   DELETE     declares content-length: 3, then writes 10 bytes
+//   DELETE     declares content-length: 3, then writes 10 bytes; the write
+//              and the finish must fail with HTTP-response-body-size(10)
+//   SHORT      declares content-length: 10, writes 3 bytes; the finish must
+//              fail with HTTP-response-body-size(3)
 //   PATCH      appends the forbidden `connection: close` to new fields; the
 //              body is the header-error case it got ("forbidden"), or "ok"
 //   OPTIONS    returns without setting a response
 //   TRACE      traps before it responds
 //   others     405, without a body
+// A check that fails traps: the server then reports a trap.
 // Every response is set through response-outparam.set, its body written
 // with blocking-write-and-flush (at most 4096 bytes each) and finished.
 #include <stdbool.h>
@@ -28,11 +32,44 @@ __attribute__((__weak__, __export_name__("cabi_realloc"))) void *cabi_realloc(vo
   return ret;
 }
 
-static enum http_method request_method(uint32_t request) {
+// The request's method; *short_method whether it is `SHORT`.
+static enum http_method request_method(uint32_t request, bool *short_method) {
   http_method_result_t method;
   http_incoming_request_method(request, &method);
-  if (method.tag == HTTP_METHOD_OTHER && method.other_len > 0) free(method.other_ptr);
+  *short_method = false;
+  if (method.tag == HTTP_METHOD_OTHER) {
+    *short_method = method.other_len == 5 && memcmp(method.other_ptr, "SHORT", 5) == 0;
+    if (method.other_len > 0) free(method.other_ptr);
+  }
   return (enum http_method)method.tag;
+}
+
+// Whether an error-code (in memory) is HTTP-response-body-size(some(size)).
+static bool is_body_size(const uint8_t *code, uint64_t size) {
+  uint64_t got;
+  memcpy(&got, code + 16, sizeof got);
+  return code[0] == HTTP_ERROR_CODE_HTTP_RESPONSE_BODY_SIZE && code[8] == 1 && got == size;
+}
+
+// Writes `len` bytes (at most 4096) that break the body's content-length:
+// the write must fail with HTTP-response-body-size(size).
+static void write_too_much(uint32_t stream, const uint8_t *bytes, size_t len, uint64_t size) {
+  io_write_result_t written;
+  io_output_stream_blocking_write_and_flush(stream, bytes, len, &written);
+  if (!written.is_err || written.error_tag != 0) __builtin_trap();
+  http_error_option_t code;
+  http_error_code_of(written.error, &code);
+  if (!code.is_some || !is_body_size(code.error_code, size)) __builtin_trap();
+  io_error_drop(written.error);
+}
+
+// Finishes a body that broke its content-length: finish must fail with
+// HTTP-response-body-size(size).
+static void finish_mismatched(uint32_t stream, uint32_t body, uint64_t size) {
+  io_output_stream_drop(stream);
+  http_error_result_t finished;
+  http_outgoing_body_finish(body, 0, 0, &finished);
+  if (!finished.is_err || !is_body_size(finished.error_code, size)) __builtin_trap();
 }
 
 // The request's whole body (the guest frees it), its length in *len.
@@ -109,7 +146,8 @@ static void answer(uint32_t outparam, uint32_t status, const char *text) {
 
 __attribute__((__export_name__("wasi:http/incoming-handler@0.2.12#handle"))) void handle(uint32_t request,
                                                                                          uint32_t outparam) {
-  const enum http_method method = request_method(request);
+  bool short_method;
+  const enum http_method method = request_method(request, &short_method);
   uint32_t body, stream;
   switch (method) {
     case HTTP_METHOD_GET:
@@ -135,8 +173,8 @@ __attribute__((__export_name__("wasi:http/incoming-handler@0.2.12#handle"))) voi
     case HTTP_METHOD_DELETE:
       http_incoming_request_drop(request);
       stream = respond(outparam, 200, "3", &body);
-      write_all(stream, (const uint8_t *)"0123456789", 10);
-      finish(stream, body);
+      write_too_much(stream, (const uint8_t *)"0123456789", 10, 10);
+      finish_mismatched(stream, body, 10);
       return;
     case HTTP_METHOD_PATCH: {
       http_incoming_request_drop(request);
@@ -154,6 +192,12 @@ __attribute__((__export_name__("wasi:http/incoming-handler@0.2.12#handle"))) voi
       __builtin_trap();
     default:
       http_incoming_request_drop(request);
+      if (short_method) {
+        stream = respond(outparam, 200, "10", &body);
+        write_all(stream, (const uint8_t *)"012", 3);
+        finish_mismatched(stream, body, 3);
+        return;
+      }
       answer(outparam, 405, "");
       return;
   }

@@ -115,6 +115,19 @@ IMPORT(WASI_HTTP_TYPES, "[static]response-outparam.set")
 extern void http_response_outparam_set(uint32_t param, uint32_t is_err, uint32_t response_or_error, uint32_t p1,
                                        uint64_t p2, uint32_t p3, uint32_t p4, uint32_t p5, uint32_t p6);
 
+// `option<error-code>` in memory: the case at 0, the error-code at 8 (its
+// case at 8, HTTP-request/response-body-size's option<u64> at 16 and 24).
+typedef struct http_error_option {
+  _Alignas(8) uint8_t is_some;
+  _Alignas(8) uint8_t error_code[56];
+} http_error_option_t;
+enum { HTTP_ERROR_CODE_HTTP_RESPONSE_BODY_SIZE = 28 };
+
+IMPORT(WASI_HTTP_TYPES, "http-error-code")
+extern void http_error_code_of(uint32_t error, http_error_option_t *ret);
+IMPORT("wasi:io/error@0.2.12", "[resource-drop]error")
+extern void io_error_drop(uint32_t error);
+
 IMPORT(WASI_IO_STREAMS, "[method]input-stream.blocking-read")
 extern void io_input_stream_blocking_read(uint32_t stream, uint64_t len, io_read_result_t *ret);
 IMPORT(WASI_IO_STREAMS, "[resource-drop]input-stream")
