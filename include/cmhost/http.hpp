@@ -47,7 +47,11 @@ struct ServeConfig {
   std::string host = "0.0.0.0";
   uint16_t port = 8080;  // 0: the kernel picks one (Server::port says which)
   // A request whose response has not ended by then gets a 500 (or, once
-  // its headers are out, a closed connection); zero: no limit.
+  // its headers are out, a closed connection); zero: no limit. On an
+  // engine that meters (EngineConfig::metering), guest code still running
+  // for it is interrupted too, at most half the timeout later: the server
+  // moves the engine's epoch on (Engine::increment_epoch) and sets the
+  // stores' epoch deadlines.
   std::chrono::milliseconds request_timeout{0};
   // Requests in the guest at once; more wait (their connections unread).
   size_t max_concurrent_requests = 128;

@@ -26,6 +26,7 @@
 #include <iterator>
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,7 @@
 
 #include "cmhost/error.hpp"
 #include "http/destination.hpp"
+#include "http/epoch_ticker.hpp"
 #include "http/p2/exchange.hpp"
 #include "http/p2/proxy.hpp"
 #include "http/p2/types.hpp"
@@ -105,6 +107,9 @@ class Server::Impl {
   Component component;
   ServeConfig config;
   std::shared_ptr<p3::TypesContext> types;
+  // With a request timeout on a metering engine: what interrupts guest
+  // code that runs past it. Outlives the proxy's threads.
+  std::optional<EpochTicker> ticker;
   // A wasi:http@0.2 proxy's requests run here (none for a 0.3 service).
   std::optional<p2::ProxyRunner> proxy;
   uint16_t port = 0;
@@ -125,8 +130,13 @@ class Server::Impl {
   bool has_room() const {
     return in_flight_ < config.max_concurrent_requests && (!proxy || proxy->live() < config.max_concurrent_requests);
   }
-  void request_started() { ++in_flight_; }
-  void request_ended();
+  // A 0.3 service's requests in flight, by the epoch their timeout passes
+  // at: the earliest is the store's epoch deadline.
+  using Deadlines = std::multiset<uint64_t>;
+  std::optional<Deadlines::iterator> request_started();
+  void request_ended(std::optional<Deadlines::iterator> deadline);
+  // The store's epoch deadline from the requests in flight (none without).
+  void apply_deadline();
   void forget(Connection* connection);
 
  private:
@@ -146,6 +156,7 @@ class Server::Impl {
   std::string handler_name_;
   std::map<Connection*, std::shared_ptr<Connection>> connections_;
   size_t in_flight_ = 0;
+  Deadlines deadlines_;
   bool stopping_ = false;
   bool drained_ = false;
   struct sigaction old_term_ {}, old_int_ {};
@@ -202,8 +213,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   // A trap took the instance: the request in it fails.
-  void fail_in_guest() {
-    if (exchange_ && !exchange_->complete) guarded([&] { abort_response("the guest trapped"); });
+  void fail_in_guest(const std::string& why) {
+    if (exchange_ && !exchange_->complete) guarded([&] { abort_response(why); });
   }
 
   // Room for another request in the guest.
@@ -370,7 +381,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     x->version = parser_->version();
     x->head_request = x->method == "HEAD";
     x->keep_alive = parser_->keep_alive() && !server_.stopping();
-    server_.request_started();
+    deadline_ = server_.request_started();
     counted_ = true;
 
     FieldList headers(server_.types->forbidden);
@@ -687,7 +698,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     log_line(x->method, x->target, x->status, x->body_sent, x->started);
     if (counted_) {
       counted_ = false;
-      server_.request_ended();
+      server_.request_ended(std::exchange(deadline_, std::nullopt));
     }
     if (!x->keep_alive || closing_ || server_.stopping()) return close();
     arm_idle();
@@ -732,7 +743,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     if (counted_) {
       counted_ = false;
-      server_.request_ended();
+      server_.request_ended(std::exchange(deadline_, std::nullopt));
     }
     server_.forget(this);  // may end this object's life once the caller returns
   }
@@ -762,6 +773,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool closing_ = false;
   bool paused_ = false;
   bool counted_ = false;
+  std::optional<Server::Impl::Deadlines::iterator> deadline_;  // while counted_, a 0.3 request's
   bool broken_ = false;  // a send failed: the client is gone
 };
 
@@ -790,8 +802,11 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
   };
   const bool service = std::any_of(component.type().exports.begin(), component.type().exports.end(),
                                    [](const NamedExtern& e) { return e.name.starts_with("wasi:http/handler@0.3."); });
+  if (this->config.request_timeout.count() > 0 && EpochTicker::can_interrupt(engine))
+    ticker.emplace(engine, this->config.request_timeout);
   if (const auto proxy_handle = p2::incoming_handler_name(component); proxy_handle && !service)
-    proxy.emplace(engine, linker, component, *proxy_handle, p2::types_of(linker, http), this->config.prepare_request_store);
+    proxy.emplace(engine, linker, component, *proxy_handle, p2::types_of(linker, http), this->config.prepare_request_store,
+                  ticker ? std::optional<uint64_t>(ticker->timeout_ticks()) : std::nullopt);
   else
     handler();  // the component serves, or the error says why now
   listen_on(this->config.host, this->config.port);
@@ -888,9 +903,28 @@ void Server::Impl::accept_ready() {
   arm_accept();
 }
 
-void Server::Impl::request_ended() {
+std::optional<Server::Impl::Deadlines::iterator> Server::Impl::request_started() {
+  ++in_flight_;
+  if (!ticker || proxy) return std::nullopt;  // a proxy's requests have stores of their own
+  const auto deadline = deadlines_.insert(ticker->epoch() + ticker->timeout_ticks());
+  apply_deadline();
+  return deadline;
+}
+
+void Server::Impl::request_ended(std::optional<Deadlines::iterator> deadline) {
   --in_flight_;
+  if (deadline) {
+    deadlines_.erase(*deadline);
+    apply_deadline();
+  }
   let_waiting_on();
+}
+
+void Server::Impl::apply_deadline() {
+  if (!ticker) return;
+  const uint64_t now = ticker->epoch();
+  const uint64_t earliest = deadlines_.empty() ? UINT64_MAX : *deadlines_.begin();
+  store.set_epoch_deadline(earliest > now ? earliest - now : 0);
 }
 
 void Server::Impl::arm_proxy_ended() {
@@ -961,11 +995,15 @@ void Server::Impl::run() {
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Trap) throw;
       // The trap's instance is done; the requests in it fail, the next get a new one.
-      warn(fmt::format("guest trapped: {}", e.what()));
-      retire_instance("the previous one trapped");
+      // Interrupted: guest code ran on past a request's timeout.
+      const bool timed_out = ticker && store.interrupted();
+      warn(timed_out ? fmt::format("guest timed out after {} ms: {}", config.request_timeout.count(), e.what())
+                     : fmt::format("guest trapped: {}", e.what()));
+      retire_instance(timed_out ? "a request timed out" : "the previous one trapped");
       std::vector<std::shared_ptr<Connection>> busy;
       for (const auto& [_, connection] : connections_) busy.push_back(connection);
-      for (const auto& connection : busy) connection->fail_in_guest();
+      for (const auto& connection : busy) connection->fail_in_guest(timed_out ? "guest timed out" : "the guest trapped");
+      apply_deadline();  // an interrupt's requests failed with it
     }
   }
   if (drain_timer_) store.cancel_wait(*drain_timer_);

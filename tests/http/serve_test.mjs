@@ -267,6 +267,15 @@ async function misbehave() {
   check(/500$/.test(never.out) && waited >= 900 && waited < 5000 && await server.said(/guest timed out after 1000 ms/),
         `a guest that never answers: 500 after --request-timeout (${waited} ms)`, JSON.stringify(never));
   check(ok(), 'and the next request gets a new instance');
+  // The loop is the guest's thread here: only the interrupt ends the spin.
+  const spinStarted = Date.now();
+  const spun = curl(['-w', '%{http_code}', '--max-time', '10', '-X', 'SPIN', url]);
+  const spunFor = Date.now() - spinStarted;
+  check(/500$/.test(spun.out) && spunFor >= 900 && spunFor < 5000 &&
+        await server.said(/guest timed out after 1000 ms: interrupted/),
+        `a guest spinning without returning: interrupted, 500 after --request-timeout (${spunFor} ms)`,
+        `${JSON.stringify(spun)}\n${server.stderr()}`);
+  check(ok(), 'and the next request gets a new instance');
   await stopAndCheck(server, { trapsExpected: true });
 }
 
@@ -360,7 +369,9 @@ async function jsProxyFetch() {
 // A 0.2 proxy of our own, on either engine: each request a fresh instance,
 // whatever the last one did.
 async function proxyMisbehave() {
-  const server = startServer(path.join(fixtures, 'http-proxy.wasm'));
+  // One request at a time: a guest thread still running holds the next.
+  const server = startServer(path.join(fixtures, 'http-proxy.wasm'),
+                             ['--request-timeout', '1', '--max-concurrent-requests', '1']);
   const port = await server.ready;
   const url = `http://127.0.0.1:${port}/`;
   const ok = () => curl(['-w', ' %{http_code}', url]).out === 'hello from a C proxy\n 200';
@@ -401,6 +412,14 @@ async function proxyMisbehave() {
         JSON.stringify(trapped));
   const other = curl(['-w', '%{http_code}', '-X', 'FOO', url]);
   check(other.out === '405', 'the guest\'s own status goes out', JSON.stringify(other));
+  const spinStarted = Date.now();
+  const spun = curl(['-w', '%{http_code}', '--max-time', '10', '-X', 'SPIN', url]);
+  const spunFor = Date.now() - spinStarted;
+  check(/500$/.test(spun.out) && spunFor >= 900 && spunFor < 5000 && await server.said(/guest timed out after 1000 ms on SPIN/),
+        `a guest spinning without calling the host: 500 after --request-timeout (${spunFor} ms)`, JSON.stringify(spun));
+  const next = curl(['--max-time', '5', '-w', ' %{http_code}', url]);
+  check(next.out === 'hello from a C proxy\n 200',
+        'its thread is interrupted, so the next request (one at a time) is answered', JSON.stringify(next));
   check(ok(), 'and the server serves on');
   await stopAndCheck(server, { trapsExpected: true });
 }

@@ -163,7 +163,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_flag("--log", serve.log, "Log one line per request to stderr");
   serve_cmd->add_option("--request-timeout", serve.request_timeout_seconds,
-                        "Seconds a request may take; past them the client gets a 500 and the instance is retired")
+                        "Seconds a request may take; past them the client gets a 500, the instance is retired, and guest "
+                        "code still running is interrupted")
       ->check(seconds);
   serve_cmd->add_option("--idle-timeout", serve.idle_timeout_seconds,
                         "Seconds a client may send nothing (between requests or within one) before it is closed "

@@ -36,8 +36,11 @@ void parse_addr(const std::string& addr, http::ServeConfig& config) {
 
 }  // namespace
 
-int serve_command(const ServeCommand& command, const engine::EngineConfig& engine_config) {
+int serve_command(const ServeCommand& command, const engine::EngineConfig& chosen_config) {
   try {
+    // Guest code that runs past --request-timeout is interrupted: metered.
+    engine::EngineConfig engine_config = chosen_config;
+    if (command.request_timeout_seconds) engine_config.metering = true;
     Engine engine(engine_config);
     const auto component = load_component(engine, command.file, command.artifact);
     Linker linker;

@@ -25,9 +25,9 @@ std::optional<std::string> incoming_handler_name(const Component& component) {
 
 ProxyRunner::ProxyRunner(const Engine& engine, const Linker& linker, const Component& component,
                          std::string handle_name, std::shared_ptr<const TypesContext> types,
-                         std::function<void(Store&)> prepare)
-    : shared_(std::make_shared<const Shared>(
-          Shared{engine, linker, component, std::move(handle_name), std::move(types), std::move(prepare)})),
+                         std::function<void(Store&)> prepare, std::optional<uint64_t> deadline_ticks)
+    : shared_(std::make_shared<const Shared>(Shared{engine, linker, component, std::move(handle_name),
+                                                    std::move(types), std::move(prepare), deadline_ticks})),
       ended_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (ended_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
 }
@@ -90,6 +90,7 @@ void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared
     // body dropped unfinished says so as the store drops it.
     Store store(shared.engine);
     if (shared.prepare) shared.prepare(store);
+    if (shared.deadline_ticks) store.set_epoch_deadline(*shared.deadline_ticks);
     const Instance instance = shared.linker.instantiate(store, shared.component);
     const auto handle =
         instance.typed_func<void(Own<types::IncomingRequest>, Own<types::ResponseOutparam>)>(shared.handle_name);

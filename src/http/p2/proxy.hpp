@@ -27,9 +27,12 @@ std::optional<std::string> incoming_handler_name(const Component& component);
 class ProxyRunner {
  public:
   // `prepare` runs on each request's store before the instance is made
-  // (limits, fuel).
+  // (limits, fuel); `deadline_ticks`, when given, is each store's epoch
+  // deadline from its start (Store::set_epoch_deadline): a guest running
+  // past it is interrupted.
   ProxyRunner(const Engine& engine, const Linker& linker, const Component& component, std::string handle_name,
-              std::shared_ptr<const TypesContext> types, std::function<void(Store&)> prepare);
+              std::shared_ptr<const TypesContext> types, std::function<void(Store&)> prepare,
+              std::optional<uint64_t> deadline_ticks);
   // Cancels the requests still running (their guests' body streams fail)
   // and joins their threads; one whose guest never returns is left to the
   // process's end.
@@ -60,6 +63,7 @@ class ProxyRunner {
     std::string handle_name;
     std::shared_ptr<const TypesContext> types;
     std::function<void(Store&)> prepare;
+    std::optional<uint64_t> deadline_ticks;
   };
   struct Worker {
     std::thread thread;

@@ -9,6 +9,7 @@
 //              and the finish must fail with HTTP-response-body-size(10)
 //   SHORT      declares content-length: 10, writes 3 bytes; the finish must
 //              fail with HTTP-response-body-size(3)
+//   SPIN       never responds: spins without calling the host
 //   PATCH      appends the forbidden `connection: close` to new fields; the
 //              body is the header-error case it got ("forbidden"), or "ok"
 //   OPTIONS    returns without setting a response
@@ -32,13 +33,14 @@ __attribute__((__weak__, __export_name__("cabi_realloc"))) void *cabi_realloc(vo
   return ret;
 }
 
-// The request's method; *short_method whether it is `SHORT`.
-static enum http_method request_method(uint32_t request, bool *short_method) {
+// The request's method; *short_method whether it is `SHORT`, *spin `SPIN`.
+static enum http_method request_method(uint32_t request, bool *short_method, bool *spin) {
   http_method_result_t method;
   http_incoming_request_method(request, &method);
-  *short_method = false;
+  *short_method = *spin = false;
   if (method.tag == HTTP_METHOD_OTHER) {
     *short_method = method.other_len == 5 && memcmp(method.other_ptr, "SHORT", 5) == 0;
+    *spin = method.other_len == 4 && memcmp(method.other_ptr, "SPIN", 4) == 0;
     if (method.other_len > 0) free(method.other_ptr);
   }
   return (enum http_method)method.tag;
@@ -146,8 +148,11 @@ static void answer(uint32_t outparam, uint32_t status, const char *text) {
 
 __attribute__((__export_name__("wasi:http/incoming-handler@0.2.12#handle"))) void handle(uint32_t request,
                                                                                          uint32_t outparam) {
-  bool short_method;
-  const enum http_method method = request_method(request, &short_method);
+  bool short_method, spin;
+  const enum http_method method = request_method(request, &short_method, &spin);
+  if (spin)
+    for (volatile uint32_t i = 0;; i++) {
+    }
   uint32_t body, stream;
   switch (method) {
     case HTTP_METHOD_GET:

@@ -9,6 +9,7 @@
 //   PATCH      appends the forbidden `connection: close` to new fields; the
 //              body is the header-error case it got ("forbidden"), or "ok"
 //   OPTIONS    never responds: waits on a waitable set nothing joins
+//   SPIN       never responds: spins without returning to the host
 //   others     405, without a body
 // `handle` is lifted async with a callback (stackless): the export and its
 // callback run the task until a copy blocks, then return WAIT on the task's
@@ -48,11 +49,16 @@ typedef struct service_task {
 
 // ---- Building the response -------------------------------------------------
 
-static enum http_method request_method(uint32_t request) {
+// The request's method; *spin whether it is `SPIN`.
+static enum http_method request_method(uint32_t request, bool *spin) {
   http_method_result_t method;
   http_request_get_method(request, &method);
-  // other(string)'s name is the guest's to free; only the case matters here.
-  if (method.tag == HTTP_METHOD_OTHER && method.other_len > 0) free(method.other_ptr);
+  *spin = false;
+  // other(string)'s name is the guest's to free.
+  if (method.tag == HTTP_METHOD_OTHER) {
+    *spin = method.other_len == 4 && memcmp(method.other_ptr, "SPIN", 4) == 0;
+    if (method.other_len > 0) free(method.other_ptr);
+  }
   return (enum http_method)method.tag;
 }
 
@@ -162,8 +168,12 @@ static uint32_t advance(service_task_t *task) {
 // ---- The export --------------------------------------------------------------
 
 __attribute__((__export_name__("[async-lift]" WASI_HTTP_HANDLER "#handle"))) uint32_t handle(uint32_t request) {
-  const enum http_method method = request_method(request);
+  bool spin;
+  const enum http_method method = request_method(request, &spin);
   http_request_drop(request);
+  if (spin)
+    for (volatile uint32_t i = 0;; i++) {
+    }
   service_task_t *task = calloc(1, sizeof *task);
   if (!task) __builtin_trap();
   task->waitable_set = waitable_set_new();

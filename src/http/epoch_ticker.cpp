@@ -1,0 +1,33 @@
+#include "epoch_ticker.hpp"
+
+#include <algorithm>
+
+#include "cmhost/engine/backend.hpp"
+
+namespace cmhost::http {
+
+EpochTicker::EpochTicker(const Engine& engine, std::chrono::milliseconds timeout)
+    : engine_(engine),
+      period_(std::clamp(timeout / 4, std::chrono::milliseconds(5), std::chrono::milliseconds(1000))),
+      // The first tick may come at once: one more than the timeout's.
+      timeout_ticks_(static_cast<uint64_t>((timeout + period_ - std::chrono::milliseconds(1)) / period_) + 1) {
+  thread_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!stop_.wait_for(lock, period_, [this] { return stopping_; })) engine_.increment_epoch();
+  });
+}
+
+EpochTicker::~EpochTicker() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_one();
+  thread_.join();
+}
+
+bool EpochTicker::can_interrupt(const Engine& engine) { return Engine(engine).core().config().metering; }
+
+uint64_t EpochTicker::epoch() { return engine_.core().epoch(); }
+
+}  // namespace cmhost::http

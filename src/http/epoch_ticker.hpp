@@ -1,0 +1,44 @@
+// Moves an engine's epoch on at a steady period, on a thread of its own, so
+// that guest code still running past its request's timeout is interrupted
+// (Store::set_epoch_deadline) even when it never returns to the loop: a
+// 0.2 proxy spinning on its thread, a 0.3 service spinning on the loop's.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+#include "cmhost/cmhost.hpp"
+
+namespace cmhost::http {
+
+class EpochTicker {
+ public:
+  // Ticks often enough that a deadline of `timeout` is overrun by at most
+  // two periods, a quarter of it each (5 ms to 1 s).
+  EpochTicker(const Engine& engine, std::chrono::milliseconds timeout);
+  ~EpochTicker();
+  EpochTicker(const EpochTicker&) = delete;
+  EpochTicker& operator=(const EpochTicker&) = delete;
+
+  // Whether the engine's guest code can be interrupted (EngineConfig::metering).
+  static bool can_interrupt(const Engine& engine);
+
+  // The engine's epoch now.
+  uint64_t epoch();
+  // Ticks from now that pass no sooner than the timeout.
+  uint64_t timeout_ticks() const { return timeout_ticks_; }
+
+ private:
+  Engine engine_;
+  std::chrono::milliseconds period_;
+  uint64_t timeout_ticks_;
+  std::mutex mutex_;
+  std::condition_variable stop_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace cmhost::http
