@@ -457,6 +457,8 @@ class PendingCall {
  public:
   // Whether the callee returned (or was cancelled).
   bool done() const;
+  // Whether it was cancelled (cancel(), then task.cancel): no results.
+  bool cancelled() const;
   // Runs the store's event loop until the call is done; its results.
   std::vector<Val> wait(Store& store);
   // The results once done: Error (Usage) before, or when taken already.
@@ -465,6 +467,14 @@ class PendingCall {
   // loop's next step when it is already), on the store's thread: where a
   // server that keeps many calls in flight learns that one returned.
   void on_done(Store& store, std::function<void()> done);
+  // Asks the callee to cancel, as a caller's subtask.cancel does: a task
+  // still waiting to start is cancelled at once; one blocked is told
+  // (TASK_CANCELLED) now, one running when it next blocks. It may still
+  // return, or call task.cancel: done() either way, and results() then says
+  // the call was cancelled. Once; nothing once done or when the callee's
+  // instance trapped. From the embedder's loop (an on_done or reactor
+  // callback, or between runs), never inside a guest's call (Error, Usage).
+  void cancel(Store& store);
 
   class Impl;
 
@@ -599,6 +609,10 @@ class TypedPendingCall {
   // The result once done (Error Usage before, or when taken already).
   R result() { return convert(call_.results()); }
   void on_done(Store& store, std::function<void()> done) { call_.on_done(store, std::move(done)); }
+  // As PendingCall::cancel.
+  void cancel(Store& store) { call_.cancel(store); }
+  // Whether the callee cancelled rather than returned (once done).
+  bool cancelled() const { return call_.cancelled(); }
 
  private:
   R convert(std::vector<Val> results) const {

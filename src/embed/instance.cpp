@@ -21,6 +21,13 @@ PendingCall Func::call_async(Store& store, std::span<const Val> args) const {
 
 bool PendingCall::done() const { return impl_->result->resolved; }
 
+bool PendingCall::cancelled() const { return impl_->result->cancelled; }
+
+void PendingCall::cancel(Store& store) {
+  if (&store.impl_->runtime != impl_->store) throw Error(ErrorKind::Usage, "the call was started in another store");
+  runtime::cancel_async_call(store.impl_->runtime, const_cast<runtime::AsyncCallResult&>(*impl_->result));
+}
+
 std::vector<Val> PendingCall::wait(Store& store) {
   const runtime::AsyncCallResult* result = impl_->result.get();
   if (&store.impl_->runtime != impl_->store) throw Error(ErrorKind::Usage, "the call was started in another store");

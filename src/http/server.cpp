@@ -270,12 +270,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (exchange_->proxy) return exchange_->proxy->end_request(trailers);
     exchange_->request_body->finish(trailers);
   }
-  // The body cannot end: too big, or the client went.
-  void body_fail(bool client_gone) {
-    if (exchange_->proxy)
-      return exchange_->proxy->fail_request(client_gone ? p2::RequestBodyFailure::connection_terminated
-                                                        : p2::RequestBodyFailure::body_size);
-    if (client_gone) return exchange_->request_body->fail(types::error_code::ConnectionTerminated{});
+  // The body is refused (too big, or malformed): the guest's body fails.
+  void body_fail() {
+    if (exchange_->proxy) return exchange_->proxy->fail_request(p2::RequestBodyFailure::body_size);
     exchange_->request_body->fail(types::error_code::HTTPRequestBodySize{});
   }
 
@@ -319,16 +316,46 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (taken == 0) break;
     }
     if (peer_closed_) {
-      if (parser_ && exchange_) {
-        // The client went in the middle of a request's body.
-        parser_.reset();
-        exchange_->keep_alive = false;
-        body_fail(false);
-        return;
-      }
+      if (exchange_ && !exchange_->complete) return client_gone();
       if (!exchange_) return close();
     }
-    if (reading_wanted()) arm_read();
+    if (reading_wanted())
+      arm_read();
+    else if (exchange_ && !exchange_->complete)
+      arm_hangup();
+  }
+
+  // Whether the client has all the response head promised: its declared
+  // length, or no body at all.
+  bool response_framed_whole() const {
+    const Exchange& x = *exchange_;
+    if (!x.head_sent) return false;
+    return x.no_body || (x.framing == wire::Framing::content_length && x.declared && x.body_bytes >= *x.declared);
+  }
+
+  // While a request is in the guest and nothing is read: whether the
+  // client closes its side (POLLRDHUP: pipelined bytes do not wake it).
+  void arm_hangup() {
+    if (hangup_wait_ || fd_ < 0) return;
+    hangup_wait_ = store_.when_ready(fd_, POLLRDHUP, [self = shared_from_this()](short) {
+      self->hangup_wait_.reset();
+      if (self->exchange_ && !self->exchange_->complete) self->guarded([&] { self->client_gone(); });
+    });
+  }
+
+  // The client closed its side before the response ended: it is gone, as
+  // servers on hyper (wasmtime's) take it, half-closed connections
+  // unsupported. The request's body fails with connection-terminated, the
+  // guest's task is cancelled (a 0.2 guest's streams fail), and the
+  // connection closes.
+  void client_gone() {
+    Exchange& x = *exchange_;
+    // A client may close once it has the whole response: the guest's end
+    // is still awaited (and a failure in it reported).
+    if (response_framed_whole()) return;
+    server_.warn(fmt::format("{} {}: the client went before the response ended", x.method, x.target));
+    log_line(x.method, x.target, x.status, x.body_sent, x.started);
+    close();
   }
 
   // A request that cannot be parsed: the status that says why, then close.
@@ -337,7 +364,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (exchange_) {
       // The head was fine, its body is not: the guest's body fails.
       exchange_->keep_alive = false;
-      body_fail(false);
+      body_fail();
       if (!exchange_->head_sent) send_error(status, reason);
       return;
     }
@@ -412,9 +439,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
     request->path_with_query = destination.path_with_query;
     const Own<types::Request> handle = p3::make_incoming_request(store_, server_.types, std::move(request));
     x->call.emplace(server_.handler().call_async(store_, handle));
-    x->call->on_done(store_, [weak, x] {
+    x->call->on_done(store_, [weak, x, &store = store_] {
       if (auto self = weak.lock(); self && self->exchange_ == x && !x->complete)
-        self->guarded([&] { self->responded(); });
+        return self->guarded([&] { self->responded(); });
+      // Its client is gone: a response made anyway is dropped (its body's
+      // writer sees the stream dropped).
+      if (x->call->cancelled()) return;
+      HandleResult result = x->call->result();
+      if (!result.is_err()) store.drop(result.value());
     });
   }
 
@@ -689,6 +721,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void end_exchange() {
     auto x = std::move(exchange_);
     exchange_.reset();
+    if (hangup_wait_) store_.cancel_wait(*std::exchange(hangup_wait_, std::nullopt));
     if (x->timeout) store_.cancel_wait(*x->timeout);
     if (x->proxy_wait) store_.cancel_wait(*x->proxy_wait);
     // The response is out: a guest still reading the request or writing
@@ -715,7 +748,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // --- ending ---------------------------------------------------------------
 
   void cancel_waits() {
-    for (auto* wait : {&read_wait_, &write_wait_, &idle_timer_})
+    for (auto* wait : {&read_wait_, &write_wait_, &idle_timer_, &hangup_wait_})
       if (*wait) {
         store_.cancel_wait(**wait);
         wait->reset();
@@ -734,10 +767,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
       // What the guest still does for this request goes nowhere.
       if (x->proxy_wait) store_.cancel_wait(*x->proxy_wait);
       x->proxy_wait.reset();
-      if (x->proxy)
+      if (x->proxy) {
         x->proxy->cancel();
-      else if (!x->request_read)
-        x->request_body->fail(types::error_code::ConnectionTerminated{});
+      } else {
+        if (!x->request_read) x->request_body->fail(types::error_code::ConnectionTerminated{});
+        // The task is cancelled (from the loop: this may run inside a
+        // guest's call, a body write that found the client gone).
+        if (x->call && !x->call->done())
+          store_.when_time(Clock::now(), [x, &store = store_] { x->call->cancel(store); });
+      }
       p3::settle_transmit(store_, x->transmitted, TransmitResult::err(types::error_code::ConnectionTerminated{}));
       x->complete = true;
     }
@@ -768,7 +806,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string in_, out_;
   std::optional<wire::RequestParser> parser_;
   std::shared_ptr<Exchange> exchange_;
-  std::optional<Store::WaitId> read_wait_, write_wait_, idle_timer_;
+  std::optional<Store::WaitId> read_wait_, write_wait_, idle_timer_, hangup_wait_;
   bool peer_closed_ = false;
   bool closing_ = false;
   bool paused_ = false;

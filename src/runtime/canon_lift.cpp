@@ -242,8 +242,18 @@ std::shared_ptr<const AsyncCallResult> Func::call_async(Store& store, std::span<
     return result;
   }
   auto steps = std::make_shared<AsyncValSteps>(lifted_.abi, args, result);
-  Task::start_async(store, *this, std::move(steps), nullptr);
+  result->task = Task::start_async(store, *this, std::move(steps), nullptr);
   return result;
+}
+
+void cancel_async_call(Store& store, AsyncCallResult& call) {
+  if (call.resolved || call.cancel_requested) return;
+  call.cancel_requested = true;
+  const std::shared_ptr<Task> task = call.task.lock();
+  if (!task || task->resolved() || !task->inst || task->inst->state().poisoned) return;
+  if (store.scheduler().current())
+    throw Error(ErrorKind::Usage, "a call is cancelled from the embedder's loop, not inside a guest's call");
+  task->request_cancellation(nullptr);
 }
 
 void Func::call_lifted(Store& store, LiftedCallSteps& steps, ComponentInstance* caller) const {

@@ -126,7 +126,13 @@ struct AsyncCallResult {
   std::vector<abi::Val> results;
   bool resolved = false;
   bool cancelled = false;
+  std::weak_ptr<Task> task;  // while it runs
+  bool cancel_requested = false;
 };
+// Asks the call's task to cancel, as a caller's subtask.cancel does (once;
+// nothing once resolved, or when its instance trapped). The host's loop
+// calls it, never a guest's call.
+void cancel_async_call(Store& store, AsyncCallResult& call);
 
 // What a lifted function calls and how (canon lift's options, resolved in
 // its instance); the parts that call lifted functions (tasks, lowerings,

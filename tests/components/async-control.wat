@@ -187,4 +187,9 @@
   (export "backpressure" (func $client "backpressure"))
   (export "error-message-length" (func $client "error-message-length"))
   (export "run-a-thread" (func $client "run-a-thread"))
+  ;; For the host's own calls (PendingCall::cancel).
+  (export "wait-for-cancel" (func $server "wait-for-cancel"))
+  (export "echo" (func $server "echo"))
+  (export "hold" (func $server "hold"))
+  (export "release" (func $server "release"))
 )

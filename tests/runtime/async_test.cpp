@@ -143,5 +143,42 @@ TEST_F(ControlTest, AThreadOfASynchronousTaskRunsWhenSwitchedTo) {
   EXPECT_EQ(call_u32("run-a-thread", {}), 42u);
 }
 
+// The host cancels its own calls (PendingCall::cancel) as a caller's
+// subtask.cancel does.
+TEST_F(ControlTest, TheHostCancelsACallThatWaitsAndItsCallbackAcknowledges) {
+  const std::vector<Val> args{Val::u32(1)};
+  PendingCall call = instance.func("wait-for-cancel").call_async(store, args);
+  store.run_until_idle();
+  ASSERT_FALSE(call.done());
+  call.cancel(store);
+  store.run_until_idle();
+  EXPECT_TRUE(call.done());
+  EXPECT_TRUE(call.cancelled());
+  expect_error(ErrorKind::Usage, [&] { call.results(); }, "cancelled");
+  call.cancel(store);  // once done: nothing
+}
+
+TEST_F(ControlTest, TheHostCancelsACallBackpressureHoldsBeforeItStarts) {
+  instance.func("hold").call(store, {});
+  const std::vector<Val> seven{Val::u32(7)};
+  PendingCall held = instance.func("echo").call_async(store, seven);
+  store.run_until_idle();
+  ASSERT_FALSE(held.done());
+  held.cancel(store);
+  store.run_until_idle();
+  EXPECT_TRUE(held.done());
+  EXPECT_TRUE(held.cancelled());
+  instance.func("release").call(store, {});
+  EXPECT_EQ(call_u32("echo", seven), 7u) << "the instance serves on";
+}
+
+TEST_F(ControlTest, CancellingACallThatReturnedDoesNothing) {
+  const std::vector<Val> seven{Val::u32(7)};
+  PendingCall call = instance.func("echo").call_async(store, seven);
+  EXPECT_EQ(call.wait(store).at(0), Val::u32(7));
+  call.cancel(store);
+  EXPECT_FALSE(call.cancelled());
+}
+
 }  // namespace
 }  // namespace cmhost

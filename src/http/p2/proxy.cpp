@@ -85,23 +85,28 @@ void ProxyRunner::reap() {
 
 void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared_ptr<ProxyExchange>& exchange) {
   std::optional<std::string> failure;
+  std::optional<Store> store;
   try {
-    // The store goes before the exchange hears that the guest is done: a
-    // body dropped unfinished says so as the store drops it.
-    Store store(shared.engine);
-    if (shared.prepare) shared.prepare(store);
-    if (shared.deadline_ticks) store.set_epoch_deadline(*shared.deadline_ticks);
-    const Instance instance = shared.linker.instantiate(store, shared.component);
+    store.emplace(shared.engine);
+    if (shared.prepare) shared.prepare(*store);
+    if (shared.deadline_ticks) store->set_epoch_deadline(*shared.deadline_ticks);
+    const Instance instance = shared.linker.instantiate(*store, shared.component);
     const auto handle =
         instance.typed_func<void(Own<types::IncomingRequest>, Own<types::ResponseOutparam>)>(shared.handle_name);
-    const Own<types::IncomingRequest> request = make_incoming_request(store, shared.types, std::move(head), exchange);
-    const Own<types::ResponseOutparam> outparam = make_response_outparam(store, shared.types, exchange);
-    handle.call(store, request, outparam);
+    const Own<types::IncomingRequest> request = make_incoming_request(*store, shared.types, std::move(head), exchange);
+    const Own<types::ResponseOutparam> outparam = make_response_outparam(*store, shared.types, exchange);
+    handle.call(*store, request, outparam);
   } catch (const Error& e) {
     failure = fmt::format("{}: {}", to_string(e.kind()), e.what());
   } catch (const std::exception& e) {
     failure = fmt::format("host error: {}", e.what());
   }
+  // A trap is what went wrong, not the body that dropping the store then
+  // leaves unfinished: the loop hears of it first.
+  if (failure) exchange->fail_response(*failure);
+  // The store goes before the exchange hears that the guest is done: a
+  // body dropped unfinished says so as the store drops it.
+  store.reset();
   exchange->worker_done(std::move(failure));
 }
 

@@ -10,6 +10,8 @@
 //              body is the header-error case it got ("forbidden"), or "ok"
 //   OPTIONS    never responds: waits on a waitable set nothing joins
 //   SPIN       never responds: spins without returning to the host
+//   CANCELLED  200, how many tasks the host cancelled in this instance (an
+//              OPTIONS whose client left is one), in decimal
 //   others     405, without a body
 // `handle` is lifted async with a callback (stackless): the export and its
 // callback run the task until a copy blocks, then return WAIT on the task's
@@ -49,17 +51,40 @@ typedef struct service_task {
 
 // ---- Building the response -------------------------------------------------
 
-// The request's method; *spin whether it is `SPIN`.
-static enum http_method request_method(uint32_t request, bool *spin) {
+// Tasks the host cancelled, for CANCELLED (an instance serves many).
+static unsigned cancelled_tasks;
+static char cancelled_text[16];
+
+static bool is_method(const http_method_result_t *method, const char *name) {
+  return method->other_len == strlen(name) && memcmp(method->other_ptr, name, method->other_len) == 0;
+}
+
+// The request's method; *spin whether it is `SPIN`, *cancelled `CANCELLED`.
+static enum http_method request_method(uint32_t request, bool *spin, bool *cancelled) {
   http_method_result_t method;
   http_request_get_method(request, &method);
-  *spin = false;
+  *spin = *cancelled = false;
   // other(string)'s name is the guest's to free.
   if (method.tag == HTTP_METHOD_OTHER) {
-    *spin = method.other_len == 4 && memcmp(method.other_ptr, "SPIN", 4) == 0;
+    *spin = is_method(&method, "SPIN");
+    *cancelled = is_method(&method, "CANCELLED");
     if (method.other_len > 0) free(method.other_ptr);
   }
   return (enum http_method)method.tag;
+}
+
+// CANCELLED's body.
+static const char *cancelled_count(void) {
+  char digits[16];
+  size_t n = 0;
+  unsigned value = cancelled_tasks;
+  do {
+    digits[n++] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value);
+  for (size_t i = 0; i < n; i++) cancelled_text[i] = digits[n - 1 - i];
+  cancelled_text[n] = '\0';
+  return cancelled_text;
 }
 
 static void append_header(uint32_t fields, const char *name, const char *value, http_header_result_t *result) {
@@ -168,8 +193,8 @@ static uint32_t advance(service_task_t *task) {
 // ---- The export --------------------------------------------------------------
 
 __attribute__((__export_name__("[async-lift]" WASI_HTTP_HANDLER "#handle"))) uint32_t handle(uint32_t request) {
-  bool spin;
-  const enum http_method method = request_method(request, &spin);
+  bool spin, cancelled;
+  const enum http_method method = request_method(request, &spin, &cancelled);
   http_request_drop(request);
   if (spin)
     for (volatile uint32_t i = 0;; i++) {
@@ -190,7 +215,12 @@ __attribute__((__export_name__("[async-lift]" WASI_HTTP_HANDLER "#handle"))) uin
     case HTTP_METHOD_PATCH: respond(task, 200, "content-type", "text/plain", append_forbidden_header()); break;
     // Nothing ever joins the set: no event comes but the task's cancellation.
     case HTTP_METHOD_OPTIONS: return CALLBACK_WAIT(task->waitable_set);
-    default: respond(task, 405, NULL, NULL, NULL); break;
+    default:
+      if (cancelled)
+        respond(task, 200, "content-type", "text/plain", cancelled_count());
+      else
+        respond(task, 405, NULL, NULL, NULL);
+      break;
   }
   return advance(task);
 }
@@ -203,7 +233,10 @@ __attribute__((__export_name__("[callback][async-lift]" WASI_HTTP_HANDLER "#hand
     case EVENT_STREAM_WRITE: record_body_write(task, payload); break;
     case EVENT_FUTURE_WRITE: break;  // the trailers are taken, or their reader is gone
     // Only OPTIONS's task, which never responds, waits before task.return.
-    case EVENT_TASK_CANCELLED: task_cancel(); return exit_task(task);
+    case EVENT_TASK_CANCELLED:
+      cancelled_tasks++;
+      task_cancel();
+      return exit_task(task);
     default: __builtin_trap();
   }
   return advance(task);
