@@ -66,6 +66,10 @@ class ChannelEnd {
   bool busy() const;
   // Elements moved through this end so far.
   uint64_t transferred() const;
+  // Whether `other` is an end of the same stream or future: the host holds
+  // both when a guest hands back an end the host made (a body it was given,
+  // passed on), and then only the host can move what goes through.
+  bool same_channel(const ChannelEnd& other) const;
 
   // Runs one copy in place, running the store's event loop until it ends:
   // for a reader, once the guest's write is pending, `step` sees up to

@@ -125,6 +125,7 @@ const abi::TypeRef& ChannelEnd::element_type() const { return impl_->end->elemen
 bool ChannelEnd::ended() const { return impl_->end->ended(); }
 bool ChannelEnd::busy() const { return impl_->end->busy(); }
 uint64_t ChannelEnd::transferred() const { return impl_->end->transferred(); }
+bool ChannelEnd::same_channel(const ChannelEnd& other) const { return impl_->end->same_channel(*other.impl_->end); }
 
 void ChannelEnd::check_store(const Store& store) const {
   if (!impl_->end->alive()) throw Error(ErrorKind::Usage, "the stream or future end's store is gone");

@@ -67,6 +67,7 @@ class HostEnd final : public runtime::HostSide {
   bool alive() const { return *alive_; }
   // Elements moved through this end so far.
   uint64_t transferred() const { return transferred_; }
+  bool same_channel(const HostEnd& other) const { return channel_ == other.channel_; }
 
   // Copies up to `count` elements (a read stops after one guest write; a
   // write goes on until all are written), running the store's event loop

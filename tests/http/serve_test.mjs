@@ -200,6 +200,18 @@ async function echo() {
   const big = curl(['-X', 'PUT', '--data-binary', '@-', url], large);
   check(big.code === 0 && big.out === large, `a ${large.length}-byte body comes back whole and in order`,
         `got ${big.out.length} bytes, status ${big.code}`);
+  // x-host-to-host: the guest hands the request's body stream and trailers
+  // future back as the response's, so the host is on both ends of each.
+  const handedOn = await raw(port,
+      'POST /echo HTTP/1.1\r\nHost: x\r\nx-host-to-host: 1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' +
+      '4\r\nAnd \r\n17\r\nthe mome raths outgrabe\r\n0\r\nfizz: buzz\r\n\r\n');
+  const h = parseResponse(handedOn.text);
+  check(h && h.status === 200 && h.body === body && h.trailers.fizz === 'buzz' && h.complete,
+        'a body and trailers the guest hands on go from host to host', JSON.stringify(handedOn));
+  const bigHandedOn = curl(['-X', 'PUT', '-H', 'x-host-to-host: 1', '--data-binary', '@-', url], large);
+  check(bigHandedOn.code === 0 && bigHandedOn.out === large,
+        `a ${large.length}-byte body handed on comes back whole and in order`,
+        `got ${bigHandedOn.out.length} bytes, status ${bigHandedOn.code}`);
   await stopAndCheck(server);
 }
 

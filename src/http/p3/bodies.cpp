@@ -1,7 +1,9 @@
 #include "bodies.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 namespace cmhost::http::p3 {
@@ -11,6 +13,26 @@ namespace {
 // How much a guest's read or the wire's backlog takes at a time.
 constexpr uint64_t kCopyBytes = 64 * 1024;
 constexpr size_t kBacklogBytes = 256 * 1024;
+
+// The incoming bodies whose ends guests hold, by store: a body going out
+// looks here for the one a guest handed on to it.
+struct Produced {
+  const Store* store;
+  std::weak_ptr<IncomingBody> body;
+};
+std::mutex produced_mutex;
+std::vector<Produced> produced;
+
+void note_produced(const Store& store, const std::shared_ptr<IncomingBody>& body) {
+  const std::lock_guard lock(produced_mutex);
+  std::erase_if(produced, [](const Produced& p) { return p.body.expired(); });
+  produced.push_back({&store, body});
+}
+
+// Runs `run` from the store's loop, never inside the caller's own step.
+void from_loop(Store& store, std::function<void()> run) {
+  store.when_time(std::chrono::steady_clock::now(), std::move(run));
+}
 
 }  // namespace
 
@@ -29,8 +51,9 @@ Body IncomingBody::body() {
       if (const auto body = weak.lock(); body && body->on_outcome) body->on_outcome(std::move(outcome));
     });
     const auto ends = std::make_tuple(self->contents_->readable_handle(), self->trailers_writer_->readable_handle());
+    note_produced(store, self);
     // The bytes move from the loop, not inside the guest's call.
-    store.when_time(std::chrono::steady_clock::now(), [self] { self->pump(); });
+    from_loop(store, [self] { self->pump(); });
     return ends;
   };
   return body;
@@ -57,7 +80,75 @@ void IncomingBody::fail(ErrorCode why) {
   pump();
 }
 
+std::shared_ptr<IncomingBody> IncomingBody::source_of(const Store& store, const StreamReader<uint8_t>* contents,
+                                                     const FutureReader<TrailersResult>* trailers) {
+  const std::lock_guard lock(produced_mutex);
+  for (const Produced& p : produced) {
+    if (p.store != &store) continue;
+    if (auto body = p.body.lock(); body && ((contents && body->feeds(*contents)) || (trailers && body->resolves(*trailers))))
+      return body;
+  }
+  return nullptr;
+}
+
+bool IncomingBody::feeds(const StreamReader<uint8_t>& contents) const {
+  return contents_ && contents_->same_channel(contents);
+}
+
+bool IncomingBody::resolves(const FutureReader<TrailersResult>& trailers) const {
+  return trailers_writer_ && trailers_writer_->same_channel(trailers);
+}
+
+void IncomingBody::forward_to(const std::shared_ptr<OutgoingBody>& out, bool contents, bool trailers) {
+  forward_ = out;
+  // A copy started for a guest that will never come is called off.
+  if (contents) {
+    forwarding_contents_ = true;
+    if (contents_->busy()) contents_->cancel();
+    if (!contents_->ended()) contents_->close();
+  }
+  if (trailers) {
+    forwarding_trailers_ = true;
+    if (trailers_writer_->busy()) trailers_writer_->cancel();
+    if (!trailers_writer_->ended()) trailers_writer_->close();
+  }
+  pump();
+}
+
+void IncomingBody::schedule_forward() {
+  if (forward_scheduled_) return;
+  forward_scheduled_ = true;
+  from_loop(store_, [self = shared_from_this()] {
+    self->forward_scheduled_ = false;
+    self->forward();
+  });
+}
+
+// The bytes the body going out has room for, then the end.
+void IncomingBody::forward() {
+  const std::shared_ptr<OutgoingBody> out = forward_.lock();
+  if (!out || out->finished()) {  // it is gone: what comes goes nowhere
+    discarding_ = true;
+    pending_.clear();
+    if (on_taken) on_taken();
+    return;
+  }
+  if (!pending_.empty()) {
+    const size_t n = std::min(pending_.size(), out->room());
+    if (n == 0) return;  // its resume() asks again
+    out->take_forwarded(std::string_view(pending_).substr(0, n));
+    pending_.erase(0, n);
+    if (on_taken) on_taken();
+  }
+  if (pending_.empty() && ended() && !forward_ended_) {
+    forward_ended_ = true;
+    out->forwarded_end(failed_ ? failure_ : std::nullopt);
+    end_stream();
+  }
+}
+
 void IncomingBody::pump() {
+  if (forwarding_contents_) return schedule_forward();
   if (!contents_ || contents_->busy()) return;
   if (contents_->ended() && !discarding_) {
     discarding_ = true;
@@ -89,6 +180,13 @@ void IncomingBody::end_stream() {
   if (trailers_sent_) return;
   trailers_sent_ = true;
   if (!contents_->ended()) contents_->close();
+  if (forwarding_trailers_) {
+    ForwardedTrailers forwarded{trailers_, failed_ ? failure_ : std::nullopt};
+    from_loop(store_, [out = forward_, forwarded = std::move(forwarded)]() mutable {
+      if (const auto body = out.lock()) body->forwarded_trailers(std::move(forwarded));
+    });
+    return;
+  }
   if (!trailers_writer_ || trailers_writer_->ended()) return;
   if (failed_) {
     trailers_writer_->start_write(store_, TrailersResult::err(*failure_), [self = shared_from_this()](CopyOutcome) {});
@@ -119,6 +217,11 @@ OutgoingBody::OutgoingBody(Store& store, std::shared_ptr<const TypesContext> typ
 
 void OutgoingBody::resume() {
   if (finished_) return;
+  if (!forwarding_checked_) {
+    forwarding_checked_ = true;
+    start_forwarding();
+  }
+  if (contents_forwarded_) return forwarded_from_->pump();
   if (!contents_) return read_trailers();
   if (contents_->busy() || sink_.backlog() >= kBacklogBytes) return;
   if (contents_->ended()) {
@@ -144,6 +247,53 @@ void OutgoingBody::resume() {
       });
 }
 
+// A guest handed on an incoming body's stream or trailers' future: those
+// come from it directly, as it gets them.
+void OutgoingBody::start_forwarding() {
+  const auto source =
+      IncomingBody::source_of(store_, contents_ ? &*contents_ : nullptr, trailers_ ? &*trailers_ : nullptr);
+  if (!source) return;
+  const bool contents = contents_ && source->feeds(*contents_);
+  const bool trailers = trailers_ && source->resolves(*trailers_);
+  // The reading ends close first: the writing ends then close readerless.
+  if (contents) {
+    contents_->close();
+    contents_.reset();
+    contents_forwarded_ = true;
+  }
+  if (trailers) {
+    trailers_->close();
+    trailers_.reset();
+    trailers_forwarded_ = true;
+  }
+  forwarded_from_ = source;
+  source->forward_to(shared_from_this(), contents, trailers);
+}
+
+size_t OutgoingBody::room() const {
+  const size_t backlog = sink_.backlog();
+  return finished_ || backlog >= kBacklogBytes ? 0 : kBacklogBytes - backlog;
+}
+
+void OutgoingBody::take_forwarded(std::string_view bytes) {
+  if (finished_) return;
+  append(bytes);
+  if (over_length_) end(TransmitResult::err(size_error()));
+}
+
+void OutgoingBody::forwarded_end(std::optional<ErrorCode> failure) {
+  if (finished_) return;
+  if (failure) return end(TransmitResult::err(*failure));
+  contents_forwarded_ = false;
+  read_trailers();
+}
+
+void OutgoingBody::forwarded_trailers(ForwardedTrailers trailers) {
+  if (finished_) return;
+  forwarded_trailers_ = std::move(trailers);
+  if (!contents_ && !contents_forwarded_) read_trailers();
+}
+
 void OutgoingBody::append(std::string_view bytes) {
   bytes_ += bytes.size();
   if (framing_ == wire::Framing::content_length) {
@@ -164,6 +314,12 @@ void OutgoingBody::append(std::string_view bytes) {
 void OutgoingBody::read_trailers() {
   if (framing_ == wire::Framing::content_length && bytes_ != *content_length_)
     return end(TransmitResult::err(size_error()));
+  if (trailers_forwarded_) {
+    if (!forwarded_trailers_) return;  // they come once the incoming body ended
+    if (forwarded_trailers_->failure) return end(TransmitResult::err(*forwarded_trailers_->failure));
+    send_trailers(forwarded_trailers_->fields);
+    return end(TransmitResult::ok());
+  }
   if (!trailers_ || trailers_->ended()) return end(TransmitResult::ok());
   if (trailers_->busy()) return;
   auto self = shared_from_this();
@@ -172,13 +328,16 @@ void OutgoingBody::read_trailers() {
     if (value && value->is_err()) return self->end(TransmitResult::err(value->error()));
     const std::vector<wire::Field> fields =
         value ? take_trailer_fields(self->store_, *self->types_, *value) : std::vector<wire::Field>{};
-    if (self->framing_ == wire::Framing::chunked) {
-      std::string last;
-      wire::append_last_chunk(last, fields);
-      self->sink_.write(last);
-    }
+    self->send_trailers(fields);
     self->end(TransmitResult::ok());
   });
+}
+
+void OutgoingBody::send_trailers(const std::vector<wire::Field>& fields) {
+  if (framing_ != wire::Framing::chunked) return;
+  std::string last;
+  wire::append_last_chunk(last, fields);
+  sink_.write(last);
 }
 
 void OutgoingBody::end(TransmitResult outcome) {
@@ -186,6 +345,7 @@ void OutgoingBody::end(TransmitResult outcome) {
   finished_ = true;
   contents_.reset();
   trailers_.reset();
+  forwarded_from_.reset();
   sink_.done(std::move(outcome));
 }
 

@@ -20,6 +20,14 @@
 
 namespace cmhost::http::p3 {
 
+class OutgoingBody;
+
+// Trailers an incoming body hands on: its fields, or why it did not end.
+struct ForwardedTrailers {
+  std::vector<wire::Field> fields;
+  std::optional<ErrorCode> failure;
+};
+
 // A body arriving from the wire for a guest: bytes as the parser gives
 // them, then the end with its trailers (or a failure). The guest's ends
 // are made when it consumes the body (Body::produce).
@@ -46,8 +54,23 @@ class IncomingBody : public std::enable_shared_from_this<IncomingBody> {
   // once it says; none when it dropped the future.
   std::function<void(std::optional<TransmitResult>)> on_outcome;
 
+  // The live incoming body of `store` whose stream or trailers' future
+  // `body` (a body going out) holds the other end of: a guest handed it
+  // on (a request's body as the response's, a response's to a request).
+  static std::shared_ptr<IncomingBody> source_of(const Store& store, const StreamReader<uint8_t>* contents,
+                                                 const FutureReader<TrailersResult>* trailers);
+  bool feeds(const StreamReader<uint8_t>& contents) const;
+  bool resolves(const FutureReader<TrailersResult>& trailers) const;
+  // From now on the bytes (`contents`) and the trailers (`trailers`) go to
+  // `out` directly, host to host, from the loop: no guest holds an end of
+  // those channels, and the host's are closed.
+  void forward_to(const std::shared_ptr<OutgoingBody>& out, bool contents, bool trailers);
+
  private:
+  friend class OutgoingBody;  // asks for more once its sink drained
   void pump();
+  void schedule_forward();
+  void forward();
   void end_stream();
 
   Store& store_;
@@ -61,6 +84,9 @@ class IncomingBody : public std::enable_shared_from_this<IncomingBody> {
   std::optional<StreamWriter<uint8_t>> contents_;
   std::optional<FutureWriter<TrailersResult>> trailers_writer_;
   std::optional<FutureReader<TransmitResult>> outcome_;
+  std::weak_ptr<OutgoingBody> forward_;  // set once forwarding
+  bool forwarding_contents_ = false, forwarding_trailers_ = false;
+  bool forward_scheduled_ = false, forward_ended_ = false;
 };
 
 // A body a guest gives (request.new, response.new) going to the wire,
@@ -83,9 +109,19 @@ class OutgoingBody : public std::enable_shared_from_this<OutgoingBody> {
   void resume();
   bool finished() const { return finished_; }
 
+  // What an incoming body forwards here (IncomingBody::forward_to): bytes
+  // up to room(), then the end of the contents, or a failure.
+  size_t room() const;
+  void take_forwarded(std::string_view bytes);
+  void forwarded_end(std::optional<ErrorCode> failure);
+  // The trailers it forwards once it ended (or why it could not).
+  void forwarded_trailers(ForwardedTrailers trailers);
+
  private:
+  void start_forwarding();
   void append(std::string_view bytes);
   void read_trailers();
+  void send_trailers(const std::vector<wire::Field>& fields);
   void end(TransmitResult outcome);
   ErrorCode size_error() const;
 
@@ -100,6 +136,10 @@ class OutgoingBody : public std::enable_shared_from_this<OutgoingBody> {
   uint64_t bytes_ = 0;
   bool over_length_ = false;
   bool finished_ = false;
+  bool forwarding_checked_ = false;
+  std::shared_ptr<IncomingBody> forwarded_from_;  // while it forwards here
+  bool contents_forwarded_ = false, trailers_forwarded_ = false;
+  std::optional<ForwardedTrailers> forwarded_trailers_;
 };
 
 // The fields of a guest's trailers future's value, the handle dropped.
