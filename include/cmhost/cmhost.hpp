@@ -855,6 +855,10 @@ class Linker {
   // the run-time identities of its resources, goes through the one link
   // check like any other supply.
   void define_instance(std::string name, const Instance& instance);
+  // The same with the instance `instance` exports as `export_name` (an
+  // interface it exports, e.g. a handler another component imports):
+  // Error (Usage) when it exports no instance of that name.
+  void define_instance(std::string name, const Instance& instance, std::string_view export_name);
   // With stubs, imported functions the linker lacks are supplied by
   // functions that trap when called, so a component runs until it uses one.
   void allow_stub_imports(bool allow);

@@ -182,7 +182,20 @@ HostResourceBase Linker::find_host_resource(std::string_view name) const {
 void Linker::define_instance(std::string name, const Instance& instance) {
   impl_->claim(name);
   impl_->instance_stores.emplace_back(name, instance.impl_->store);
-  impl_->definitions.instances.emplace_back(std::move(name), instance.impl_->instance);
+  impl_->definitions.instances.push_back({std::move(name), instance.impl_->instance, {}});
+}
+
+void Linker::define_instance(std::string name, const Instance& instance, std::string_view export_name) {
+  const auto& exports = instance.type().exports;
+  const bool exported = std::any_of(exports.begin(), exports.end(), [&](const NamedExtern& e) {
+    return e.name == export_name && e.desc.sort == Sort::Instance;
+  });
+  if (!exported)
+    throw Error(ErrorKind::Usage, fmt::format("the instance exports no instance `{}` to supply `{}` with",
+                                              export_name, name));
+  impl_->claim(name);
+  impl_->instance_stores.emplace_back(name, instance.impl_->store);
+  impl_->definitions.instances.push_back({std::move(name), instance.impl_->instance, std::string(export_name)});
 }
 
 void Linker::allow_stub_imports(bool allow) { impl_->definitions.stub_imports = allow; }

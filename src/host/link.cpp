@@ -39,6 +39,15 @@ validate::ExternDesc instance_desc(const runtime::ComponentInstance& instance) {
   return d;
 }
 
+// The instance another instance exports as `name`, as its type gives it,
+// with the run-time identities of its resources.
+validate::ExternDesc exported_instance_desc(const runtime::ComponentInstance& instance, const std::string& name) {
+  if (const validate::ComponentType* component = instance.type())
+    for (const auto& e : component->exports)
+      if (e.name == name) return validate::substitute_resources(e.desc, instance.run_time_resources());
+  throw Error(ErrorKind::Link, "the supplied instance exports no `" + name + "`");
+}
+
 validate::ExternDesc resource_desc(const runtime::ResourceTypeRef& resource) {
   validate::ExternDesc d;
   d.sort = Sort::Type;
@@ -134,9 +143,9 @@ std::map<std::string, runtime::Item, std::less<>> link(const validate::Component
       if (compatible(n, name)) return type;
     return nullptr;
   };
-  auto find_instance = [&](const std::string& name) -> const runtime::ComponentInstance* {
-    for (const auto& [n, instance] : defs.instances)
-      if (n == name) return instance.get();
+  auto find_instance = [&](const std::string& name) -> const Definitions::InstanceSupply* {
+    for (const auto& supply : defs.instances)
+      if (supply.name == name) return &supply;
     return nullptr;
   };
   for (const auto& import : type.imports) {
@@ -150,10 +159,20 @@ std::map<std::string, runtime::Item, std::less<>> link(const validate::Component
       if (item.func) supplied[import.name] = func_desc(item.func);
       else missing.push_back(import.name);
     } else if (import.desc.sort == Sort::Instance && find_instance(import.name)) {
-      // Another instance's exports, checked with the rest.
-      const runtime::ComponentInstance& other = *find_instance(import.name);
-      item.instance = other.exports_ref();
-      supplied[import.name] = instance_desc(other);
+      // Another instance's exports (or an instance it exports), checked with the rest.
+      const Definitions::InstanceSupply& supply = *find_instance(import.name);
+      const runtime::ComponentInstance& other = *supply.instance;
+      if (supply.export_name.empty()) {
+        item.instance = other.exports_ref();
+        supplied[import.name] = instance_desc(other);
+      } else {
+        const runtime::Item* exported = other.exports().find(supply.export_name);
+        if (!exported || exported->sort != Sort::Instance)
+          throw Error(ErrorKind::Link, "the instance supplied for `" + import.name + "` exports no instance `" +
+                                           supply.export_name + "`");
+        item.instance = exported->instance;
+        supplied[import.name] = exported_instance_desc(other, supply.export_name);
+      }
     } else if (import.desc.sort == Sort::Instance) {
       auto items = std::make_shared<runtime::InstanceItems>();
       auto type = std::make_shared<validate::InstanceType>();

@@ -32,7 +32,14 @@ struct Definitions {
   std::vector<Func> funcs;
   std::vector<Maker> makers;
   std::vector<std::pair<std::string, runtime::ResourceTypeRef>> resources;
-  std::vector<std::pair<std::string, std::shared_ptr<runtime::ComponentInstance>>> instances;
+  // Instances supplying instance imports: the instance itself, or the
+  // instance it exports under `export_name` (an interface it exports).
+  struct InstanceSupply {
+    std::string name;
+    std::shared_ptr<runtime::ComponentInstance> instance;
+    std::string export_name;
+  };
+  std::vector<InstanceSupply> instances;
   bool stub_imports = false;  // unsupplied functions trap when called
 };
 

@@ -39,6 +39,17 @@ TEST_F(DefineInstance, StringsCrossBothMemories) {
   EXPECT_EQ(result.at(0).as_string(), "h\xC3\xA9llo");
 }
 
+// An exported interface as the supply (cmhost serve --next-hop links a
+// handler so; tests/http/serve_test.mjs runs it): refused up front when the
+// instance exports no instance of that name.
+TEST_F(DefineInstance, AnExportedInstanceMustExist) {
+  Linker linker;
+  expect_error(ErrorKind::Usage, [&] { linker.define_instance("provider", provider, "no-such-interface"); },
+               "exports no instance `no-such-interface`");
+  expect_error(ErrorKind::Usage, [&] { linker.define_instance("provider", provider, "bump"); },
+               "exports no instance `bump`");
+}
+
 TEST_F(DefineInstance, LatestDefinitionOfANameWins) {
   const Instance second = Linker().instantiate(store, provider_component);
   Linker linker;

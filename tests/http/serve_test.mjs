@@ -11,11 +11,11 @@
 // the same for a wasi:http@0.2 proxy): DIR is tests/components; js-proxy (tests/http/js-proxy, a
 // wasi:http@0.2 fetch-event handler built with componentize-js): DIR holds
 // its js-proxy.wasm (the build's tests/js-proxy).
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
-const [cmhost, engine, fixtures, scenario] = process.argv.slice(2);
+const [cmhost, engine, fixtures, scenario, p3Fixtures] = process.argv.slice(2);
 let failures = 0;
 function check(ok, what, detail = '') {
   if (ok) {
@@ -444,8 +444,36 @@ async function proxyMisbehave() {
   await stopAndCheck(server, { trapsExpected: true });
 }
 
+// A wasi:http 0.3 middleware (tests/guests/http-middleware): its imported
+// handler goes to --next-hop's component, or else to the network.
+async function middleware() {
+  const component = path.join(fixtures, 'http-middleware.wasm');
+  const hello = path.join(p3Fixtures, 'p3-cli-serve-hello-world.wasm');
+  const server = startServer(component, ['--next-hop', hello]);
+  const port = await server.ready;
+  for (let i = 0; i < 2; i++) {
+    const got = curl(['-w', ' %{http_code}', `http://127.0.0.1:${port}/`]);
+    check(got.out === 'Hello, WASI! 203', `request ${i + 1}: the next hop's response, its status set by the middleware`,
+          JSON.stringify(got));
+  }
+  await stopAndCheck(server);
+  // Without a next hop the handler is the network, which needs --allow-http.
+  const alone = startServer(component);
+  const alonePort = await alone.ready;
+  const denied = curl(['-w', '%{http_code}', `http://127.0.0.1:${alonePort}/`]);
+  check(/500$/.test(denied.out) && await alone.said(/the handler failed GET \/: HTTP-request-denied/),
+        'without --next-hop the imported handler is the network: denied without --allow-http',
+        `${JSON.stringify(denied)}\n${alone.stderr()}`);
+  await stopAndCheck(alone, { trapsExpected: true });
+  // A next hop for a component that imports no handler.
+  const wrong = spawnSync(cmhost, ['serve', `--engine=${engine}`, '--addr', '127.0.0.1:0', '--next-hop', hello, hello],
+                          { encoding: 'utf8', timeout: 60000 });
+  check(wrong.status === 2 && /--next-hop: the served component imports no wasi:http\/handler/.test(wrong.stderr),
+        '--next-hop for a component without a handler import is refused', JSON.stringify(wrong));
+}
+
 const scenarios = { hello, echo, 'bad-input': badInput, misbehave, 'proxy-misbehave': proxyMisbehave, 'js-proxy': jsProxy, 'js-proxy-fuel': jsProxyFuel,
-                    'js-proxy-fetch': jsProxyFetch };
+                    'js-proxy-fetch': jsProxyFetch, middleware };
 try {
   await scenarios[scenario]();
 } catch (e) {

@@ -181,6 +181,9 @@ int main(int argc, char** argv) {
                         "Units of guest code (loop iterations and calls) each 0.2 proxy's request, or each 0.3 "
                         "service's instance, may take; past them it traps (500)")
       ->check(whole_number);
+  serve_cmd->add_option("--next-hop", serve.next_hop,
+                        "A component exporting wasi:http/handler@0.3.x that a served middleware's imported handler "
+                        "calls (default: the network, as wasi:http/client)");
   add_wasi_options(serve_cmd, serve);
   add_engine_option(serve_cmd);
   add_artifact_option(serve_cmd);

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +33,21 @@ void parse_addr(const std::string& addr, http::ServeConfig& config) {
     throw Error(ErrorKind::Usage, "--addr takes HOST:PORT with a port of 0 to 65535, got `" + addr + "`");
   config.host = host;
   config.port = static_cast<uint16_t>(value);
+}
+
+// A middleware's imported wasi:http/handler@0.3.x goes to an instance of
+// `file` in the server's store (its own imports from `linker`).
+void link_next_hop(Engine& engine, Store& store, Linker& linker, const Component& middleware, const std::string& file) {
+  std::string import;
+  for (const NamedExtern& i : middleware.type().imports)
+    if (i.desc.sort == Sort::Instance && i.name.starts_with("wasi:http/handler@0.3.")) import = i.name;
+  if (import.empty())
+    throw Error(ErrorKind::Usage, "--next-hop: the served component imports no wasi:http/handler@0.3.x to link it to");
+  const Component next = Component::from_file(engine, file);
+  const bool serves = std::any_of(next.type().exports.begin(), next.type().exports.end(),
+                                  [&](const NamedExtern& e) { return e.name == import; });
+  if (!serves) throw Error(ErrorKind::Usage, "--next-hop: " + file + " does not export " + import);
+  linker.define_instance(import, linker.instantiate(store, next), import);
 }
 
 }  // namespace
@@ -80,6 +96,7 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
     };
     Store store(engine);
     GuestLimiter limiter(engine, store, command.limits);
+    if (!command.next_hop.empty()) link_next_hop(engine, store, linker, component, command.next_hop);
     http::Server server(engine, store, linker, component, http_config, config);
     fmt::print(stderr, "Serving HTTP on http://{}/\n", server.address());
     std::fflush(stderr);

@@ -14,6 +14,7 @@ struct ServeCommand : WasiOptions {
   std::string file;
   std::string addr = "0.0.0.0:8080";
   std::string artifact;
+  std::string next_hop;  // a component for a middleware's imported handler
   std::optional<double> request_timeout_seconds;
   std::optional<double> idle_timeout_seconds;
   size_t max_concurrent_requests = 128;

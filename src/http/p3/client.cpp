@@ -343,7 +343,18 @@ class ClientHost final : public client::Host {
 }  // namespace
 
 void add_client(Linker& linker, const HttpConfig& config, std::shared_ptr<const TypesContext> types) {
-  client::add_to_linker(linker, std::make_shared<ClientHost>(config, std::move(types)));
+  auto host = std::make_shared<ClientHost>(config, std::move(types));
+  client::add_to_linker(linker, host);
+  // A middleware's imported handler, its next hop: the network, as
+  // client.send (and wasmtime's), unless the embedder links another
+  // component's instance in under the interface's name
+  // (Linker::define_instance), which the link prefers.
+  namespace handler = bindings::p3::wasi::http::handler;
+  handler::add_to_linker(linker, std::make_shared<handler::Host>());
+  linker.func_wrap_async("wasi:http/handler@0.3.0#handle",
+                         [host](Caller& caller, Own<types::Request> request, TypedCompletion<SendResult> completion) {
+                           host->send(caller, request, std::move(completion));
+                         });
 }
 
 }  // namespace cmhost::http::p3
