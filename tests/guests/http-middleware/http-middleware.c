@@ -5,20 +5,7 @@
 // lifted without `async` (its task runs on a fiber of its own) and the
 // import lowered without it (the call blocks that task until the next hop
 // answers), so the glue is a pair of plain calls.
-#include <stdint.h>
-#include <stdlib.h>
-
-#define IMPORT(module, name) __attribute__((__import_module__(module), __import_name__(name)))
-
-__attribute__((__weak__, __export_name__("cabi_realloc"))) void *cabi_realloc(void *ptr, size_t old_size,
-                                                                                size_t align, size_t new_size) {
-  (void)old_size;
-  // Empty strings and lists get an aligned pointer that is never freed.
-  if (new_size == 0) return (void *)align;
-  void *ret = realloc(ptr, new_size);
-  if (!ret) __builtin_trap();
-  return ret;
-}
+#include "../http-common.h"
 
 // `result<own<response>, error-code>` in memory: the case at 0, the
 // response's handle or the error-code at 8 (error-code's payloads hold

@@ -24,25 +24,13 @@
 
 #include "http-proxy.h"
 
-__attribute__((__weak__, __export_name__("cabi_realloc"))) void *cabi_realloc(void *ptr, size_t old_size,
-                                                                                size_t align, size_t new_size) {
-  (void)old_size;
-  if (new_size == 0) return (void *)align;
-  void *ret = realloc(ptr, new_size);
-  if (!ret) __builtin_trap();
-  return ret;
-}
-
 // The request's method; *short_method whether it is `SHORT`, *spin `SPIN`.
 static enum http_method request_method(uint32_t request, bool *short_method, bool *spin) {
   http_method_result_t method;
   http_incoming_request_method(request, &method);
-  *short_method = *spin = false;
-  if (method.tag == HTTP_METHOD_OTHER) {
-    *short_method = method.other_len == 5 && memcmp(method.other_ptr, "SHORT", 5) == 0;
-    *spin = method.other_len == 4 && memcmp(method.other_ptr, "SPIN", 4) == 0;
-    if (method.other_len > 0) free(method.other_ptr);
-  }
+  *short_method = is_other_method(&method, "SHORT");
+  *spin = is_other_method(&method, "SPIN");
+  if (method.tag == HTTP_METHOD_OTHER && method.other_len > 0) free(method.other_ptr);
   return (enum http_method)method.tag;
 }
 

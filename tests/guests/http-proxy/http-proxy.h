@@ -6,33 +6,11 @@
 #ifndef CMHOST_TEST_HTTP_PROXY_H
 #define CMHOST_TEST_HTTP_PROXY_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "../http-common.h"
 
 #define WASI_HTTP_TYPES "wasi:http/types@0.2.12"
 #define WASI_IO_STREAMS "wasi:io/streams@0.2.12"
-#define IMPORT(module, name) __attribute__((__import_module__(module), __import_name__(name)))
 
-// `method`'s cases (variant discriminants, in WIT order).
-enum http_method {
-  HTTP_METHOD_GET,
-  HTTP_METHOD_HEAD,
-  HTTP_METHOD_POST,
-  HTTP_METHOD_PUT,
-  HTTP_METHOD_DELETE,
-  HTTP_METHOD_CONNECT,
-  HTTP_METHOD_OPTIONS,
-  HTTP_METHOD_TRACE,
-  HTTP_METHOD_PATCH,
-  HTTP_METHOD_OTHER,  // other(string)
-};
-
-// `method` in memory: the case, then other's string.
-typedef struct http_method_result {
-  uint8_t tag;
-  uint8_t *other_ptr;
-  size_t other_len;
-} http_method_result_t;
 
 // `result<own<T>>` in memory: the case, then the handle.
 typedef struct http_handle_result {

@@ -24,16 +24,6 @@
 
 #include "http-service.h"
 
-__attribute__((__weak__, __export_name__("cabi_realloc"))) void *cabi_realloc(void *ptr, size_t old_size,
-                                                                                size_t align, size_t new_size) {
-  (void)old_size;
-  // Empty strings and lists get an aligned pointer that is never freed.
-  if (new_size == 0) return (void *)align;
-  void *ret = realloc(ptr, new_size);
-  if (!ret) __builtin_trap();
-  return ret;
-}
-
 typedef struct service_task {
   uint32_t waitable_set;
   // The body: a writable end (0 once dropped, or for a response without a
@@ -55,21 +45,14 @@ typedef struct service_task {
 static unsigned cancelled_tasks;
 static char cancelled_text[16];
 
-static bool is_method(const http_method_result_t *method, const char *name) {
-  return method->other_len == strlen(name) && memcmp(method->other_ptr, name, method->other_len) == 0;
-}
-
 // The request's method; *spin whether it is `SPIN`, *cancelled `CANCELLED`.
 static enum http_method request_method(uint32_t request, bool *spin, bool *cancelled) {
   http_method_result_t method;
   http_request_get_method(request, &method);
-  *spin = *cancelled = false;
+  *spin = is_other_method(&method, "SPIN");
+  *cancelled = is_other_method(&method, "CANCELLED");
   // other(string)'s name is the guest's to free.
-  if (method.tag == HTTP_METHOD_OTHER) {
-    *spin = is_method(&method, "SPIN");
-    *cancelled = is_method(&method, "CANCELLED");
-    if (method.other_len > 0) free(method.other_ptr);
-  }
+  if (method.tag == HTTP_METHOD_OTHER && method.other_len > 0) free(method.other_ptr);
   return (enum http_method)method.tag;
 }
 

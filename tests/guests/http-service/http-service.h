@@ -9,35 +9,13 @@
 #ifndef CMHOST_TEST_HTTP_SERVICE_H
 #define CMHOST_TEST_HTTP_SERVICE_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "../http-common.h"
 
 #define WASI_HTTP_TYPES "wasi:http/types@0.3.0"
 #define WASI_HTTP_HANDLER "wasi:http/handler@0.3.0"
-#define IMPORT(module, name) __attribute__((__import_module__(module), __import_name__(name)))
 
 // ---- wasi:http/types@0.3.0 -------------------------------------------------
 
-// `method`'s cases (variant discriminants, in WIT order).
-enum http_method {
-  HTTP_METHOD_GET,
-  HTTP_METHOD_HEAD,
-  HTTP_METHOD_POST,
-  HTTP_METHOD_PUT,
-  HTTP_METHOD_DELETE,
-  HTTP_METHOD_CONNECT,
-  HTTP_METHOD_OPTIONS,
-  HTTP_METHOD_TRACE,
-  HTTP_METHOD_PATCH,
-  HTTP_METHOD_OTHER,  // other(string)
-};
-
-// `method` in memory (3 flat values: returned through a pointer).
-typedef struct http_method_result {
-  uint8_t tag;  // enum http_method
-  uint8_t *other_ptr;
-  size_t other_len;
-} http_method_result_t;
 
 // `result<_, header-error>` in memory (5 flat values: returned through a
 // pointer): the error's case at 4, its `other(option<string>)` payload at 8.
