@@ -465,6 +465,28 @@ async function middleware() {
         'without --next-hop the imported handler is the network: denied without --allow-http',
         `${JSON.stringify(denied)}\n${alone.stderr()}`);
   await stopAndCheck(alone, { trapsExpected: true });
+  // With --allow-http the request goes where its Host says: an upstream
+  // echo (in a process of its own: curl blocks this one). The request's
+  // body and the upstream's response body are handed on unread, so each
+  // goes from host to host, through the client and the server.
+  const upstream = spawn(process.execPath, ['-e', `
+    const server = require('node:http').createServer((req, res) => {
+      res.setHeader('x-echo', req.method + ' ' + req.url);
+      req.pipe(res);
+    });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const upstreamPort = await new Promise((resolve) => upstream.stdout.once('data', (d) => resolve(Number(String(d)))));
+  process.on('exit', () => upstream.kill());
+  const open = startServer(component, ['--allow-http']);
+  const openPort = await open.ready;
+  const large = Array.from({ length: 1 << 16 }, (_, i) => String(i % 10).repeat(15) + '\n').join('');
+  const relayed = curl(['-w', '\n%{http_code} %header{x-echo}', '-H', `Host: 127.0.0.1:${upstreamPort}`, '-X', 'PUT',
+                        '--data-binary', '@-', `http://127.0.0.1:${openPort}/up?x=1`], large);
+  check(relayed.code === 0 && relayed.out === `${large}\n203 PUT /up?x=1`,
+        `a ${large.length}-byte body goes upstream and back, handed on by the middleware`,
+        `${relayed.out.length} bytes, ending ${JSON.stringify(relayed.out.slice(-40))}\n${open.stderr()}`);
+  await stopAndCheck(open);
+  upstream.kill();
   // A next hop for a component that imports no handler.
   const wrong = spawnSync(cmhost, ['serve', `--engine=${engine}`, '--addr', '127.0.0.1:0', '--next-hop', hello, hello],
                           { encoding: 'utf8', timeout: 60000 });

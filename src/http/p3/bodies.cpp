@@ -56,6 +56,7 @@ Body IncomingBody::body() {
     from_loop(store, [self] { self->pump(); });
     return ends;
   };
+  body.unconsumed = shared_from_this();
   return body;
 }
 
@@ -101,16 +102,17 @@ bool IncomingBody::resolves(const FutureReader<TrailersResult>& trailers) const 
 
 void IncomingBody::forward_to(const std::shared_ptr<OutgoingBody>& out, bool contents, bool trailers) {
   forward_ = out;
-  // A copy started for a guest that will never come is called off.
+  // A copy started for a guest that will never come is called off (no
+  // ends at all when no guest consumed the body).
   if (contents) {
     forwarding_contents_ = true;
-    if (contents_->busy()) contents_->cancel();
-    if (!contents_->ended()) contents_->close();
+    if (contents_ && contents_->busy()) contents_->cancel();
+    if (contents_ && !contents_->ended()) contents_->close();
   }
   if (trailers) {
     forwarding_trailers_ = true;
-    if (trailers_writer_->busy()) trailers_writer_->cancel();
-    if (!trailers_writer_->ended()) trailers_writer_->close();
+    if (trailers_writer_ && trailers_writer_->busy()) trailers_writer_->cancel();
+    if (trailers_writer_ && !trailers_writer_->ended()) trailers_writer_->close();
   }
   pump();
 }
@@ -179,7 +181,7 @@ void IncomingBody::pump() {
 void IncomingBody::end_stream() {
   if (trailers_sent_) return;
   trailers_sent_ = true;
-  if (!contents_->ended()) contents_->close();
+  if (contents_ && !contents_->ended()) contents_->close();
   if (forwarding_trailers_) {
     ForwardedTrailers forwarded{trailers_, failed_ ? failure_ : std::nullopt};
     from_loop(store_, [out = forward_, forwarded = std::move(forwarded)]() mutable {
@@ -210,6 +212,7 @@ OutgoingBody::OutgoingBody(Store& store, std::shared_ptr<const TypesContext> typ
       types_(std::move(types)),
       contents_(std::move(body.contents)),
       trailers_(std::move(body.trailers)),
+      unconsumed_(body.contents || body.trailers ? nullptr : std::move(body.unconsumed)),
       request_(request),
       framing_(framing),
       content_length_(content_length),
@@ -250,6 +253,13 @@ void OutgoingBody::resume() {
 // A guest handed on an incoming body's stream or trailers' future: those
 // come from it directly, as it gets them.
 void OutgoingBody::start_forwarding() {
+  // A message passed on whole: its body was never consumed.
+  if (unconsumed_) {
+    contents_forwarded_ = trailers_forwarded_ = true;
+    forwarded_from_ = std::move(unconsumed_);
+    forwarded_from_->forward_to(shared_from_this(), true, true);
+    return;
+  }
   const auto source =
       IncomingBody::source_of(store_, contents_ ? &*contents_ : nullptr, trailers_ ? &*trailers_ : nullptr);
   if (!source) return;

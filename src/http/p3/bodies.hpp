@@ -129,6 +129,7 @@ class OutgoingBody : public std::enable_shared_from_this<OutgoingBody> {
   std::shared_ptr<const TypesContext> types_;
   std::optional<StreamReader<uint8_t>> contents_;
   std::optional<FutureReader<TrailersResult>> trailers_;
+  std::shared_ptr<IncomingBody> unconsumed_;  // a body passed on unconsumed, until forwarding starts
   bool request_;
   wire::Framing framing_;
   std::optional<uint64_t> content_length_;

@@ -61,6 +61,7 @@ class HostFields final : public types::Fields {
 // its trailers), or, for an incoming request, what makes the ends when the
 // guest asks for them (the server's writers, made on consume-body only, so
 // a request dropped unread leaves nothing behind).
+class IncomingBody;  // bodies.hpp
 struct Body {
   std::optional<StreamReader<uint8_t>> contents;
   std::optional<FutureReader<TrailersResult>> trailers;
@@ -68,6 +69,9 @@ struct Body {
   // given the `res` future consume-body received (how the guest's
   // processing of the body went).
   std::function<std::tuple<Stream<uint8_t>, Future<TrailersResult>>(Store&, FutureReader<TransmitResult> res)> produce;
+  // The same incoming body, for a message the guest passes on whole
+  // (never consumed): a body going out takes it from there directly.
+  std::shared_ptr<IncomingBody> unconsumed;
 };
 
 struct RequestOptionsValues {
