@@ -9,8 +9,9 @@ namespace cmhost::http {
 EpochTicker::EpochTicker(const Engine& engine, std::chrono::milliseconds timeout)
     : engine_(engine),
       period_(std::clamp(timeout / 4, std::chrono::milliseconds(5), std::chrono::milliseconds(1000))),
-      // The first tick may come at once: one more than the timeout's.
-      timeout_ticks_(static_cast<uint64_t>((timeout + period_ - std::chrono::milliseconds(1)) / period_) + 1) {
+      // The first tick may come at once: one more than the timeout's, and
+      // one more again so that the request's own timer ends it first.
+      timeout_ticks_(static_cast<uint64_t>((timeout + period_ - std::chrono::milliseconds(1)) / period_) + 2) {
   thread_ = std::thread([this] {
     std::unique_lock lock(mutex_);
     while (!stop_.wait_for(lock, period_, [this] { return stopping_; })) engine_.increment_epoch();

@@ -128,7 +128,7 @@ class Server::Impl {
   bool stopping() const { return stopping_; }
   // Requests in the guest, against max_concurrent_requests.
   bool has_room() const {
-    return in_flight_ < config.max_concurrent_requests && (!proxy || proxy->live() < config.max_concurrent_requests);
+    return !recovering_ && in_flight_ < config.max_concurrent_requests && (!proxy || proxy->live() < config.max_concurrent_requests);
   }
   // A 0.3 service's requests in flight, by the epoch their timeout passes
   // at: the earliest is the store's epoch deadline.
@@ -150,7 +150,7 @@ class Server::Impl {
   void let_waiting_on();
 
   int listen_fd_ = -1;
-  std::optional<Store::WaitId> accept_wait_, signal_wait_, drain_timer_, proxy_ended_wait_;
+  std::optional<Store::WaitId> accept_wait_, signal_wait_, drain_timer_, proxy_ended_wait_, resume_wait_;
   std::optional<Instance> instance_;
   std::optional<HandleFunc> handler_;
   std::string handler_name_;
@@ -159,6 +159,9 @@ class Server::Impl {
   Deadlines deadlines_;
   bool stopping_ = false;
   bool drained_ = false;
+  // While a trap's requests are failed: nothing new enters the guest and no
+  // deadline is armed, so no second trap can escape the recovery.
+  bool recovering_ = false;
   struct sigaction old_term_ {}, old_int_ {};
   bool signals_watched_ = false;
 };
@@ -330,7 +333,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool response_framed_whole() const {
     const Exchange& x = *exchange_;
     if (!x.head_sent) return false;
-    return x.no_body || (x.framing == wire::Framing::content_length && x.declared && x.body_bytes >= *x.declared);
+    // Under a content-length the framed bytes are the body's, in both versions.
+    return x.no_body || (x.framing == wire::Framing::content_length && x.declared && x.body_sent >= *x.declared);
   }
 
   // While a request is in the guest and nothing is read: whether the
@@ -959,7 +963,7 @@ void Server::Impl::request_ended(std::optional<Deadlines::iterator> deadline) {
 }
 
 void Server::Impl::apply_deadline() {
-  if (!ticker) return;
+  if (!ticker || recovering_) return;
   const uint64_t now = ticker->epoch();
   const uint64_t earliest = deadlines_.empty() ? UINT64_MAX : *deadlines_.begin();
   store.set_epoch_deadline(earliest > now ? earliest - now : 0);
@@ -1038,16 +1042,27 @@ void Server::Impl::run() {
       warn(timed_out ? fmt::format("guest timed out after {} ms: {}", config.request_timeout.count(), e.what())
                      : fmt::format("guest trapped: {}", e.what()));
       retire_instance(timed_out ? "a request timed out" : "the previous one trapped");
+      recovering_ = true;
+      if (ticker) store.set_epoch_deadline(UINT64_MAX);
       std::vector<std::shared_ptr<Connection>> busy;
       for (const auto& [_, connection] : connections_) busy.push_back(connection);
       for (const auto& connection : busy) connection->fail_in_guest(timed_out ? "guest timed out" : "the guest trapped");
+      recovering_ = false;
       apply_deadline();  // an interrupt's requests failed with it
+      // Waiting requests enter the new instance from the loop, where a trap is caught.
+      if (!resume_wait_)
+        resume_wait_ = store.when_time(Clock::now(), [this] {
+          resume_wait_.reset();
+          let_waiting_on();
+        });
     }
   }
   if (drain_timer_) store.cancel_wait(*drain_timer_);
   drain_timer_.reset();
   if (proxy_ended_wait_) store.cancel_wait(*proxy_ended_wait_);
   proxy_ended_wait_.reset();
+  if (resume_wait_) store.cancel_wait(*resume_wait_);
+  resume_wait_.reset();
   connections_.clear();
   unwatch_signals();
 }

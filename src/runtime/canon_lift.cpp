@@ -137,10 +137,11 @@ class LoweringSteps final : public LiftedCallSteps {
 // the call that created it returned (backpressure), so it keeps the values.
 class AsyncValSteps final : public LiftedCallSteps {
  public:
-  AsyncValSteps(std::shared_ptr<const abi::FunctionAbi> abi, std::span<const abi::Val> args,
+  AsyncValSteps(Store& store, std::shared_ptr<const abi::FunctionAbi> abi, std::span<const abi::Val> args,
                 std::shared_ptr<AsyncCallResult> result)
-      : abi_(std::move(abi)), args_(args.begin(), args.end()), result_(std::move(result)) {}
+      : store_(store), abi_(std::move(abi)), args_(args.begin(), args.end()), result_(std::move(result)) {}
   void lower_args(abi::AbiContext& callee, std::vector<uint64_t>& flat) override {
+    lowered_ = true;
     abi_->lower_args(callee, args_, flat);
   }
   void lift_results(abi::AbiContext& callee, std::span<const uint64_t> flat) override {
@@ -150,12 +151,24 @@ class AsyncValSteps final : public LiftedCallSteps {
   void cancelled() override {
     result_->resolved = true;
     result_->cancelled = true;
+    // Cancelled before it started: the arguments never went to the callee,
+    // so the host objects they own are the host's to drop, as the caller's
+    // handles stay the caller's in a call between components.
+    if (!lowered_)
+      for (const abi::Val& arg : args_) drop_owned(arg);
   }
 
  private:
+  void drop_owned(const abi::Val& value) {
+    if (value.kind() == abi::ValKind::Own) return store_.drop_resource(value.as_handle());
+    for (const abi::Val& item : value.items()) drop_owned(item);
+  }
+
+  Store& store_;
   std::shared_ptr<const abi::FunctionAbi> abi_;
   std::vector<abi::Val> args_;
   std::shared_ptr<AsyncCallResult> result_;
+  bool lowered_ = false;
 };
 
 // Makes a synchronous task's inline thread current for the call and gives
@@ -241,18 +254,22 @@ std::shared_ptr<const AsyncCallResult> Func::call_async(Store& store, std::span<
     result->resolved = true;
     return result;
   }
-  auto steps = std::make_shared<AsyncValSteps>(lifted_.abi, args, result);
+  auto steps = std::make_shared<AsyncValSteps>(store, lifted_.abi, args, result);
   result->task = Task::start_async(store, *this, std::move(steps), nullptr);
   return result;
 }
 
 void cancel_async_call(Store& store, AsyncCallResult& call) {
   if (call.resolved || call.cancel_requested) return;
-  call.cancel_requested = true;
   const std::shared_ptr<Task> task = call.task.lock();
-  if (!task || task->resolved() || !task->inst || task->inst->state().poisoned) return;
+  if (!task || task->resolved() || !task->inst || task->inst->state().poisoned) {
+    call.cancel_requested = true;
+    return;
+  }
+  // Refused before it counts: a refused cancel can be asked again from the loop.
   if (store.scheduler().current())
     throw Error(ErrorKind::Usage, "a call is cancelled from the embedder's loop, not inside a guest's call");
+  call.cancel_requested = true;
   task->request_cancellation(nullptr);
 }
 

@@ -222,6 +222,31 @@ TEST_F(HostObjects, ObjectsTheHostStillHoldsGoWithTheStore) {
   EXPECT_EQ(host.destroyed, 2);
 }
 
+// An async call the host cancels before it starts never gave its arguments
+// to the guest: the objects they own are dropped with it, not left behind.
+TEST_F(HostObjects, AnObjectPassedToACallCancelledBeforeItStartsIsDropped) {
+  const Component held_component =
+      Component::from_file(engine, std::string(CMHOST_TEST_COMPONENTS) + "/host-resources-async.wasm");
+  Store store(engine);
+  const Instance instance = host.linker.instantiate(store, held_component);
+  instance.func("hold").call(store, {});
+  const std::vector<Val> args{host.file.make(store, std::make_unique<File>(5, &host.destroyed))};
+  PendingCall held = instance.func("take").call_async(store, args);
+  store.run_until_idle();
+  ASSERT_FALSE(held.done()) << "backpressure holds the call";
+  held.cancel(store);
+  store.run_until_idle();
+  EXPECT_TRUE(held.cancelled());
+  EXPECT_EQ(host.destroyed, 1);
+  EXPECT_EQ(store.host_objects(), 0u);
+  // A call that starts takes its object to the guest, which drops it.
+  instance.func("release").call(store, {});
+  const std::vector<Val> more{host.file.make(store, std::make_unique<File>(6, &host.destroyed))};
+  EXPECT_EQ(instance.func("take").call(store, more).at(0).as_u32(), 6u);
+  EXPECT_EQ(host.destroyed, 2);
+  EXPECT_EQ(store.host_objects(), 0u);
+}
+
 }  // namespace
 }  // namespace cmhost
 

@@ -287,6 +287,20 @@ async function misbehave() {
         `a guest spinning without returning: interrupted, 500 after --request-timeout (${spunFor} ms)`,
         `${JSON.stringify(spun)}\n${server.stderr()}`);
   check(ok(), 'and the next request gets a new instance');
+  // HANDON hands the request's body on after a wait, by when the host has
+  // offered a body that already ended to the guest: its end and trailers
+  // must still go on, or the response never ends.
+  for (let i = 0; i < 3; i++) {
+    const empty = curl(['--max-time', '5', '-w', "'%{http_code}'", '-X', 'HANDON', url]);
+    check(empty.code === 0 && empty.out === "'200'", `an ended, empty body handed on ends its response (${i + 1})`,
+          JSON.stringify(empty));
+  }
+  const handedOn = await raw(port,
+      'HANDON / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' +
+      '4\r\nAnd \r\n17\r\nthe mome raths outgrabe\r\n0\r\nfizz: buzz\r\n\r\n');
+  const h = parseResponse(handedOn.text);
+  check(h && h.status === 200 && h.body === 'And the mome raths outgrabe' && h.trailers.fizz === 'buzz' && h.complete,
+        'an ended body and its trailers handed on after a wait go out whole', JSON.stringify(handedOn));
   // The guest counts the tasks the host cancelled, in this instance.
   const gaveUp = curl(['--max-time', '0.3', '-X', 'OPTIONS', url]);
   let cancelled = '';
@@ -297,6 +311,23 @@ async function misbehave() {
   check(gaveUp.code === 28 && cancelled === '1', 'a client that leaves has its request\'s task cancelled',
         `${JSON.stringify(gaveUp)} cancelled: ${JSON.stringify(cancelled)}`);
   await stopAndCheck(server, { trapsExpected: true });
+
+  // One request at a time: two trapping requests wait behind one that times
+  // out. The first traps as it enters; the second must not enter (and trap)
+  // while the server is still failing the first.
+  const single = startServer(path.join(fixtures, 'http-service.wasm'),
+                             ['--request-timeout', '1', '--max-concurrent-requests', '1']);
+  const singlePort = await single.ready;
+  const ask = (method) => raw(singlePort, `${method} / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  const stuck = ask('OPTIONS');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const queued = await Promise.all([stuck, ask('POST'), ask('POST')]);
+  const statuses = queued.map((r) => (parseResponse(r.text) || {}).status);
+  check(statuses.every((status) => status === 500), 'requests queued behind a timeout that trap get 500s',
+        `${JSON.stringify(statuses)}\n${single.stderr()}`);
+  check(curl(['-w', ' %{http_code}', `http://127.0.0.1:${singlePort}/`]).out === 'hello from a C service\n 200',
+        'and the server still answers', single.stderr());
+  await stopAndCheck(single, { trapsExpected: true });
 }
 
 // A 0.2 proxy: a fresh instance for every request (each says it is its
@@ -457,6 +488,19 @@ async function middleware() {
           JSON.stringify(got));
   }
   await stopAndCheck(server);
+  // A next hop that traps is replaced along with the middleware's instance.
+  const service = startServer(component, ['--next-hop', path.join(fixtures, 'http-service.wasm')]);
+  const servicePort = await service.ready;
+  const serviceUrl = `http://127.0.0.1:${servicePort}/`;
+  const trapped = curl(['-w', '%{http_code}', '-X', 'POST', serviceUrl]);
+  check(/500$/.test(trapped.out) && await service.said(/guest trapped/), 'a next hop that traps: 500',
+        `${JSON.stringify(trapped)}\n${service.stderr()}`);
+  for (let i = 0; i < 2; i++) {
+    const got = curl(['-w', ' %{http_code}', serviceUrl]);
+    check(got.out === 'hello from a C service\n 203', `request ${i + 1} after it goes to a new next hop`,
+          `${JSON.stringify(got)}\n${service.stderr()}`);
+  }
+  await stopAndCheck(service, { trapsExpected: true });
   // Without a next hop the handler is the network, which needs --allow-http.
   const alone = startServer(component);
   const alonePort = await alone.ready;

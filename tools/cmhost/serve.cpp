@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "cmhost/cmhost.hpp"
 #include "cmhost/http.hpp"
@@ -36,18 +37,28 @@ void parse_addr(const std::string& addr, http::ServeConfig& config) {
 }
 
 // A middleware's imported wasi:http/handler@0.3.x goes to an instance of
-// `file` in the server's store (its own imports from `linker`).
-void link_next_hop(Engine& engine, Store& store, Linker& linker, const Component& middleware, const std::string& file) {
+// `file` in the server's store (its own imports from `linker`). What this
+// returns links a new one each time the middleware gets a new instance, so
+// a next hop that trapped is replaced along with it.
+std::function<void(Store&)> next_hop_linker(Engine& engine, Linker& linker, const Component& middleware,
+                                            const std::string& file) {
   std::string import;
   for (const NamedExtern& i : middleware.type().imports)
     if (i.desc.sort == Sort::Instance && i.name.starts_with("wasi:http/handler@0.3.")) import = i.name;
-  if (import.empty())
-    throw Error(ErrorKind::Usage, "--next-hop: the served component imports no wasi:http/handler@0.3.x to link it to");
-  const Component next = Component::from_file(engine, file);
+  const bool is_service =
+      std::any_of(middleware.type().exports.begin(), middleware.type().exports.end(),
+                  [](const NamedExtern& e) { return e.name.starts_with("wasi:http/handler@0.3."); });
+  if (import.empty() || !is_service)
+    throw Error(ErrorKind::Usage,
+                "--next-hop: the served component imports no wasi:http/handler@0.3.x to link it to, or exports none");
+  Component next = Component::from_file(engine, file);
   const bool serves = std::any_of(next.type().exports.begin(), next.type().exports.end(),
                                   [&](const NamedExtern& e) { return e.name == import; });
   if (!serves) throw Error(ErrorKind::Usage, "--next-hop: " + file + " does not export " + import);
-  linker.define_instance(import, linker.instantiate(store, next), import);
+  linker.allow_shadowing(true);
+  return [&linker, next = std::move(next), import](Store& store) {
+    linker.define_instance(import, linker.instantiate(store, next), import);
+  };
 }
 
 }  // namespace
@@ -86,17 +97,19 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
     // A 0.2 proxy's requests each get a store, a 0.3 service's instances
     // share one: the limits apply to each request's store, and afresh to
     // the shared store whenever it makes an instance.
-    config.prepare_request_store = [limits = command.limits](Store& store) {
+    std::function<void(Store&)> link_next_hop;
+    if (!command.next_hop.empty()) link_next_hop = next_hop_linker(engine, linker, component, command.next_hop);
+    config.prepare_request_store = [limits = command.limits, &link_next_hop](Store& store) {
       if (limits.max_memory_bytes) {
         StoreLimits store_limits = store.limits();
         store_limits.total_memory_bytes = limits.max_memory_bytes;
         store.set_limits(store_limits);
       }
       if (limits.fuel) store.set_fuel(limits.fuel);
+      if (link_next_hop) link_next_hop(store);
     };
     Store store(engine);
     GuestLimiter limiter(engine, store, command.limits);
-    if (!command.next_hop.empty()) link_next_hop(engine, store, linker, component, command.next_hop);
     http::Server server(engine, store, linker, component, http_config, config);
     fmt::print(stderr, "Serving HTTP on http://{}/\n", server.address());
     std::fflush(stderr);

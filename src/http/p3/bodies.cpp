@@ -113,6 +113,9 @@ void IncomingBody::forward_to(const std::shared_ptr<OutgoingBody>& out, bool con
     forwarding_trailers_ = true;
     if (trailers_writer_ && trailers_writer_->busy()) trailers_writer_->cancel();
     if (trailers_writer_ && !trailers_writer_->ended()) trailers_writer_->close();
+    // A body that had already ended offered its trailers to the future just
+    // closed: they go out again, this time forwarded.
+    trailers_sent_ = false;
   }
   pump();
 }
@@ -133,6 +136,7 @@ void IncomingBody::forward() {
     discarding_ = true;
     pending_.clear();
     if (on_taken) on_taken();
+    if (ended()) end_stream();  // trailers the guest kept still resolve
     return;
   }
   if (!pending_.empty()) {

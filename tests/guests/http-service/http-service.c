@@ -12,6 +12,9 @@
 //   SPIN       never responds: spins without returning to the host
 //   CANCELLED  200, how many tasks the host cancelled in this instance (an
 //              OPTIONS whose client left is one), in decimal
+//   HANDON     consumes the request's body, waits 10 ms (the host's loop
+//              turns meanwhile), then responds 200 with the body's stream
+//              and trailers handed on unread
 //   others     405, without a body
 // `handle` is lifted async with a callback (stackless): the export and its
 // callback run the task until a copy blocks, then return WAIT on the task's
@@ -37,6 +40,8 @@ typedef struct service_task {
   uint32_t trailers_writer;
   bool trailers_sent;
   http_trailers_result_t no_trailers;
+  // HANDON's: the request body's readable ends, for the response.
+  http_consumed_body_t handed_on;
 } service_task_t;
 
 // ---- Building the response -------------------------------------------------
@@ -45,12 +50,14 @@ typedef struct service_task {
 static unsigned cancelled_tasks;
 static char cancelled_text[16];
 
-// The request's method; *spin whether it is `SPIN`, *cancelled `CANCELLED`.
-static enum http_method request_method(uint32_t request, bool *spin, bool *cancelled) {
+// The request's method; *spin whether it is `SPIN`, *cancelled
+// `CANCELLED`, *hand_on `HANDON`.
+static enum http_method request_method(uint32_t request, bool *spin, bool *cancelled, bool *hand_on) {
   http_method_result_t method;
   http_request_get_method(request, &method);
   *spin = is_other_method(&method, "SPIN");
   *cancelled = is_other_method(&method, "CANCELLED");
+  *hand_on = is_other_method(&method, "HANDON");
   // other(string)'s name is the guest's to free.
   if (method.tag == HTTP_METHOD_OTHER && method.other_len > 0) free(method.other_ptr);
   return (enum http_method)method.tag;
@@ -173,12 +180,35 @@ static uint32_t advance(service_task_t *task) {
   return exit_task(task);
 }
 
+// HANDON: the request's body ends, consumed now and handed on after a wait.
+static uint32_t consume_then_wait(service_task_t *task, uint32_t request) {
+  const uint64_t consumed = http_consume_result_new();
+  http_request_consume_body(request, (uint32_t)consumed, &task->handed_on);
+  // The host reads the consumer's word as the body is consumed: the write
+  // completes at once.
+  static const http_transmit_result_t ok;
+  const uint32_t written = http_consume_result_write((uint32_t)(consumed >> 32), &ok);
+  if (written == COPY_BLOCKED || (written & 0xf) != COPY_COMPLETED) __builtin_trap();
+  http_consume_result_drop_writable((uint32_t)(consumed >> 32));
+  const uint32_t waiting = clock_wait_for(10 * 1000 * 1000);
+  if ((waiting & 0xf) == SUBTASK_RETURNED) __builtin_trap();  // a wait that took no time
+  return wait_for(task, waiting >> 4);
+}
+
+static uint32_t respond_with_handed_on(service_task_t *task) {
+  http_response_new_result_t created;
+  http_response_new(http_fields_new(), true, task->handed_on.contents, task->handed_on.trailers, &created);
+  http_transmitted_drop_readable(created.transmitted);
+  http_handle_return(0, created.response, 0, 0, 0, 0, 0, 0);  // ok(response)
+  return exit_task(task);
+}
+
 // ---- The export --------------------------------------------------------------
 
 __attribute__((__export_name__("[async-lift]" WASI_HTTP_HANDLER "#handle"))) uint32_t handle(uint32_t request) {
-  bool spin, cancelled;
-  const enum http_method method = request_method(request, &spin, &cancelled);
-  http_request_drop(request);
+  bool spin, cancelled, hand_on;
+  const enum http_method method = request_method(request, &spin, &cancelled, &hand_on);
+  if (!hand_on) http_request_drop(request);
   if (spin)
     for (volatile uint32_t i = 0;; i++) {
     }
@@ -186,6 +216,7 @@ __attribute__((__export_name__("[async-lift]" WASI_HTTP_HANDLER "#handle"))) uin
   if (!task) __builtin_trap();
   task->waitable_set = waitable_set_new();
   context_set(task);
+  if (hand_on) return consume_then_wait(task, request);
   switch (method) {
     case HTTP_METHOD_GET:
     case HTTP_METHOD_HEAD: respond(task, 200, "content-type", "text/plain", "hello from a C service\n"); break;
@@ -210,11 +241,16 @@ __attribute__((__export_name__("[async-lift]" WASI_HTTP_HANDLER "#handle"))) uin
 
 __attribute__((__export_name__("[callback][async-lift]" WASI_HTTP_HANDLER "#handle"))) uint32_t handle_callback(
     uint32_t event, uint32_t waitable, uint32_t payload) {
-  (void)waitable;  // a task waits on one end at a time
   service_task_t *task = context_get();
   switch (event) {
     case EVENT_STREAM_WRITE: record_body_write(task, payload); break;
     case EVENT_FUTURE_WRITE: break;  // the trailers are taken, or their reader is gone
+    // HANDON's wait is over.
+    case EVENT_SUBTASK:
+      if (payload != SUBTASK_RETURNED) return CALLBACK_WAIT(task->waitable_set);
+      waitable_join(waitable, 0);
+      subtask_drop(waitable);
+      return respond_with_handed_on(task);
     // Only OPTIONS's task, which never responds, waits before task.return.
     case EVENT_TASK_CANCELLED:
       cancelled_tasks++;

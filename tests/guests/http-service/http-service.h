@@ -97,6 +97,40 @@ extern void http_trailers_drop_writable(uint32_t writable);
 IMPORT(WASI_HTTP_TYPES, "[future-drop-readable-2][static]response.new")
 extern void http_transmitted_drop_readable(uint32_t readable);
 
+// `tuple<stream<u8>, future<result<option<trailers>, error-code>>>`,
+// [static]request.consume-body's result, in memory: the readable ends.
+typedef struct http_consumed_body {
+  uint32_t contents;
+  uint32_t trailers;
+} http_consumed_body_t;
+
+// `result<_, error-code>` in memory, what the consumer tells the host of
+// its reading (the futures of consume-body's parameter and response.new's
+// result): the case at 0, error-code's payload at 8. All zeros is ok.
+typedef struct http_transmit_result {
+  _Alignas(8) uint8_t bytes[40];
+} http_transmit_result_t;
+
+// Takes the request (own) and the readable end of the future the consumer
+// settles; returns the body's ends.
+IMPORT(WASI_HTTP_TYPES, "[static]request.consume-body")
+extern void http_request_consume_body(uint32_t request, uint32_t res, http_consumed_body_t *ret);
+// Future 0 of consume-body's signature is its `res` parameter.
+IMPORT(WASI_HTTP_TYPES, "[future-new-0][static]request.consume-body")
+extern uint64_t http_consume_result_new(void);
+IMPORT(WASI_HTTP_TYPES, "[async-lower][future-write-0][static]request.consume-body")
+extern uint32_t http_consume_result_write(uint32_t writable, const http_transmit_result_t *value);
+IMPORT(WASI_HTTP_TYPES, "[future-drop-writable-0][static]request.consume-body")
+extern void http_consume_result_drop_writable(uint32_t writable);
+
+// ---- wasi:clocks/monotonic-clock@0.3.0 -------------------------------------
+
+// Async lowered: the subtask's state in the low 4 bits, its handle above
+// (none once it returned).
+IMPORT("wasi:clocks/monotonic-clock@0.3.0", "[async-lower]wait-for")
+extern uint32_t clock_wait_for(uint64_t nanoseconds);
+enum subtask_state { SUBTASK_STARTING = 0, SUBTASK_STARTED = 1, SUBTASK_RETURNED = 2 };
+
 // ---- wasi:http/handler@0.3.0 (exported) ------------------------------------
 
 // `result<response, error-code>` flattened: the case, then the joined
@@ -111,6 +145,7 @@ IMPORT("$root", "[waitable-set-new]") extern uint32_t waitable_set_new(void);
 IMPORT("$root", "[waitable-set-drop]") extern void waitable_set_drop(uint32_t set);
 // Set 0 takes the waitable out of its set.
 IMPORT("$root", "[waitable-join]") extern void waitable_join(uint32_t waitable, uint32_t set);
+IMPORT("$root", "[subtask-drop]") extern void subtask_drop(uint32_t subtask);
 // The current task's context slot 0.
 IMPORT("$root", "[context-get-0]") extern void *context_get(void);
 IMPORT("$root", "[context-set-0]") extern void context_set(void *value);
