@@ -140,10 +140,17 @@ void IncomingBody::forward() {
     return;
   }
   if (!pending_.empty()) {
-    const size_t n = std::min(pending_.size(), out->room());
-    if (n == 0) return;  // its resume() asks again
-    out->take_forwarded(std::string_view(pending_).substr(0, n));
-    pending_.erase(0, n);
+    // A sink that drains as it is written makes room again at once, and
+    // asks for nothing more: all that fits goes now.
+    size_t moved = 0;
+    while (moved < pending_.size()) {
+      const size_t n = std::min(pending_.size() - moved, out->room());
+      if (n == 0) break;
+      out->take_forwarded(std::string_view(pending_).substr(moved, n));
+      moved += n;
+    }
+    if (moved == 0) return;  // its resume() asks again
+    pending_.erase(0, moved);
     if (on_taken) on_taken();
   }
   if (pending_.empty() && ended() && !forward_ended_) {
