@@ -49,9 +49,11 @@ struct ServeConfig {
   // A request whose response has not ended by then gets a 500 (or, once
   // its headers are out, a closed connection); zero: no limit. On an
   // engine that meters (EngineConfig::metering), guest code still running
-  // for it is interrupted too, at most half the timeout later: the server
-  // moves the engine's epoch on (Engine::increment_epoch) and sets the
-  // stores' epoch deadlines.
+  // for it is interrupted too, one to three ticks of a quarter of the
+  // timeout (5 ms to 1 s) later: the server moves the engine's epoch on
+  // (Engine::increment_epoch) and sets the stores' epoch deadlines. A 0.3
+  // service's requests share one store: what runs when the earliest of
+  // their deadlines passes is interrupted, whichever request it runs for.
   std::chrono::milliseconds request_timeout{0};
   // Requests in the guest at once; more wait (their connections unread).
   size_t max_concurrent_requests = 128;

@@ -16,8 +16,8 @@ namespace cmhost::http {
 
 class EpochTicker {
  public:
-  // Ticks often enough that a deadline of `timeout` is overrun by at most
-  // two periods, a quarter of it each (5 ms to 1 s).
+  // Ticks every quarter of `timeout` (5 ms to 1 s): a deadline of
+  // timeout_ticks() passes one to three periods after the timeout.
   EpochTicker(const Engine& engine, std::chrono::milliseconds timeout);
   ~EpochTicker();
   EpochTicker(const EpochTicker&) = delete;

@@ -417,11 +417,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
     FieldList headers(server_.types->forbidden);
     std::optional<std::string> host;
+    bool expects_continue = false;
     for (const auto& [name, value] : parser_->fields()) {
       headers.add_from_host(name, value);
       if (!host && lowercase(name) == "host") host = value;
+      if (lowercase(name) == "expect" && lowercase(value) == "100-continue") expects_continue = true;
     }
     headers.make_immutable();
+    // The client holds its body back until told to send it: the request is
+    // taken now, so it may.
+    if (expects_continue && x->version >= 11 && !parser_->done()) {
+      write_out("HTTP/1.1 100 Continue\r\n\r\n");
+      send_out();
+    }
     const Destination destination = destination_of(x->target, host);
     std::weak_ptr<Connection> weak = weak_from_this();
     if (server_.config.request_timeout.count() > 0)
@@ -457,7 +465,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // A 0.2 proxy's request: to a thread of its own, through an exchange.
   void start_proxy(FieldList headers, const Destination& destination) {
     Exchange& x = *exchange_;
-    x.proxy = std::make_shared<p2::ProxyExchange>(x.head_request);
+    x.proxy = std::make_shared<p2::ProxyExchange>();
     namespace t2 = p2::types;
     p2::IncomingHead head{
         .method = x.method,
@@ -722,6 +730,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (closing_ && !exchange_) close();
   }
 
+  // The request leaves max_concurrent_requests' count (once).
+  void stop_counting() {
+    if (!counted_) return;
+    counted_ = false;
+    server_.request_ended(std::exchange(deadline_, std::nullopt));
+  }
+
   void end_exchange() {
     auto x = std::move(exchange_);
     exchange_.reset();
@@ -733,10 +748,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (x->proxy) x->proxy->cancel();
     if (server_.proxy) server_.proxy->reap();
     log_line(x->method, x->target, x->status, x->body_sent, x->started);
-    if (counted_) {
-      counted_ = false;
-      server_.request_ended(std::exchange(deadline_, std::nullopt));
-    }
+    stop_counting();
     if (!x->keep_alive || closing_ || server_.stopping()) return close();
     arm_idle();
     process();
@@ -783,10 +795,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       p3::settle_transmit(store_, x->transmitted, TransmitResult::err(types::error_code::ConnectionTerminated{}));
       x->complete = true;
     }
-    if (counted_) {
-      counted_ = false;
-      server_.request_ended(std::exchange(deadline_, std::nullopt));
-    }
+    stop_counting();
     server_.forget(this);  // may end this object's life once the caller returns
   }
 

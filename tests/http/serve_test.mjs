@@ -529,6 +529,16 @@ async function middleware() {
   check(relayed.code === 0 && relayed.out === `${large}\n203 PUT /up?x=1`,
         `a ${large.length}-byte body goes upstream and back, handed on by the middleware`,
         `${relayed.out.length} bytes, ending ${JSON.stringify(relayed.out.slice(-40))}\n${open.stderr()}`);
+  // Over 1 MiB curl sends `Expect: 100-continue` and waits: the server says
+  // continue; the middleware passes the field on, so the upstream answers
+  // 100 Continue first, an interim response the client passes over.
+  const started = Date.now();
+  const expecting = curl(['-w', '\n%{http_code}', '-H', `Host: 127.0.0.1:${upstreamPort}`, '-X', 'PUT',
+                          '--data-binary', '@-', `http://127.0.0.1:${openPort}/expect`], large.repeat(3));
+  const took = Date.now() - started;
+  check(expecting.code === 0 && expecting.out === `${large.repeat(3)}\n203` && took < 900,
+        `a ${3 * large.length}-byte body after 100 Continue, from the server and from the upstream (${took} ms)`,
+        `${expecting.out.length} bytes, status ${expecting.code}\n${open.stderr()}`);
   await stopAndCheck(open);
   upstream.kill();
   // A next hop for a component that imports no handler.

@@ -55,9 +55,12 @@ std::function<void(Store&)> next_hop_linker(Engine& engine, Linker& linker, cons
   const bool serves = std::any_of(next.type().exports.begin(), next.type().exports.end(),
                                   [&](const NamedExtern& e) { return e.name == import; });
   if (!serves) throw Error(ErrorKind::Usage, "--next-hop: " + file + " does not export " + import);
+  // The next hop's own imports come from the linker as it is now: one that
+  // imports a handler too gets the network, never an earlier next hop.
+  Linker next_imports = linker;
   linker.allow_shadowing(true);
-  return [&linker, next = std::move(next), import](Store& store) {
-    linker.define_instance(import, linker.instantiate(store, next), import);
+  return [&linker, next_imports = std::move(next_imports), next = std::move(next), import](Store& store) {
+    linker.define_instance(import, next_imports.instantiate(store, next), import);
   };
 }
 

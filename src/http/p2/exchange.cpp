@@ -32,7 +32,7 @@ void clear_fd(int fd) {
 
 }  // namespace
 
-ProxyExchange::ProxyExchange(bool head_request) : head_request_(head_request) {
+ProxyExchange::ProxyExchange() {
   loop_fd_ = new_eventfd();
   try {
     request_ready_fd_ = new_eventfd();
@@ -192,10 +192,8 @@ void ProxyExchange::fail_response(std::string why) {
   wake_loop();
 }
 
-void ProxyExchange::worker_done(std::optional<std::string> failure) {
+void ProxyExchange::worker_done() {
   const std::lock_guard lock(mutex_);
-  // A trap is what went wrong, not the body its unwinding dropped.
-  if (failure) failure_ = std::move(failure);
   done_ = true;
   wake_loop();
 }

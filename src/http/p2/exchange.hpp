@@ -44,8 +44,7 @@ class ProxyExchange {
   // Bytes each direction holds before the writer waits.
   static constexpr size_t kBufferBytes = 256 * 1024;
 
-  // `head_request`: the request is a HEAD, so its response has no body.
-  explicit ProxyExchange(bool head_request);  // Error (Usage) when the kernel has no eventfd to give
+  ProxyExchange();  // Error (Usage) when the kernel has no eventfd to give
   ~ProxyExchange();
   ProxyExchange(const ProxyExchange&) = delete;
   ProxyExchange& operator=(const ProxyExchange&) = delete;
@@ -66,7 +65,6 @@ class ProxyExchange {
   void cancel();
 
   // ---- the worker's side ----------------------------------------------------
-  bool head_request() const { return head_request_; }
   int request_ready_fd() const { return request_ready_fd_; }
   int response_room_fd() const { return response_room_fd_; }
   enum class Read { bytes, pending, ended, failed };
@@ -83,14 +81,13 @@ class ProxyExchange {
   bool write_response(std::string_view bytes);
   void end_response(std::vector<wire::Field> trailers);
   void fail_response(std::string why);
-  void worker_done(std::optional<std::string> failure);
+  void worker_done();
 
  private:
   // Sets the level-triggered fds and wakes the loop; with mutex_ held.
   void update_levels();
   void wake_loop();
 
-  const bool head_request_;
   mutable std::mutex mutex_;
   int loop_fd_ = -1, request_ready_fd_ = -1, response_room_fd_ = -1;
   bool request_ready_set_ = false, response_room_set_ = false;

@@ -107,7 +107,7 @@ void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared
   // The store goes before the exchange hears that the guest is done: a
   // body dropped unfinished says so as the store drops it.
   store.reset();
-  exchange->worker_done(std::move(failure));
+  exchange->worker_done();
 }
 
 }  // namespace cmhost::http::p2

@@ -508,8 +508,6 @@ class HostOutgoingResponse final : public types::OutgoingResponse {
 
   // response-outparam.set with this response: its head goes out, its body follows.
   void send(const std::shared_ptr<ProxyExchange>& exchange) {
-    // Such a response's content-length is the resource's, not its body's (none).
-    if (exchange->head_request() || status_ < 200 || status_ == 204 || status_ == 304) length_->declared.reset();
     exchange->set_response_head(ResponseHead{status_, headers_.entries()});
     if (!body_taken_) body_->finish({});  // a body never asked for is empty
     body_->attach(std::make_shared<ExchangeSink>(exchange));

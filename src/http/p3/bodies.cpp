@@ -223,11 +223,11 @@ OutgoingBody::OutgoingBody(Store& store, std::shared_ptr<const TypesContext> typ
       types_(std::move(types)),
       contents_(std::move(body.contents)),
       trailers_(std::move(body.trailers)),
-      unconsumed_(body.contents || body.trailers ? nullptr : std::move(body.unconsumed)),
       request_(request),
       framing_(framing),
       content_length_(content_length),
-      sink_(std::move(sink)) {}
+      sink_(std::move(sink)),
+      forwarded_from_(body.contents || body.trailers ? nullptr : std::move(body.unconsumed)) {}
 
 void OutgoingBody::resume() {
   if (finished_) return;
@@ -264,31 +264,31 @@ void OutgoingBody::resume() {
 // A guest handed on an incoming body's stream or trailers' future: those
 // come from it directly, as it gets them.
 void OutgoingBody::start_forwarding() {
+  const auto self = shared_from_this();
   // A message passed on whole: its body was never consumed.
-  if (unconsumed_) {
+  if (forwarded_from_) {
     contents_forwarded_ = trailers_forwarded_ = true;
-    forwarded_from_ = std::move(unconsumed_);
-    forwarded_from_->forward_to(shared_from_this(), true, true);
-    return;
+    return forwarded_from_->forward_to(self, true, true);
   }
-  const auto source =
-      IncomingBody::source_of(store_, contents_ ? &*contents_ : nullptr, trailers_ ? &*trailers_ : nullptr);
-  if (!source) return;
-  const bool contents = contents_ && source->feeds(*contents_);
-  const bool trailers = trailers_ && source->resolves(*trailers_);
+  // The stream and the future may each come from another body.
+  const auto contents_source = contents_ ? IncomingBody::source_of(store_, &*contents_, nullptr) : nullptr;
+  const auto trailers_source = trailers_ ? IncomingBody::source_of(store_, nullptr, &*trailers_) : nullptr;
   // The reading ends close first: the writing ends then close readerless.
-  if (contents) {
+  if (contents_source) {
     contents_->close();
     contents_.reset();
     contents_forwarded_ = true;
+    forwarded_from_ = contents_source;
   }
-  if (trailers) {
+  if (trailers_source) {
     trailers_->close();
     trailers_.reset();
     trailers_forwarded_ = true;
+    trailers_from_ = trailers_source;
   }
-  forwarded_from_ = source;
-  source->forward_to(shared_from_this(), contents, trailers);
+  if (contents_source && contents_source == trailers_source) return contents_source->forward_to(self, true, true);
+  if (contents_source) contents_source->forward_to(self, true, false);
+  if (trailers_source) trailers_source->forward_to(self, false, true);
 }
 
 size_t OutgoingBody::room() const {
@@ -367,6 +367,7 @@ void OutgoingBody::end(TransmitResult outcome) {
   contents_.reset();
   trailers_.reset();
   forwarded_from_.reset();
+  trailers_from_.reset();
   sink_.done(std::move(outcome));
 }
 

@@ -30,7 +30,8 @@ struct ForwardedTrailers {
 
 // A body arriving from the wire for a guest: bytes as the parser gives
 // them, then the end with its trailers (or a failure). The guest's ends
-// are made when it consumes the body (Body::produce).
+// are made when it consumes the body (Body::produce); a body a guest
+// passes on unconsumed goes host to host with no ends at all.
 class IncomingBody : public std::enable_shared_from_this<IncomingBody> {
  public:
   IncomingBody(Store& store, std::shared_ptr<const TypesContext> types) : store_(store), types_(std::move(types)) {}
@@ -129,7 +130,6 @@ class OutgoingBody : public std::enable_shared_from_this<OutgoingBody> {
   std::shared_ptr<const TypesContext> types_;
   std::optional<StreamReader<uint8_t>> contents_;
   std::optional<FutureReader<TrailersResult>> trailers_;
-  std::shared_ptr<IncomingBody> unconsumed_;  // a body passed on unconsumed, until forwarding starts
   bool request_;
   wire::Framing framing_;
   std::optional<uint64_t> content_length_;
@@ -138,7 +138,9 @@ class OutgoingBody : public std::enable_shared_from_this<OutgoingBody> {
   bool over_length_ = false;
   bool finished_ = false;
   bool forwarding_checked_ = false;
-  std::shared_ptr<IncomingBody> forwarded_from_;  // while it forwards here
+  // While they forward here: where the contents come from (or the whole
+  // body, passed on unconsumed), and the trailers when another body's.
+  std::shared_ptr<IncomingBody> forwarded_from_, trailers_from_;
   bool contents_forwarded_ = false, trailers_forwarded_ = false;
   std::optional<ForwardedTrailers> forwarded_trailers_;
 };

@@ -212,12 +212,24 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
     if (!in_.empty() && between_bytes_timeout_ && completed_)
       arm_timer(*between_bytes_timeout_, types::error_code::ConnectionReadTimeout{});
     std::optional<wire::ParseFailure> failure;
-    if (!parser_) {
-      parser_.emplace(wire::ParserLimits{});
-      if (head_request_) parser_->skip(true);
+    for (;;) {
+      if (!parser_) {
+        parser_.emplace(wire::ParserLimits{});
+        if (head_request_) parser_->skip(true);
+      }
+      const size_t taken = parser_->feed(in_, failure);
+      in_.erase(0, taken);
+      // An interim response (100 Continue, 103 Early Hints) comes before
+      // the response: passed over, as hyper does (101 is no such case:
+      // no upgrade was asked for).
+      if (failure || !parser_->head_done() || completed_ || !interim(parser_->status())) break;
+      parser_.reset();
+      if (in_.empty()) break;
     }
-    const size_t taken = parser_->feed(in_, failure);
-    in_.erase(0, taken);
+    if (!parser_) {
+      if (ended) return fail(types::error_code::HTTPResponseIncomplete{});
+      return arm_read();
+    }
     if (!failure && ended) parser_->feed_end(failure);
     if (failure) return fail(parser_->head_done() ? ErrorCode(types::error_code::HTTPResponseIncomplete{})
                                                   : ErrorCode(types::error_code::HTTPProtocolError{}));
@@ -228,8 +240,22 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
       if (parser_->done()) return finish();
     }
     if (ended) return fail(types::error_code::HTTPResponseIncomplete{});
-    if (!response_body_ || response_body_->buffered() < kBodyBuffer) arm_read();
+    if (!response_body_ || response_body_->buffered() < kBodyBuffer) return arm_read();
+    // The body's reader is behind: reading goes on once it takes some. No
+    // wait holds this meanwhile, and waiting on the reader is no silence of
+    // the server's.
+    paused_ = shared_from_this();
+    cancel_timer();
   }
+
+  void resume_reading() {
+    if (fd_ < 0 || !paused_) return;
+    const auto self = std::move(paused_);
+    arm_read();
+    if (between_bytes_timeout_) arm_timer(*between_bytes_timeout_, types::error_code::ConnectionReadTimeout{});
+  }
+
+  static bool interim(unsigned status) { return status >= 100 && status < 200 && status != 101; }
 
   // The response's head arrived: send returns it; its body follows.
   void respond() {
@@ -240,7 +266,7 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
     response_body_ = std::make_shared<IncomingBody>(store_, types_);
     std::weak_ptr<Outgoing> weak = weak_from_this();
     response_body_->on_taken = [weak] {
-      if (auto self = weak.lock(); self && self->fd_ >= 0) self->arm_read();
+      if (auto self = weak.lock()) self->resume_reading();
     };
     auto response = std::make_unique<HostResponse>(std::move(headers), response_body_->body());
     response->status = static_cast<uint16_t>(parser_->status());
@@ -288,6 +314,8 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
     cancel_waits();
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
+    // Let go from the loop: this may be what a caller is running in.
+    if (paused_) store_.when_time(Clock::now(), [done = std::move(paused_)] {});
   }
 
   Store& store_;
@@ -305,6 +333,8 @@ class Outgoing : public std::enable_shared_from_this<Outgoing> {
   std::optional<wire::ResponseParser> parser_;
   std::shared_ptr<OutgoingBody> request_body_;
   std::shared_ptr<IncomingBody> response_body_;
+  // Set while reading waits for the body's reader: what keeps this alive.
+  std::shared_ptr<Outgoing> paused_;
   std::optional<Store::WaitId> read_wait_, write_wait_, timer_;
   std::optional<Clock::duration> connect_timeout_, first_byte_timeout_, between_bytes_timeout_;
 };
