@@ -41,6 +41,17 @@ struct EngineConfig {
   std::string cache_dir = {};
   // The C compiler artifacts are built with (a name on PATH, or a path).
   std::string compiler = "cc";
+  // Which code components get. Optimized: the C compiler's -O2, waited for.
+  // Baseline: TinyCC's unoptimised code, compiled in seconds whatever the
+  // size, and slower. Tiered: Optimized for a component of up to
+  // `tiered_code_bytes` of code; a bigger one gets Baseline code at once
+  // while its Optimized artifact is built in a background process, which
+  // the loads after it is in the cache get (Optimized when `baseline_compiler`
+  // is not installed).
+  enum class AotTier : uint8_t { Optimized, Baseline, Tiered };
+  AotTier aot_tier = AotTier::Tiered;
+  size_t tiered_code_bytes = size_t{512} << 10;
+  std::string baseline_compiler = "tcc";
   // Told when a component is compiled rather than found in the cache (a
   // line for a progress display); unset: nothing is said.
   std::function<void(const std::string&)> on_compile = nullptr;

@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../support/expect_error.hpp"
@@ -227,6 +229,61 @@ TEST_F(AotArtifacts, ACacheOthersCanWriteIsRefused) {
   ::chmod(cache.c_str(), 0777);
   Engine engine(aot({.cache_dir = cache.string()}));
   expect_error(ErrorKind::Usage, [&] { Component::from_bytes(engine, basics_); }, "is writable by others");
+}
+
+using AotTier = engine::EngineConfig::AotTier;
+
+// The baseline tier: TinyCC's code for the same component, the same
+// results, in an artifact stamped as baseline code.
+TEST_F(AotArtifacts, TheBaselineTierRunsTheSame) {
+  Engine baseline(aot({.aot_tier = AotTier::Baseline}));
+  const std::string path = (dir_ / "basics-baseline.cmhost-aot").string();
+  Component::write_artifact(baseline, basics_, path);
+  EXPECT_NE(stamp_text(read_bytes(path)).find(" tier=baseline"), std::string::npos);
+  Store store(baseline);
+  EXPECT_EQ(add(store, Component::from_bytes_with_artifact(baseline, basics_, path)), 42u);
+  // A tiered engine (the default) runs either tier's artifact; an optimized one refuses it.
+  Engine tiered(aot());
+  Store tiered_store(tiered);
+  EXPECT_EQ(add(tiered_store, Component::from_bytes_with_artifact(tiered, basics_, path)), 42u);
+  Engine optimized(aot({.aot_tier = AotTier::Optimized}));
+  expect_error(ErrorKind::Usage, [&] { Component::from_bytes_with_artifact(optimized, basics_, path); },
+               "was built with another C compiler");
+}
+
+// A component with more code than tiered_code_bytes (here: any) runs
+// baseline code at once; its optimized code is built in the background,
+// and the loads after that run it.
+TEST_F(AotArtifacts, ABigComponentRunsBaselineCodeUntilItsOptimizedCodeIsBuilt) {
+  const fs::path cache = dir_ / "cache";
+  const auto tiered = [&] {
+    return Engine(aot({.cache_dir = cache.string(),
+                       .tiered_code_bytes = 0,
+                       .on_compile = [this](const std::string& line) { said_.push_back(line); }}));
+  };
+  Engine first = tiered();
+  Store store(first);
+  EXPECT_EQ(add(store, Component::from_bytes(first, basics_)), 42u);
+  ASSERT_EQ(said_.size(), 2u);
+  EXPECT_EQ(said_[0].rfind("compiling 1 core module to baseline native code (", 0), 0u) << said_[0];
+  EXPECT_EQ(said_[1].rfind("building optimized native code in the background (", 0), 0u) << said_[1];
+  // The background build ends with the optimized artifact beside the
+  // baseline one, and nothing else left.
+  const auto artifacts = [&] {
+    size_t count = 0;
+    for (const auto& entry : fs::directory_iterator(cache)) count += entry.path().extension() == ".cmhost-aot";
+    return count;
+  };
+  for (int waited = 0; artifacts() < 2 && waited < 1200; ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(artifacts(), 2u) << "no optimized artifact after 120 s";
+  for (int waited = 0; std::distance(fs::directory_iterator(cache), fs::directory_iterator()) > 3 && waited < 100; ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(std::distance(fs::directory_iterator(cache), fs::directory_iterator()), 3) << "a lock file stayed";
+  said_.clear();
+  Engine second = tiered();
+  Store second_store(second);
+  EXPECT_EQ(add(second_store, Component::from_bytes(second, basics_)), 42u);
+  EXPECT_TRUE(said_.empty()) << "the optimized artifact comes from the cache: " << said_.front();
 }
 
 TEST_F(AotArtifacts, TheInterpreterWritesNone) {

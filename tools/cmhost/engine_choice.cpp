@@ -13,9 +13,11 @@ engine::EngineConfig engine_config(const std::string& name, const CommandLineLim
   engine::EngineConfig config;
   if (name == "interp") {
     config.backend = engine::Backend::Interpreter;
-  } else if (name == "aot") {
+  } else if (name == "aot" || name == "aot-baseline" || name == "aot-optimized") {
     config.backend = engine::Backend::AheadOfTime;
     config.on_compile = [](const std::string& what) { fmt::print(stderr, "cmhost: {}\n", what); };
+    if (name == "aot-baseline") config.aot_tier = engine::EngineConfig::AotTier::Baseline;
+    if (name == "aot-optimized") config.aot_tier = engine::EngineConfig::AotTier::Optimized;
   } else {
     throw Error(ErrorKind::Usage, "unknown engine `" + name + "` (expected " + kEngineNames + ")");
   }

@@ -14,7 +14,7 @@
 
 namespace cmhost::tools {
 
-inline constexpr const char* kEngineNames = "interp|aot";
+inline constexpr const char* kEngineNames = "interp|aot|aot-baseline|aot-optimized";
 
 // What the command line bounds a guest with.
 struct CommandLineLimits {
@@ -24,8 +24,10 @@ struct CommandLineLimits {
 };
 
 // The engine configuration an `--engine` value names: `aot` compiles each
-// component on first use into the cache, saying so on stderr; fuel or a
-// timeout meter the guest code. Usage for other names.
+// component on first use into the cache, saying so on stderr (a big one to
+// baseline code first, EngineConfig::AotTier::Tiered; `aot-baseline` and
+// `aot-optimized` pick one tier); fuel or a timeout meter the guest code.
+// Usage for other names.
 // `compat` holds `--compat` values: sync-cancel-in-set sets
 // allow_sync_cancel_in_waitable_set (Usage for other names).
 engine::EngineConfig engine_config(const std::string& name, const CommandLineLimits& limits = {},

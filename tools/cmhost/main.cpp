@@ -69,9 +69,11 @@ int main(int argc, char** argv) {
     command
         ->add_option("--engine", engine_name,
                      "interp: wabt's interpreter; aot: native code through wasm2c and the C compiler, compiled on "
-                     "first use into $XDG_CACHE_HOME/cmhost (else ~/.cache/cmhost)")
+                     "first use into $XDG_CACHE_HOME/cmhost (else ~/.cache/cmhost); a component of over 512 KiB of "
+                     "code runs TinyCC's baseline code while its optimized code is built in the background; "
+                     "aot-baseline, aot-optimized: one of the two")
         ->capture_default_str()
-        ->check(CLI::IsMember({"interp", "aot"}));
+        ->check(CLI::IsMember({"interp", "aot", "aot-baseline", "aot-optimized"}));
     command
         ->add_option("--compat", compat,
                      "Run guests built for an earlier rule of the Component Model (repeatable): "
@@ -127,6 +129,10 @@ int main(int argc, char** argv) {
   compile->add_flag("--metered", compile_metered,
                     "Make the guest code count what it runs, as --fuel and --timeout need when the artifact is run "
                     "with them (--artifact)");
+  bool compile_baseline = false;
+  compile->add_flag("--baseline", compile_baseline,
+                    "Compile with TinyCC, unoptimised: seconds for any component, slower code (the tier a big "
+                    "component runs first while its optimized code is built)");
 
   cmhost::tools::RunCommand run;
   auto* run_cmd = app.add_subcommand("run", "Run a WASI command component (wasi:cli/run), or call an export with WASI linked");
@@ -326,6 +332,7 @@ int main(int argc, char** argv) {
       }
       cmhost::engine::EngineConfig config = cmhost::tools::engine_config("aot");
       config.metering = compile_metered;
+      if (compile_baseline) config.aot_tier = cmhost::engine::EngineConfig::AotTier::Baseline;
       return cmhost::tools::run_compile(compile_file, compile_output, config);
     }
     if (*wast_cmd) {

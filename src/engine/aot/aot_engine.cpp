@@ -21,6 +21,7 @@
 #include "cmhost/error.hpp"
 #include "rt.h"
 #include "shape.hpp"
+#include "tiers.hpp"
 
 namespace cmhost::engine {
 namespace {
@@ -786,20 +787,60 @@ class AotEngine final : public Engine {
 
   std::unique_ptr<Artifact> load_artifact(const std::string& path, std::span<const uint8_t> component) override {
     // The runtime compares the artifact's module count with the component's.
-    const aot::Stamp expected = aot::expected_stamp(component, settings(), aot::kAnyModuleCount);
+    aot::BuildSettings built = settings(config_.aot_tier == EngineConfig::AotTier::Baseline);
+    // A tiered engine runs what either tier wrote (`cmhost compile --baseline`).
+    if (config_.aot_tier == EngineConfig::AotTier::Tiered) built.baseline = aot::artifact_is_baseline(path);
+    const aot::Stamp expected = aot::expected_stamp(component, built, aot::kAnyModuleCount);
     return std::make_unique<AotArtifact>(aot::load_artifact_file(path, expected), config_);
   }
 
   std::unique_ptr<Artifact> cached_artifact(std::span<const uint8_t> component,
                                             const std::vector<std::span<const uint8_t>>& modules) override {
-    const aot::Stamp expected = aot::expected_stamp(component, settings(), modules.size());
     const std::string directory = aot::cache_directory(config_.cache_dir);
+    if (config_.aot_tier != EngineConfig::AotTier::Tiered)
+      return cached_tier(component, modules, directory, settings(config_.aot_tier == EngineConfig::AotTier::Baseline));
+    const aot::BuildSettings optimized = settings(false), baseline = settings(true);
+    if (aot::code_bytes(modules) <= config_.tiered_code_bytes || !aot::tier_compiler_available(baseline))
+      return cached_tier(component, modules, directory, optimized);
+    const aot::Stamp optimized_stamp = aot::expected_stamp(component, optimized, modules.size());
+    const std::string optimized_path = aot::cache_path(directory, optimized_stamp);
+    if (access(optimized_path.c_str(), F_OK) == 0) {
+      try {
+        return std::make_unique<AotArtifact>(aot::load_artifact_file(optimized_path, optimized_stamp), config_);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Usage) throw;
+        unlink(optimized_path.c_str());  // a damaged file: built anew, in the background
+      }
+    }
+    auto artifact = cached_tier(component, modules, directory, baseline);
+    if (config_.on_compile)
+      config_.on_compile("building optimized native code in the background (" + optimized_path + ")");
+    aot::build_in_background(component, modules, optimized, optimized_path);
+    return artifact;
+  }
+
+  void write_artifact(std::span<const uint8_t> component, const std::vector<std::span<const uint8_t>>& modules,
+                      const std::string& path) override {
+    aot::build_artifact(component, modules, settings(config_.aot_tier == EngineConfig::AotTier::Baseline), path);
+  }
+
+  std::unique_ptr<Store> new_store() override { return std::make_unique<AotStore>(config_, epoch_); }
+  const EngineConfig& config() const override { return config_; }
+
+ private:
+  // The artifact of one tier from the cache, built (and waited for) first
+  // when it is not there.
+  std::unique_ptr<Artifact> cached_tier(std::span<const uint8_t> component,
+                                        const std::vector<std::span<const uint8_t>>& modules,
+                                        const std::string& directory, const aot::BuildSettings& tier) {
+    const aot::Stamp expected = aot::expected_stamp(component, tier, modules.size());
     const std::string path = aot::cache_path(directory, expected);
     const auto build = [&](const std::string& verb, const std::string& why) {
       if (config_.on_compile)
         config_.on_compile(verb + " " + std::to_string(modules.size()) + " core module" +
-                           (modules.size() == 1 ? "" : "s") + " to native code (" + path + ")" + why);
-      aot::build_artifact(component, modules, settings(), path);
+                           (modules.size() == 1 ? "" : "s") + " to " + (tier.baseline ? "baseline " : "") +
+                           "native code (" + path + ")" + why);
+      aot::build_artifact(component, modules, tier, path);
     };
     if (access(path.c_str(), F_OK) != 0) {
       build("compiling", "");
@@ -816,17 +857,10 @@ class AotEngine final : public Engine {
     return std::make_unique<AotArtifact>(aot::load_artifact_file(path, expected), config_);
   }
 
-  void write_artifact(std::span<const uint8_t> component, const std::vector<std::span<const uint8_t>>& modules,
-                      const std::string& path) override {
-    aot::build_artifact(component, modules, settings(), path);
-  }
-
-  std::unique_ptr<Store> new_store() override { return std::make_unique<AotStore>(config_, epoch_); }
-  const EngineConfig& config() const override { return config_; }
-
- private:
-  aot::BuildSettings settings() const {
+  aot::BuildSettings settings(bool baseline) const {
     aot::BuildSettings s;
+    s.baseline = baseline;
+    s.baseline_compiler = config_.baseline_compiler;
     s.compiler = config_.compiler;
     s.metered = config_.metering;
     s.cache_dir = config_.cache_dir;

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <thread>
+#include <limits>
 
 #include "cmhost/error.hpp"
 #include "compiler.hpp"
@@ -41,7 +41,7 @@ void write_file(const fs::path& path, const std::string& text) {
 void build_artifact(std::span<const uint8_t> component, const std::vector<std::span<const uint8_t>>& modules,
                     const BuildSettings& settings, const std::string& path) {
   Stamp stamp = expected_stamp(component, settings, modules.size());
-  const std::string compiler = resolve_compiler(settings.compiler);
+  const std::string compiler = resolve_compiler(tier_compiler(settings));
   const fs::path target = fs::absolute(path);
   // Declared first, so that it goes last: a signal that stopped the build
   // ends the process only once the workspace is gone.
@@ -52,7 +52,7 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
   write_file(scratch / "cmhost_aot.h", kCmhostAotHeader);
   std::vector<CompilerJob> jobs;
   std::vector<std::string> objects;
-  const std::vector<std::string> cflags = compile_flags(settings.metered);
+  const std::vector<std::string> cflags = compile_flags(settings.metered, settings.baseline);
   const auto compile_job = [&](const std::string& name, const std::string& what) {
     CompilerJob job;
     job.argv = {compiler};
@@ -69,8 +69,12 @@ void build_artifact(std::span<const uint8_t> component, const std::vector<std::s
     const std::string prefix = module_prefix(i);
     CModule translated;
     try {
+      // Units of about split_bytes each, however many that makes, compiled
+      // a core at a time (run_all): the C compiler's memory follows the
+      // unit, not the module (two -O2 units of a 150 MB translation took
+      // over 4 GB each).
       translated = translate(modules[i].data(), modules[i].size(), prefix, prefix + ".h", settings.metered,
-                             std::max(1u, std::thread::hardware_concurrency()), settings.split_bytes);
+                             std::numeric_limits<size_t>::max(), settings.split_bytes);
     } catch (const Error& e) {
       throw Error(e.kind(), "core module " + std::to_string(i) + ": " + e.what());
     }

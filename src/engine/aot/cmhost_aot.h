@@ -68,8 +68,72 @@ typedef struct cmhost_aot_artifact {
 
 /* ---- cmhost's runtime support (rt.c) ---- */
 
-/* Generated function prologues trap when the native stack reaches this. */
+/* Generated function prologues trap when the native stack reaches this
+ * (CMHOST_STACK_LIMIT). TinyCC, the baseline tier's compiler, has no
+ * thread-local storage: its code asks for the limit with a call. */
+#ifdef __TINYC__
+uintptr_t cmhost_rt_stack_limit_now(void);
+#define CMHOST_STACK_LIMIT cmhost_rt_stack_limit_now()
+#else
 extern __thread uintptr_t cmhost_rt_stack_limit __attribute__((tls_model("initial-exec")));
+#define CMHOST_STACK_LIMIT cmhost_rt_stack_limit
+#endif
+
+#ifdef __TINYC__
+/* The bit counts wasm2c's C takes from GCC's builtins, which TinyCC lacks. */
+static inline int cmhost_clz64(uint64_t x) {
+  int n = 0;
+  if (!(x >> 32)) { n += 32; x <<= 32; }
+  if (!(x >> 48)) { n += 16; x <<= 16; }
+  if (!(x >> 56)) { n += 8; x <<= 8; }
+  if (!(x >> 60)) { n += 4; x <<= 4; }
+  if (!(x >> 62)) { n += 2; x <<= 2; }
+  if (!(x >> 63)) { n += 1; }
+  return n;
+}
+static inline int cmhost_ctz64(uint64_t x) {
+  int n = 0;
+  if (!(x & 0xffffffffu)) { n += 32; x >>= 32; }
+  if (!(x & 0xffffu)) { n += 16; x >>= 16; }
+  if (!(x & 0xffu)) { n += 8; x >>= 8; }
+  if (!(x & 0xfu)) { n += 4; x >>= 4; }
+  if (!(x & 0x3u)) { n += 2; x >>= 2; }
+  if (!(x & 0x1u)) { n += 1; }
+  return n;
+}
+static inline int cmhost_popcount64(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (int)((x * 0x0101010101010101ull) >> 56);
+}
+/* As GCC's, undefined for 0 (wasm2c tests for it first). */
+#define __builtin_clz(x) (cmhost_clz64((uint64_t)(uint32_t)(x)) - 32)
+#define __builtin_clzll(x) cmhost_clz64((uint64_t)(x))
+#define __builtin_ctz(x) cmhost_ctz64((uint64_t)(uint32_t)(x))
+#define __builtin_ctzll(x) cmhost_ctz64((uint64_t)(x))
+#define __builtin_popcount(x) cmhost_popcount64((uint64_t)(uint32_t)(x))
+#define __builtin_popcountll(x) cmhost_popcount64((uint64_t)(x))
+/* TinyCC calls the C library for every memcpy, and a guard-page fault in
+ * the library is no fault of guest code to the fault handler (rt.c looks
+ * at where it happened): a memory access copies in the artifact's own code. */
+static inline void* cmhost_copy(void* to, const void* from, size_t n) {
+  switch (n) {
+    case 1: *(uint8_t*)to = *(const uint8_t*)from; break;
+    case 2: *(uint16_t*)to = *(const uint16_t*)from; break;
+    case 4: *(uint32_t*)to = *(const uint32_t*)from; break;
+    case 8: *(uint64_t*)to = *(const uint64_t*)from; break;
+    default: {
+      unsigned char* out = (unsigned char*)to;
+      const unsigned char* in = (const unsigned char*)from;
+      while (n--) *out++ = *in++;
+    }
+  }
+  return to;
+}
+#undef wasm_rt_memcpy
+#define wasm_rt_memcpy cmhost_copy
+#endif
 
 /* Runs a host binding (its first member is the entry point); returns only
  * when it succeeded, else unwinds to the current trap target. */

@@ -120,19 +120,23 @@ std::string compiler_version(const std::string& resolved, const fs::path& scratc
 
 // No sibling-call optimisation: wasm calls are never tail calls, and a
 // recursion the C compiler turned into a loop would never reach the stack
-// limit.
-std::string artifact_flags(bool metered) {
-  std::string f = "-std=gnu11 -O2 -fPIC -fvisibility=hidden -fstack-clash-protection -fno-strict-aliasing -fno-optimize-sibling-calls -DNDEBUG";
+// limit. TinyCC (the baseline tier) optimises nothing and writes
+// position-independent code as it is.
+std::string artifact_flags(bool metered, bool baseline) {
+  std::string f = baseline ? "-DNDEBUG"
+                           : "-std=gnu11 -O2 -fPIC -fvisibility=hidden -fstack-clash-protection -fno-strict-aliasing "
+                             "-fno-optimize-sibling-calls -DNDEBUG";
   f += CMHOST_RT_GUARD_PAGES ? " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=1" : " -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0";
   f += " -w";
   f += " abi=" + std::to_string(CMHOST_AOT_ABI);
+  if (baseline) f += " tier=baseline";
   if (metered) f += kMeteredFlag;
   return f;
 }
 
-std::vector<std::string> compile_flags(bool metered) {
+std::vector<std::string> compile_flags(bool metered, bool baseline) {
   std::vector<std::string> out;
-  std::istringstream words(artifact_flags(metered));
+  std::istringstream words(artifact_flags(metered, baseline));
   std::string word;
   while (words >> word)
     if (word.rfind('-', 0) == 0) out.push_back(word);

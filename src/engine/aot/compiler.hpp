@@ -27,10 +27,10 @@ std::string compiler_version(const std::string& resolved, const std::filesystem:
 // before translation: a refill import called per slice).
 inline constexpr const char* kMeteredFlag = " metered=slices";
 
-// The flags as a stamp records them (with the artifact ABI and metering),
-// and the compiler's share of them.
-std::string artifact_flags(bool metered);
-std::vector<std::string> compile_flags(bool metered);
+// The flags as a stamp records them (with the artifact ABI, the tier and
+// metering), and the compiler's share of them. `baseline`: TinyCC's.
+std::string artifact_flags(bool metered, bool baseline = false);
+std::vector<std::string> compile_flags(bool metered, bool baseline = false);
 
 // One run of the compiler: its arguments, the file its stderr goes to, and
 // what it compiles, for the error message.

@@ -24,6 +24,7 @@
 #define PAGE_BYTES 65536u
 
 __thread uintptr_t cmhost_rt_stack_limit __attribute__((tls_model("initial-exec")));
+uintptr_t cmhost_rt_stack_limit_now(void) { return cmhost_rt_stack_limit; }
 
 static __thread cmhost_rt_stack thread_stack;
 static __thread cmhost_rt_stack* current_stack;

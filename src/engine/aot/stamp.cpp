@@ -1,5 +1,7 @@
 #include "stamp.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // SHA256_Init and friends are deprecated in OpenSSL 3 in favour of EVP (see
@@ -58,8 +60,8 @@ Stamp expected_stamp(std::span<const uint8_t> component, const BuildSettings& se
   stamp.component_sha256 = sha256_hex(component);
   stamp.cmhost_version = CMHOST_VERSION;
   stamp.codegen = CMHOST_AOT_CODEGEN;
-  stamp.compiler = compiler_identity(resolve_compiler(settings.compiler));
-  stamp.flags = artifact_flags(settings.metered);
+  stamp.compiler = compiler_identity(resolve_compiler(tier_compiler(settings)));
+  stamp.flags = artifact_flags(settings.metered, settings.baseline);
   stamp.module_count = module_count;
   return stamp;
 }
@@ -88,6 +90,23 @@ std::string read_stamp(int fd, int64_t size, const std::string& path) {
   if (pread(fd, text.data(), length, size - 16 - static_cast<off_t>(length)) != static_cast<ssize_t>(length))
     usage("cannot read the stamp of " + path);
   return text;
+}
+
+bool artifact_is_baseline(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat info {};
+  bool baseline = false;
+  try {
+    if (fstat(fd, &info) == 0) {
+      const std::string flags = " " + stamp_field(read_stamp(fd, info.st_size, path), "flags") + " ";
+      baseline = flags.find(" tier=baseline ") != std::string::npos;
+    }
+  } catch (const Error&) {
+    // No stamp: the load says what is wrong with the file.
+  }
+  close(fd);
+  return baseline;
 }
 
 std::string stamp_field(const std::string& text, const std::string& name) {

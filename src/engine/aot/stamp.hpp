@@ -15,10 +15,19 @@ namespace cmhost::engine::aot {
 // different artifacts.
 struct BuildSettings {
   std::string compiler = "cc";  // found on PATH unless a path
+  // The baseline tier: unoptimised code from TinyCC, in seconds where the
+  // C compiler's -O2 takes minutes (EngineConfig::aot_tier).
+  bool baseline = false;
+  std::string baseline_compiler = "tcc";
   bool metered = false;         // EngineConfig::metering: instrument.hpp's rewrite before translation
   size_t split_bytes = size_t{4} << 20;  // translate.hpp's split_functions (tests split small modules)
   std::string cache_dir;  // EngineConfig::cache_dir: builds work in its `building/` (workspace.hpp)
 };
+
+// The compiler the settings' tier builds with.
+inline const std::string& tier_compiler(const BuildSettings& settings) {
+  return settings.baseline ? settings.baseline_compiler : settings.compiler;
+}
 
 // What an artifact must have been built with to be loaded now.
 struct Stamp {
@@ -49,6 +58,10 @@ bool append_stamp(const std::string& path, const Stamp& stamp);
 // The stamp's text at the end of the open file `fd` of `size` bytes
 // (`path` names it in errors); throws Usage when there is none.
 std::string read_stamp(int fd, int64_t size, const std::string& path);
+
+// Whether the artifact at `path` holds baseline code (BuildSettings::
+// baseline), as its stamp says; false when it has no stamp to say so.
+bool artifact_is_baseline(const std::string& path);
 
 // One field of a stamp's text, empty when it has none.
 std::string stamp_field(const std::string& text, const std::string& name);

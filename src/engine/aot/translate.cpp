@@ -188,7 +188,7 @@ const char kDepthCounting[] =
 const char kStackLimit[] =
     "#include \"cmhost_aot.h\"\n"
     "#define FUNC_PROLOGUE \\\n"
-    "  if (UNLIKELY((uintptr_t)__builtin_frame_address(0) < cmhost_rt_stack_limit)) TRAP(EXHAUSTION);\n"
+    "  if (UNLIKELY((uintptr_t)__builtin_frame_address(0) < CMHOST_STACK_LIMIT)) TRAP(EXHAUSTION);\n"
     "#define FUNC_EPILOGUE\n";
 
 void check_stack_by_limit(std::string& source) {
