@@ -1,4 +1,5 @@
-# `cmake --install`: the public headers, libcmhost.a, the cmhost tool, the
+# `cmake --install`: the public headers, libcmhost.a, the cmhost tool and
+# its background builder (libexec/cmhost/cmhost-aot-build), the
 # CMake package (find_package(cmhost CONFIG) -> cmhost::cmhost) and the
 # pkg-config module, under CMAKE_INSTALL_PREFIX.
 include(GNUInstallDirs)
@@ -7,6 +8,7 @@ include(CMakePackageConfigHelpers)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/cmhost DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS cmhost_lib EXPORT cmhostTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS cmhost RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS cmhost-aot-build RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cmhost)
 install(FILES ${PROJECT_SOURCE_DIR}/src/engine/aot/exports.list DESTINATION ${CMAKE_INSTALL_DATADIR}/cmhost)
 install(EXPORT cmhostTargets NAMESPACE cmhost:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cmhost)
 

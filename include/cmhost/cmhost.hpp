@@ -110,10 +110,22 @@ class Component {
   // Its imports and exports.
   const ComponentType& type() const;
 
+  // A component too big to wait for optimized code runs baseline code first
+  // (EngineConfig::AotTier::Tiered) while the optimized code is built in
+  // the background. Once that is ready: the component again, with it
+  // (decoded and validated anew, as from_bytes with a warm cache), for the
+  // instances made from now on; those made already keep their code.
+  // Otherwise (still building, or already the final code): nullopt, after
+  // at most one look at the cache.
+  std::optional<Component> with_faster_code() const;
+
   class Impl;
 
  private:
   friend class Linker;
+  // Decoded, validated and compiled (or its artifact taken from the cache).
+  static Component compiled(const std::shared_ptr<engine::Engine>& core,
+                            std::shared_ptr<const std::vector<uint8_t>> bytes);
   std::shared_ptr<const Impl> impl_;
 };
 

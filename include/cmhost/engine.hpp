@@ -47,11 +47,15 @@ struct EngineConfig {
   // `tiered_code_bytes` of code; a bigger one gets Baseline code at once
   // while its Optimized artifact is built in a background process, which
   // the loads after it is in the cache get (Optimized when `baseline_compiler`
-  // is not installed).
+  // or the builder is not installed).
   enum class AotTier : uint8_t { Optimized, Baseline, Tiered };
   AotTier aot_tier = AotTier::Tiered;
   size_t tiered_code_bytes = size_t{512} << 10;
   std::string baseline_compiler = "tcc";
+  // The program that runs those background builds, cmhost-aot-build
+  // (empty: $CMHOST_AOT_BUILDER, else beside the executable or in its
+  // ../libexec/cmhost/, where `cmake --install` puts it).
+  std::string aot_builder = {};
   // Told when a component is compiled rather than found in the cache (a
   // line for a progress display); unset: nothing is said.
   std::function<void(const std::string&)> on_compile = nullptr;

@@ -22,14 +22,17 @@ const std::shared_ptr<engine::Engine>& Engine::shared_core() const {
 engine::Engine& Engine::core() { return *shared_core(); }
 void Engine::increment_epoch() { shared_core()->increment_epoch(); }
 
-Component Component::from_bytes(const Engine& engine, std::vector<uint8_t> bytes) {
-  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-  const auto decoded = binary::decode_component(*owned);
-  auto plan = validate::validate_component(decoded, *owned);
-  const std::shared_ptr<engine::Engine>& core = engine.shared_core();
+Component Component::compiled(const std::shared_ptr<engine::Engine>& core,
+                              std::shared_ptr<const std::vector<uint8_t>> bytes) {
+  const auto decoded = binary::decode_component(*bytes);
+  auto plan = validate::validate_component(decoded, *bytes);
   Component c;
-  c.impl_ = std::make_shared<Impl>(Impl{core, owned, runtime::compile(*core, std::move(plan), *owned)});
+  c.impl_ = std::make_shared<Impl>(Impl{core, bytes, runtime::compile(*core, std::move(plan), *bytes)});
   return c;
+}
+
+Component Component::from_bytes(const Engine& engine, std::vector<uint8_t> bytes) {
+  return compiled(engine.shared_core(), std::make_shared<const std::vector<uint8_t>>(std::move(bytes)));
 }
 
 Component Component::from_bytes_with_artifact(const Engine& engine, std::vector<uint8_t> bytes,
@@ -59,5 +62,11 @@ Component Component::from_file_with_artifact(const Engine& engine, const std::st
 }
 
 const ComponentType& Component::type() const { return impl_->compiled.plan.root->type; }
+
+std::optional<Component> Component::with_faster_code() const {
+  const auto& ready = impl_->compiled.faster_code_check;
+  if (!ready || !ready()) return std::nullopt;
+  return compiled(impl_->engine, impl_->bytes);
+}
 
 }  // namespace cmhost

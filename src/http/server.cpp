@@ -122,6 +122,10 @@ class Server::Impl {
   HandleFunc& handler();
   // After a trap or a timeout: requests from now on get a new instance.
   void retire_instance(const std::string& why);
+  // A big component's optimized code, once its background build is done
+  // (Component::with_faster_code): the instances made from then on run it.
+  // Looked for at most once a second, as requests come.
+  void look_for_faster_code();
   void warn(const std::string& line) const {
     if (config.warn) config.warn(line);
   }
@@ -150,6 +154,7 @@ class Server::Impl {
   void let_waiting_on();
 
   int listen_fd_ = -1;
+  Clock::time_point next_faster_code_look_ = Clock::now();
   std::optional<Store::WaitId> accept_wait_, signal_wait_, drain_timer_, proxy_ended_wait_, resume_wait_;
   std::optional<Instance> instance_;
   std::optional<HandleFunc> handler_;
@@ -954,7 +959,30 @@ void Server::Impl::accept_ready() {
   arm_accept();
 }
 
+void Server::Impl::look_for_faster_code() {
+  const auto now = Clock::now();
+  if (now < next_faster_code_look_) return;
+  next_faster_code_look_ = now + std::chrono::seconds(1);
+  std::optional<Component> faster;
+  try {
+    faster = component.with_faster_code();
+  } catch (const Error& e) {
+    warn(fmt::format("the optimized code could not be loaded: {}", e.what()));
+    next_faster_code_look_ = Clock::time_point::max();
+    return;
+  }
+  if (!faster) return;
+  component = std::move(*faster);
+  if (proxy) {
+    proxy->use_component(component);
+    warn("the optimized code is ready: requests from now on run it");
+  } else {
+    retire_instance("the optimized code is ready");  // those in flight finish on the old one
+  }
+}
+
 std::optional<Server::Impl::Deadlines::iterator> Server::Impl::request_started() {
+  look_for_faster_code();
   ++in_flight_;
   if (!ticker || proxy) return std::nullopt;  // a proxy's requests have stores of their own
   const auto deadline = deadlines_.insert(ticker->epoch() + ticker->timeout_ticks());

@@ -457,6 +457,7 @@ CompiledComponent compile(const engine::Artifact& artifact, validate::Plan plan)
     if (!module) throw Error(ErrorKind::Usage, "the artifact lacks core module " + std::to_string(i));
     out.modules.push_back(std::move(module));
   }
+  out.faster_code_check = artifact.faster_code_check();
   out.plan = std::move(plan);
   return out;
 }

@@ -298,6 +298,7 @@ class ComponentInstance {
 struct CompiledComponent {
   validate::Plan plan;
   std::vector<std::shared_ptr<engine::Module>> modules;  // parallel to plan.modules
+  std::function<bool()> faster_code_check;                // engine::Artifact::faster_code_check
 };
 
 class Store {

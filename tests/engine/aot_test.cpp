@@ -259,6 +259,7 @@ TEST_F(AotArtifacts, ABigComponentRunsBaselineCodeUntilItsOptimizedCodeIsBuilt) 
   const auto tiered = [&] {
     return Engine(aot({.cache_dir = cache.string(),
                        .tiered_code_bytes = 0,
+                       .aot_builder = CMHOST_TEST_AOT_BUILDER,
                        .on_compile = [this](const std::string& line) { said_.push_back(line); }}));
   };
   Engine first = tiered();
@@ -284,6 +285,19 @@ TEST_F(AotArtifacts, ABigComponentRunsBaselineCodeUntilItsOptimizedCodeIsBuilt) 
   Store second_store(second);
   EXPECT_EQ(add(second_store, Component::from_bytes(second, basics_)), 42u);
   EXPECT_TRUE(said_.empty()) << "the optimized artifact comes from the cache: " << said_.front();
+}
+
+// Without its background builder a tiered engine does not leave a big
+// component on baseline code for good: it waits for optimized code.
+TEST_F(AotArtifacts, WithoutTheBuilderABigComponentGetsOptimizedCodeAtOnce) {
+  Engine engine(aot({.cache_dir = (dir_ / "cache").string(),
+                     .tiered_code_bytes = 0,
+                     .aot_builder = (dir_ / "no-such-builder").string(),
+                     .on_compile = [this](const std::string& line) { said_.push_back(line); }}));
+  Store store(engine);
+  EXPECT_EQ(add(store, Component::from_bytes(engine, basics_)), 42u);
+  ASSERT_EQ(said_.size(), 1u);
+  EXPECT_EQ(said_[0].rfind("compiling 1 core module to native code (", 0), 0u) << said_[0];
 }
 
 TEST_F(AotArtifacts, TheInterpreterWritesNone) {

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "../../src/engine/aot/artifact.hpp"
+#include "../../src/engine/aot/build_request.hpp"
 #include "../../src/engine/aot/rt.h"
+#include "../../src/engine/aot/tiers.hpp"
 #include "../../src/engine/aot/translate.hpp"
 #include "../support/test_engine.hpp"
 #include "../support/expect_error.hpp"
@@ -182,6 +184,49 @@ TEST(Wasm2cStamp, TheCodeGenerationHashIsInTheStampAndTheCacheKey) {
   other_build.codegen = std::string(64, '0');
   EXPECT_NE(cache_path("/cache", other_build), cache_path("/cache", stamp));
   EXPECT_EQ(cache_path("/cache", expected_stamp(kAdd, settings, 1)), cache_path("/cache", stamp));
+}
+
+// What a tiered engine hands its background builder reads back whole, and
+// a message another build of cmhost wrote, or one cut short, is refused.
+TEST(BackgroundBuilds, ARequestReadsBackAsItWasWritten) {
+  BuildSettings settings;
+  settings.compiler = "/usr/bin/gcc";
+  settings.metered = true;
+  settings.split_bytes = 12345;
+  settings.cache_dir = "/tmp/a cache";
+  const std::vector<uint8_t> first{0, 'a', 'b', '\n', 0xff}, second{'\n', '\n'};
+  const std::string message = encode_build_request("/tmp/a cache/x.cmhost-aot", "abc123", settings, {first, second});
+  const BuildRequest request = decode_build_request(message);
+  EXPECT_EQ(request.path, "/tmp/a cache/x.cmhost-aot");
+  EXPECT_EQ(request.component_sha256, "abc123");
+  EXPECT_EQ(request.settings.compiler, "/usr/bin/gcc");
+  EXPECT_EQ(request.settings.baseline_compiler, "tcc");
+  EXPECT_FALSE(request.settings.baseline);
+  EXPECT_TRUE(request.settings.metered);
+  EXPECT_EQ(request.settings.split_bytes, 12345u);
+  EXPECT_EQ(request.settings.cache_dir, "/tmp/a cache");
+  ASSERT_EQ(request.modules.size(), 2u);
+  EXPECT_EQ(request.modules[0], first);
+  EXPECT_EQ(request.modules[1], second);
+
+  const auto refused = [](const std::string& bad, const std::string& why) {
+    expect_error(ErrorKind::Usage, [&] { decode_build_request(bad); }, why);
+  };
+  refused(message.substr(0, message.size() - 1), "runs past its end");
+  refused(message + "x", "bytes after its modules");
+  refused(message.substr(0, message.find("\n\n")), "ends before its modules");
+  refused("hello\n\n", "not a build request");
+  const size_t version = message.find("\ncmhost ") + 1;
+  std::string foreign = message;
+  foreign.replace(version, message.find('\n', version) - version, "cmhost 0.0.0 0000");
+  refused(foreign, "another build of cmhost");
+  expect_error(ErrorKind::Usage, [&] { encode_build_request("/tmp/a\nb", "abc", settings, {first}); }, "line break");
+}
+
+TEST(BackgroundBuilds, TheBuilderIsTheOneConfiguredOrNone) {
+  EXPECT_EQ(find_builder(CMHOST_TEST_AOT_BUILDER), CMHOST_TEST_AOT_BUILDER);
+  EXPECT_EQ(find_builder("/nonexistent/cmhost-aot-build"), "");
+  EXPECT_EQ(find_builder(CMHOST_SOURCE_DIR "/README.md"), "") << "not executable";
 }
 
 }  // namespace

@@ -204,6 +204,10 @@ class Artifact {
   virtual ~Artifact() = default;
   virtual size_t module_count() const = 0;
   virtual std::shared_ptr<Module> module(size_t index) const = 0;
+  // For a first tier's code (EngineConfig::AotTier::Tiered): says, cheaply,
+  // whether the faster code that replaces it is ready to load. Unset for
+  // final code.
+  virtual std::function<bool()> faster_code_check() const { return nullptr; }
 };
 
 class Engine {

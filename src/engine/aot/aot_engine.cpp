@@ -177,9 +177,16 @@ class AotArtifact final : public Artifact {
   std::shared_ptr<Module> module(size_t index) const override {
     return index < modules_.size() ? modules_[index] : nullptr;
   }
+  // Baseline code standing in while the optimized artifact at `path` is built.
+  void replaced_by(std::string path) { optimized_path_ = std::move(path); }
+  std::function<bool()> faster_code_check() const override {
+    if (optimized_path_.empty()) return nullptr;
+    return [path = optimized_path_] { return access(path.c_str(), F_OK) == 0; };
+  }
 
  private:
   std::vector<std::shared_ptr<Module>> modules_;
+  std::string optimized_path_;
 };
 
 class AotStore;
@@ -797,12 +804,16 @@ class AotEngine final : public Engine {
   std::unique_ptr<Artifact> cached_artifact(std::span<const uint8_t> component,
                                             const std::vector<std::span<const uint8_t>>& modules) override {
     const std::string directory = aot::cache_directory(config_.cache_dir);
+    const std::string component_sha256 = aot::sha256_hex(component);  // once: a big component takes a while
     if (config_.aot_tier != EngineConfig::AotTier::Tiered)
-      return cached_tier(component, modules, directory, settings(config_.aot_tier == EngineConfig::AotTier::Baseline));
+      return cached_tier(component_sha256, modules, directory,
+                         settings(config_.aot_tier == EngineConfig::AotTier::Baseline));
     const aot::BuildSettings optimized = settings(false), baseline = settings(true);
-    if (aot::code_bytes(modules) <= config_.tiered_code_bytes || !aot::tier_compiler_available(baseline))
-      return cached_tier(component, modules, directory, optimized);
-    const aot::Stamp optimized_stamp = aot::expected_stamp(component, optimized, modules.size());
+    const std::string builder = aot::find_builder(config_.aot_builder);
+    if (aot::code_bytes(modules) <= config_.tiered_code_bytes || builder.empty() ||
+        !aot::tier_compiler_available(baseline))
+      return cached_tier(component_sha256, modules, directory, optimized);
+    const aot::Stamp optimized_stamp = aot::expected_stamp(component_sha256, optimized, modules.size());
     const std::string optimized_path = aot::cache_path(directory, optimized_stamp);
     if (access(optimized_path.c_str(), F_OK) == 0) {
       try {
@@ -812,10 +823,11 @@ class AotEngine final : public Engine {
         unlink(optimized_path.c_str());  // a damaged file: built anew, in the background
       }
     }
-    auto artifact = cached_tier(component, modules, directory, baseline);
+    auto artifact = cached_tier(component_sha256, modules, directory, baseline);
+    artifact->replaced_by(optimized_path);
     if (config_.on_compile)
       config_.on_compile("building optimized native code in the background (" + optimized_path + ")");
-    aot::build_in_background(component, modules, optimized, optimized_path);
+    aot::build_in_background(builder, component_sha256, modules, optimized, optimized_path);
     return artifact;
   }
 
@@ -830,17 +842,17 @@ class AotEngine final : public Engine {
  private:
   // The artifact of one tier from the cache, built (and waited for) first
   // when it is not there.
-  std::unique_ptr<Artifact> cached_tier(std::span<const uint8_t> component,
+  std::unique_ptr<AotArtifact> cached_tier(const std::string& component_sha256,
                                         const std::vector<std::span<const uint8_t>>& modules,
                                         const std::string& directory, const aot::BuildSettings& tier) {
-    const aot::Stamp expected = aot::expected_stamp(component, tier, modules.size());
+    const aot::Stamp expected = aot::expected_stamp(component_sha256, tier, modules.size());
     const std::string path = aot::cache_path(directory, expected);
     const auto build = [&](const std::string& verb, const std::string& why) {
       if (config_.on_compile)
         config_.on_compile(verb + " " + std::to_string(modules.size()) + " core module" +
                            (modules.size() == 1 ? "" : "s") + " to " + (tier.baseline ? "baseline " : "") +
                            "native code (" + path + ")" + why);
-      aot::build_artifact(component, modules, tier, path);
+      aot::build_artifact(component_sha256, modules, tier, path);
     };
     if (access(path.c_str(), F_OK) != 0) {
       build("compiling", "");

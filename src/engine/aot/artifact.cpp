@@ -40,7 +40,12 @@ void write_file(const fs::path& path, const std::string& text) {
 
 void build_artifact(std::span<const uint8_t> component, const std::vector<std::span<const uint8_t>>& modules,
                     const BuildSettings& settings, const std::string& path) {
-  Stamp stamp = expected_stamp(component, settings, modules.size());
+  build_artifact(sha256_hex(component), modules, settings, path);
+}
+
+void build_artifact(const std::string& component_sha256, const std::vector<std::span<const uint8_t>>& modules,
+                    const BuildSettings& settings, const std::string& path) {
+  Stamp stamp = expected_stamp(component_sha256, settings, modules.size());
   const std::string compiler = resolve_compiler(tier_compiler(settings));
   const fs::path target = fs::absolute(path);
   // Declared first, so that it goes last: a signal that stopped the build

@@ -31,6 +31,9 @@ namespace cmhost::engine::aot {
 // when the compiler fails or a signal stopped the build.
 void build_artifact(std::span<const uint8_t> component, const std::vector<std::span<const uint8_t>>& modules,
                     const BuildSettings& settings, const std::string& path);
+// The same for a component whose sha256_hex is `component_sha256`.
+void build_artifact(const std::string& component_sha256, const std::vector<std::span<const uint8_t>>& modules,
+                    const BuildSettings& settings, const std::string& path);
 
 // A loaded artifact's table of modules; valid for the rest of the process.
 struct LoadedArtifact {

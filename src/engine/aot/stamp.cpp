@@ -56,8 +56,12 @@ std::string Stamp::text() const {
 }
 
 Stamp expected_stamp(std::span<const uint8_t> component, const BuildSettings& settings, size_t module_count) {
+  return expected_stamp(sha256_hex(component), settings, module_count);
+}
+
+Stamp expected_stamp(const std::string& component_sha256, const BuildSettings& settings, size_t module_count) {
   Stamp stamp;
-  stamp.component_sha256 = sha256_hex(component);
+  stamp.component_sha256 = component_sha256;
   stamp.cmhost_version = CMHOST_VERSION;
   stamp.codegen = CMHOST_AOT_CODEGEN;
   stamp.compiler = compiler_identity(resolve_compiler(tier_compiler(settings)));

@@ -51,6 +51,8 @@ std::string sha256_hex(std::span<const uint8_t> bytes);
 // The stamp an artifact of `component` (bytes) built now would carry.
 // Throws Usage when the compiler cannot be found.
 Stamp expected_stamp(std::span<const uint8_t> component, const BuildSettings& settings, size_t module_count);
+// The same for a component whose sha256_hex is `component_sha256`.
+Stamp expected_stamp(const std::string& component_sha256, const BuildSettings& settings, size_t module_count);
 
 // Appends `stamp` to the file at `path`: false when it cannot.
 bool append_stamp(const std::string& path, const Stamp& stamp);

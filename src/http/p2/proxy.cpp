@@ -32,6 +32,12 @@ ProxyRunner::ProxyRunner(const Engine& engine, const Linker& linker, const Compo
   if (ended_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
 }
 
+void ProxyRunner::use_component(const Component& component) {
+  auto next = std::make_shared<Shared>(*shared_);
+  next->component = component;
+  shared_ = std::move(next);  // threads running keep the one they started with
+}
+
 void ProxyRunner::clear_ended_fd() {
   uint64_t count = 0;
   [[maybe_unused]] const ssize_t n = ::read(ended_fd_, &count, sizeof count);

@@ -40,6 +40,9 @@ class ProxyRunner {
   ProxyRunner(const ProxyRunner&) = delete;
   ProxyRunner& operator=(const ProxyRunner&) = delete;
 
+  // The component requests started from now on are served by (the same
+  // one, with other code: Component::with_faster_code).
+  void use_component(const Component& component);
   // Runs the request on a new thread; the exchange says when it is done.
   // Error (Usage) when no thread can be started.
   void start(IncomingHead head, std::shared_ptr<ProxyExchange> exchange);
