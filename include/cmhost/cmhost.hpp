@@ -54,6 +54,7 @@ class ChannelEnd;
 class Func;
 class Instance;
 class Linker;
+class InstancePre;
 class Store;
 class HostResourceBase;
 
@@ -123,6 +124,7 @@ class Component {
 
  private:
   friend class Linker;
+  friend class InstancePre;
   // Decoded, validated and compiled (or its artifact taken from the cache).
   static Component compiled(const std::shared_ptr<engine::Engine>& core,
                             std::shared_ptr<const std::vector<uint8_t>> bytes);
@@ -262,6 +264,7 @@ class Store {
   friend class Func;
   friend class HostResourceBase;
   friend class Linker;
+  friend class InstancePre;
   void check_data_type(const std::type_info& asked) const;
 
   std::shared_ptr<void> data_;
@@ -727,6 +730,7 @@ class Instance {
 
  private:
   friend class Linker;
+  friend class InstancePre;
   explicit Instance(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   // Throws Error (Usage) naming both types when `f` cannot be called with
   // `signature`: the checks common to every signature, then `mismatch`'s.
@@ -787,6 +791,28 @@ template <class R, class C, class... A>
 struct Signature<R (C::*)(A...)> : Signature<R (*)(A...)> {};
 
 }  // namespace wrap
+
+// A component with its imports resolved against a Linker's definitions and
+// checked, once (Linker::instantiate_pre), to make instances of it without
+// linking again, as wasmtime's InstancePre. It keeps what it resolved:
+// definitions the linker changes afterwards do not reach it. Copies share
+// it; threads may instantiate from one InstancePre at once, each into a
+// store of its own.
+class InstancePre {
+ public:
+  // A new instance in `store`: Error (Link) when an instance it links to
+  // (Linker::define_instance) lives in another store; a trap from the
+  // component's start.
+  Instance instantiate(Store& store) const;
+  const Component& component() const;
+
+  class Impl;
+
+ private:
+  friend class Linker;
+  explicit InstancePre(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
 
 // Supplies a component's imports: host functions by name, either a root
 // import (`log`) or a function of an imported interface
@@ -881,6 +907,10 @@ class Linker {
 
   // Throws Error (Link) listing every missing import by name.
   Instance instantiate(Store& store, const Component& component) const;
+  // The component's imports resolved against these definitions and
+  // checked, once, for many instantiations (InstancePre). The same errors
+  // as instantiate, but the store's.
+  InstancePre instantiate_pre(const Component& component) const;
 
   class Impl;
 

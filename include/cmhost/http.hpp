@@ -24,6 +24,8 @@
 
 namespace cmhost::http {
 
+class ServeMetrics;
+
 struct HttpConfig {
   // Field names a guest may not set, beyond wasi:http's default forbidden
   // set (connection, keep-alive, proxy-authenticate, proxy-authorization,
@@ -57,6 +59,21 @@ struct ServeConfig {
   std::chrono::milliseconds request_timeout{0};
   // Requests in the guest at once; more wait (their connections unread).
   size_t max_concurrent_requests = 128;
+  // Let other sockets listen on the same address and port
+  // (SO_REUSEPORT): several servers, each on a thread with a store of its
+  // own, share the connections (`cmhost serve --workers`).
+  bool reuse_port = false;
+  // A GET of exactly this path (no query) is answered by the server itself
+  // with `metrics` in Prometheus's text format: requests by status, their
+  // latency, instantiation time, instances alive. Empty: none.
+  std::string metrics_path;
+  // What is counted, shared by the servers given the same (workers); unset
+  // with a metrics_path: the server counts on its own.
+  std::shared_ptr<ServeMetrics> metrics;
+  // A GET or HEAD of exactly this path (no query) is answered by the server
+  // itself, never the guest: 200 "ok" while it serves, 503 "draining" once
+  // stopping. Empty: every path goes to the guest.
+  std::string health_path;
   // What a client may send: the request line and header fields together,
   // how many fields, and the body.
   size_t max_header_bytes = 64 * 1024;
@@ -79,6 +96,24 @@ struct ServeConfig {
   // that serves the request) before its instance, and on the server's own
   // store before each instance of a 0.3 service: limits, fuel.
   std::function<void(Store& store)> prepare_request_store;
+};
+
+// Counters of one or more servers (ServeConfig::metrics), safe from any
+// thread.
+class ServeMetrics {
+ public:
+  ServeMetrics();
+  ~ServeMetrics();
+  ServeMetrics(const ServeMetrics&) = delete;
+  ServeMetrics& operator=(const ServeMetrics&) = delete;
+  // In Prometheus's text exposition format.
+  std::string text() const;
+
+  struct Counters;  // src/http/metrics.hpp
+  Counters& counters() { return *counters_; }
+
+ private:
+  std::unique_ptr<Counters> counters_;
 };
 
 // Serves `component` with `linker` (which has WASI and wasi:http from
@@ -105,7 +140,9 @@ class Server {
   uint16_t port() const;
   // Runs the store's event loop, serving, until stopped and drained.
   void run();
-  // Stop accepting; requests in flight end (within drain_timeout), then run() returns.
+  // Stop accepting; requests in flight end (within drain_timeout), then
+  // run() returns. Any thread may call it (one server of several, each on
+  // a thread of its own, stops the others).
   void stop();
 
   class Impl;

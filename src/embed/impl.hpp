@@ -102,6 +102,14 @@ class Instance::Impl {
   const runtime::Store* store;  // where it lives
 };
 
+class InstancePre::Impl {
+ public:
+  Component component;
+  std::map<std::string, runtime::Item, std::less<>> imports;  // host::link's, checked
+  // The stores of the instances it links to (Linker::define_instance), by import.
+  std::vector<std::pair<std::string, const runtime::Store*>> instance_stores;
+};
+
 class Linker::Impl {
  public:
   host::Definitions definitions;

@@ -75,6 +75,17 @@ std::vector<Func> Instance::funcs() const {
 }
 
 Func Instance::func(std::string_view name) const {
+  // The exact name first, without listing every export (a request's
+  // instance looks its handler up each time).
+  const auto& exports = impl_->instance->exports();
+  const size_t hash = name.find('#');
+  if (const runtime::Item* outer = exports.find(name.substr(0, hash))) {
+    const runtime::Item* item = outer;
+    if (hash != std::string_view::npos)
+      item = outer->sort == Sort::Instance ? outer->instance->find(name.substr(hash + 1)) : nullptr;
+    if (item && item->sort == Sort::Func)
+      return Func(std::string(name), std::make_shared<const Func::Impl>(item->func));
+  }
   const auto all = funcs();
   for (const auto& f : all)
     if (f.name() == name) return f;

@@ -203,14 +203,28 @@ void Linker::allow_stub_imports(bool allow) { impl_->definitions.stub_imports = 
 void Linker::allow_shadowing(bool allow) { impl_->allow_shadowing = allow; }
 
 Instance Linker::instantiate(Store& store, const Component& component) const {
-  // Instances link to each other only within one store.
+  return instantiate_pre(component).instantiate(store);
+}
+
+InstancePre Linker::instantiate_pre(const Component& component) const {
+  auto pre = std::make_shared<InstancePre::Impl>();
+  pre->component = component;
   for (const auto& import : component.type().imports)
     for (const auto& [name, instance_store] : impl_->instance_stores)
-      if (name == import.name && instance_store != &store.impl_->runtime)
-        throw Error(ErrorKind::Link, "the instance supplied for `" + import.name + "` lives in another store");
-  const auto imports = host::link(component.type(), impl_->definitions);
-  return Instance(std::make_shared<const Instance::Impl>(
-      store.impl_->runtime.instantiate(component.impl_->compiled, imports), &store.impl_->runtime));
+      if (name == import.name) pre->instance_stores.emplace_back(name, instance_store);
+  pre->imports = host::link(component.type(), impl_->definitions);
+  return InstancePre(std::move(pre));
 }
+
+Instance InstancePre::instantiate(Store& store) const {
+  // Instances link to each other only within one store.
+  for (const auto& [name, instance_store] : impl_->instance_stores)
+    if (instance_store != &store.impl_->runtime)
+      throw Error(ErrorKind::Link, "the instance supplied for `" + name + "` lives in another store");
+  return Instance(std::make_shared<const Instance::Impl>(
+      store.impl_->runtime.instantiate(impl_->component.impl_->compiled, impl_->imports), &store.impl_->runtime));
+}
+
+const Component& InstancePre::component() const { return impl_->component; }
 
 }  // namespace cmhost

@@ -1,6 +1,8 @@
 #include "epoch_ticker.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "cmhost/engine/backend.hpp"
 
@@ -25,6 +27,18 @@ EpochTicker::~EpochTicker() {
   }
   stop_.notify_one();
   thread_.join();
+}
+
+std::shared_ptr<EpochTicker> EpochTicker::shared(const Engine& engine, std::chrono::milliseconds timeout) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int64_t>, std::weak_ptr<EpochTicker>> tickers;
+  const std::lock_guard lock(mutex);
+  const auto key = std::make_pair(static_cast<const void*>(&Engine(engine).core()), int64_t{timeout.count()});
+  if (auto existing = tickers[key].lock()) return existing;
+  std::erase_if(tickers, [](const auto& entry) { return entry.second.expired(); });
+  auto ticker = std::make_shared<EpochTicker>(engine, timeout);
+  tickers[key] = ticker;
+  return ticker;
 }
 
 bool EpochTicker::can_interrupt(const Engine& engine) { return Engine(engine).core().config().metering; }

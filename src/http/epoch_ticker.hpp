@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -25,6 +26,10 @@ class EpochTicker {
 
   // Whether the engine's guest code can be interrupted (EngineConfig::metering).
   static bool can_interrupt(const Engine& engine);
+  // The ticker of `engine` for `timeout`, shared by every server of the
+  // process that asks for the same: two tickers on one engine would move
+  // its epoch on twice as fast, cutting each other's requests short.
+  static std::shared_ptr<EpochTicker> shared(const Engine& engine, std::chrono::milliseconds timeout);
 
   // The engine's epoch now.
   uint64_t epoch();

@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "cmhost/error.hpp"
 #include "http/destination.hpp"
 #include "http/epoch_ticker.hpp"
+#include "http/metrics.hpp"
 #include "http/p2/exchange.hpp"
 #include "http/p2/proxy.hpp"
 #include "http/p2/types.hpp"
@@ -106,10 +108,11 @@ class Server::Impl {
   const Linker& linker;
   Component component;
   ServeConfig config;
+  ServeMetrics::Counters* counters = nullptr;  // config.metrics', when counted
   std::shared_ptr<p3::TypesContext> types;
   // With a request timeout on a metering engine: what interrupts guest
   // code that runs past it. Outlives the proxy's threads.
-  std::optional<EpochTicker> ticker;
+  std::shared_ptr<EpochTicker> ticker;
   // A wasi:http@0.2 proxy's requests run here (none for a 0.3 service).
   std::optional<p2::ProxyRunner> proxy;
   uint16_t port = 0;
@@ -130,6 +133,7 @@ class Server::Impl {
     if (config.warn) config.warn(line);
   }
   bool stopping() const { return stopping_; }
+  int stop_fd() const { return stop_fd_; }
   // Requests in the guest, against max_concurrent_requests.
   bool has_room() const {
     return !recovering_ && in_flight_ < config.max_concurrent_requests && (!proxy || proxy->live() < config.max_concurrent_requests);
@@ -154,6 +158,9 @@ class Server::Impl {
   void let_waiting_on();
 
   int listen_fd_ = -1;
+  // Server::stop from any thread: readable once asked.
+  int stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  std::optional<Store::WaitId> stop_wait_;
   Clock::time_point next_faster_code_look_ = Clock::now();
   std::optional<Store::WaitId> accept_wait_, signal_wait_, drain_timer_, proxy_ended_wait_, resume_wait_;
   std::optional<Instance> instance_;
@@ -308,7 +315,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
       const size_t taken = parser_->feed(in_, failure);
       in_.erase(0, taken);
       if (failure) return refuse(failure->status, failure->reason);
-      if (parser_->head_done() && !exchange_) start_exchange();
+      if (parser_->head_done() && !exchange_) {
+        if (auto answer = host_answer()) {
+          if (!answer_here(answer->first, answer->second)) return;
+          continue;
+        }
+        start_exchange();
+      }
       if (exchange_ && !exchange_->request_read) {
         body_add(parser_->body());
         parser_->body().clear();
@@ -365,6 +378,37 @@ class Connection : public std::enable_shared_from_this<Connection> {
     server_.warn(fmt::format("{} {}: the client went before the response ended", x.method, x.target));
     log_line(x.method, x.target, x.status, x.body_sent, x.started);
     close();
+  }
+
+  // What the server answers itself, never the guest: a readiness probe
+  // (ServeConfig::health_path) and the metrics (metrics_path), to a GET or
+  // HEAD of exactly their path.
+  std::optional<std::pair<unsigned, std::string>> host_answer() const {
+    const std::string& method = parser_->method();
+    if (method != "GET" && method != "HEAD") return std::nullopt;
+    const std::string& target = parser_->target();
+    const ServeConfig& config = server_.config;
+    if (!config.health_path.empty() && target == config.health_path)
+      return server_.stopping() ? std::pair<unsigned, std::string>{503, "draining\n"}
+                                : std::pair<unsigned, std::string>{200, "ok\n"};
+    if (!config.metrics_path.empty() && target == config.metrics_path && config.metrics)
+      return std::pair<unsigned, std::string>{200, config.metrics->text()};
+    return std::nullopt;
+  }
+  // False when the connection closes after it (the request sent a body,
+  // asked to close, or the server drains).
+  bool answer_here(unsigned status, const std::string& body) {
+    const auto started = Clock::now();
+    const std::string method = parser_->method(), target = parser_->target();
+    const bool keep_alive = !server_.stopping() && parser_->done() && parser_->keep_alive();
+    std::string response = wire::simple_response(status, body, keep_alive);
+    if (method == "HEAD") response.resize(response.find("\r\n\r\n") + 4);
+    write_out(std::move(response));
+    log_line(method, target, status, 0, started);
+    parser_.reset();
+    if (!keep_alive) closing_ = true;
+    flush();
+    return keep_alive && fd_ >= 0;
   }
 
   // A request that cannot be parsed: the status that says why, then close.
@@ -761,6 +805,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void log_line(const std::string& method, const std::string& target, unsigned status, uint64_t bytes,
                 Clock::time_point started) {
+    if (server_.counters) server_.counters->request_done(status, Clock::now() - started);
     if (!server_.config.log) return;
     server_.config.log(fmt::format("{} {} {} {} {}B {:.3f}ms", peer, method, target, status, bytes,
                                    std::chrono::duration<double, std::milli>(Clock::now() - started).count()));
@@ -846,6 +891,10 @@ std::string address_text(const sockaddr_storage& address) {
 Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, const Component& component,
                    const HttpConfig& http, ServeConfig config)
     : store(store), linker(linker), component(component), config(std::move(config)) {
+  if (stop_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
+  if (!this->config.metrics_path.empty() && !this->config.metrics)
+    this->config.metrics = std::make_shared<ServeMetrics>();
+  if (this->config.metrics) counters = &this->config.metrics->counters();
   auto forbidden = std::make_shared<ForbiddenHeaders>();
   for (const std::string& name : http.forbidden_headers) forbidden->add(name);
   types = std::make_shared<p3::TypesContext>();
@@ -859,9 +908,10 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
   const bool service = std::any_of(component.type().exports.begin(), component.type().exports.end(),
                                    [](const NamedExtern& e) { return e.name.starts_with("wasi:http/handler@0.3."); });
   if (this->config.request_timeout.count() > 0 && EpochTicker::can_interrupt(engine))
-    ticker.emplace(engine, this->config.request_timeout);
+    ticker = EpochTicker::shared(engine, this->config.request_timeout);
   if (const auto proxy_handle = p2::incoming_handler_name(component); proxy_handle && !service)
     proxy.emplace(engine, linker, component, *proxy_handle, p2::types_of(linker, http), this->config.prepare_request_store,
+                  this->config.metrics,
                   ticker ? std::optional<uint64_t>(ticker->timeout_ticks()) : std::nullopt);
   else
     handler();  // the component serves, or the error says why now
@@ -869,16 +919,24 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
 }
 
 Server::Impl::~Impl() {
+  if (counters && instance_) --counters->instances_live;
   unwatch_signals();
   connections_.clear();
   proxy.reset();  // after the connections cancelled their requests
   if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (stop_wait_) store.cancel_wait(*stop_wait_);
+  if (stop_fd_ >= 0) ::close(stop_fd_);
 }
 
 HandleFunc& Server::Impl::handler() {
   if (handler_) return *handler_;
   if (config.prepare_request_store) config.prepare_request_store(store);
+  const auto started = Clock::now();
   Instance instance = linker.instantiate(store, component);
+  if (counters) {
+    counters->instantiation_seconds.observe(Clock::now() - started);
+    ++counters->instances_live;
+  }
   std::string name;
   for (const Func& f : instance.funcs())
     if (f.name().starts_with("wasi:http/handler@0.3.") && f.name().ends_with("#handle")) name = f.name();
@@ -897,6 +955,7 @@ void Server::Impl::retire_instance(const std::string& why) {
   warn("a new instance serves the next requests: " + why);
   handler_.reset();
   instance_.reset();
+  if (counters) --counters->instances_live;
 }
 
 void Server::Impl::listen_on(const std::string& address, uint16_t wanted_port) {
@@ -914,6 +973,7 @@ void Server::Impl::listen_on(const std::string& address, uint16_t wanted_port) {
     if (fd < 0) continue;
     const int on = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (config.reuse_port) ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
     if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 1024) == 0) {
       listen_fd_ = fd;
       break;
@@ -1065,6 +1125,13 @@ void Server::Impl::unwatch_signals() {
 
 void Server::Impl::run() {
   watch_signals();
+  if (!stop_wait_ && stop_fd_ >= 0)
+    stop_wait_ = store.when_ready(stop_fd_, POLLIN, [this](short) {
+      stop_wait_.reset();
+      uint64_t count = 0;
+      [[maybe_unused]] const ssize_t n = ::read(stop_fd_, &count, sizeof count);
+      stop();
+    });
   arm_accept();
   if (proxy && !proxy_ended_wait_) arm_proxy_ended();
   for (;;) {
@@ -1128,6 +1195,9 @@ Server::~Server() = default;
 std::string Server::address() const { return impl_->host; }
 uint16_t Server::port() const { return impl_->port; }
 void Server::run() { impl_->run(); }
-void Server::stop() { impl_->stop(); }
+void Server::stop() {
+  const uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(impl_->stop_fd(), &one, sizeof one);
+}
 
 }  // namespace cmhost::http

@@ -277,3 +277,58 @@ TEST(DefineInstanceResources, EachInstanceHasItsOwnResourceType) {
 
 }  // namespace
 }  // namespace cmhost
+
+namespace cmhost {
+namespace {
+
+// Linker::instantiate_pre: imports resolved and checked once; each
+// instance of it is a fresh one, in any store; it keeps the definitions it
+// resolved, whatever the linker does afterwards; link errors come from
+// instantiate_pre itself.
+TEST(InstancePreTest, InstancesOfOnePreAreFreshAndKeepTheirDefinitions) {
+  Engine engine{testing_support::test_engine_config()};
+  const Component component = Component::from_file(engine, fixture("versioned-imports"));
+  Linker linker;
+  linker.allow_shadowing(true);
+  linker.func_wrap("cmhost:test/v2@0.2.12#two", [] { return 2u; });
+  linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 1u; });
+  linker.define_resource<int>("cmhost:test/v1@1.0.0#thing");
+  const InstancePre pre = linker.instantiate_pre(component);
+  linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 40u; });  // after: for the linker's own instances only
+  Store first(engine), second(engine);
+  EXPECT_EQ(pre.instantiate(first).typed_func<uint32_t()>("sum").call(first), 3u);
+  EXPECT_EQ(pre.instantiate(first).typed_func<uint32_t()>("sum").call(first), 3u);
+  EXPECT_EQ(pre.instantiate(second).typed_func<uint32_t()>("sum").call(second), 3u);
+  EXPECT_EQ(linker.instantiate(second, component).typed_func<uint32_t()>("sum").call(second), 42u);
+  EXPECT_EQ(&pre.component().type(), &component.type());
+
+  Linker missing;
+  missing.func_wrap("cmhost:test/v2@0.2.12#two", [] { return 2u; });
+  expect_error(ErrorKind::Link, [&] { missing.instantiate_pre(component); },
+               "missing imports:\n  cmhost:test/v1@1.0.0#one\n  cmhost:test/v1@1.0.0#thing (resource)");
+}
+
+TEST(InstancePreTest, AnInstanceItLinksToStaysInItsStore) {
+  Engine engine{testing_support::test_engine_config()};
+  Store first(engine), second(engine);
+  const Component client = Component::from_file(engine, fixture("linking-client"));
+  Linker linker;
+  linker.define_instance("provider", Linker().instantiate(first, Component::from_file(engine, fixture("linking-provider"))));
+  const InstancePre pre = linker.instantiate_pre(client);
+  expect_error(ErrorKind::Link, [&] { pre.instantiate(second); }, "the instance supplied for `provider` lives in another store");
+  EXPECT_EQ(pre.instantiate(first).func("bump-ten").call(first, {})[0].as_u32(), 10u);
+}
+
+// A root function is found by its name; a name that is no function's
+// lists the exports.
+TEST(InstancePreTest, ExportsAreFoundByNameWithOrWithoutTheirVersion) {
+  Engine engine{testing_support::test_engine_config()};
+  Store store(engine);
+  const Instance instance = Linker().instantiate(store, Component::from_file(engine, fixture("linking-provider")));
+  EXPECT_EQ(instance.func("bump").name(), "bump");
+  expect_error(ErrorKind::Usage, [&] { instance.func("bump#x"); }, "no exported function `bump#x`");
+  expect_error(ErrorKind::Usage, [&] { instance.func("nothing"); }, "no exported function `nothing` (exports: ");
+}
+
+}  // namespace
+}  // namespace cmhost

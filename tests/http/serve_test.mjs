@@ -3,12 +3,14 @@
 // send: chunked trailers, malformed and lying requests), then stopped with
 // SIGTERM, which must end it with status 0.
 //   node serve_test.mjs CMHOST ENGINE FIXTURES_DIR SCENARIO
-// SCENARIO: hello (p3-cli-serve-hello-world), echo (p3-http-echo),
+// SCENARIO: hello (p3-cli-serve-hello-world), health (--health-path, on
+// the same), echo (p3-http-echo),
 // bad-input (the server's own refusals, on the echo service): DIR is
 // ../shared/p3-fixtures; misbehave (tests/guests/http-service, a service
 // that traps, lies about its length, never answers, by method): DIR is
 // the build's tests/components; proxy-misbehave (tests/guests/http-proxy,
-// the same for a wasi:http@0.2 proxy): DIR is tests/components; js-proxy (tests/http/js-proxy, a
+// the same for a wasi:http@0.2 proxy): DIR is tests/components; workers
+// (both of those with --workers 2): DIR is tests/components; js-proxy (tests/http/js-proxy, a
 // wasi:http@0.2 fetch-event handler built with componentize-js): DIR holds
 // its js-proxy.wasm (the build's tests/js-proxy).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
@@ -179,6 +181,44 @@ async function hello() {
   await stopAndCheck(server);
 }
 
+// --health-path: the server answers the probe itself, on a kept-alive
+// connection, between pipelined requests; any other path or a query goes
+// to the guest.
+async function health() {
+  const server = startServer(path.join(fixtures, 'p3-cli-serve-hello-world.wasm'),
+                             ['--health-path', '/healthz', '--metrics-path', '/metrics']);
+  const port = await server.ready;
+  const base = `http://127.0.0.1:${port}`;
+  const probes = curl(['-w', ' %{http_code} %{num_connects}\n', `${base}/healthz`, `${base}/healthz`]);
+  check(probes.out === 'ok\n 200 1\nok\n 200 0\n', 'the health path gets 200 ok, twice on one connection',
+        JSON.stringify(probes));
+  const head = curl(['-I', `${base}/healthz`]);
+  check(/^HTTP\/1\.1 200/.test(head.out) && /content-length: 3/i.test(head.out), 'HEAD of the health path: 200, no body',
+        JSON.stringify(head));
+  const guest = curl(['-w', ' %{http_code}\n', `${base}/healthz?full`, `${base}/other`]);
+  check(guest.out === 'Hello, WASI! 200\nHello, WASI! 200\n', 'a query or another path goes to the guest',
+        JSON.stringify(guest));
+  const pipelined = await raw(port, 'GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+  const first = parseResponse(pipelined.text);
+  const second = first && parseResponse(first.rest);
+  check(first && second && first.body === 'ok\n' && second.body === 'Hello, WASI!',
+        'a probe and a request pipelined get their responses in order', JSON.stringify(pipelined));
+  check(await server.said(/GET \/healthz 200/), '--log has the probe', server.stderr());
+  // --metrics-path: 4 probes and 3 guest requests so far, one instance.
+  const metrics = curl([`${base}/metrics`]).out;
+  check(/^cmhost_http_requests_total\{status="200"\} 7$/m.test(metrics) &&
+        /^cmhost_http_request_duration_seconds_count 7$/m.test(metrics) &&
+        /^cmhost_instantiation_duration_seconds_count 1$/m.test(metrics) &&
+        /^cmhost_instances_live 1$/m.test(metrics) &&
+        /^cmhost_http_request_duration_seconds_bucket\{le="\+Inf"\} 7$/m.test(metrics),
+        'the metrics count the requests, the instance and its instantiation', metrics);
+  await stopAndCheck(server);
+  const wrong = spawnSync(cmhost, ['serve', `--engine=${engine}`, '--health-path', 'healthz',
+                                   path.join(fixtures, 'p3-cli-serve-hello-world.wasm')], { encoding: 'utf8' });
+  check(wrong.status === 2 && /--health-path takes a path that starts with \//.test(wrong.stderr),
+        'a health path without its slash is refused', JSON.stringify(wrong));
+}
+
 async function echo() {
   const server = startServer(path.join(fixtures, 'p3-http-echo.wasm'));
   const port = await server.ready;
@@ -248,6 +288,49 @@ async function badInput() {
   check(await server.said(/POST \/echo: the client went before the response ended/),
         'the request whose client left is ended, saying why', server.stderr());
   await stopAndCheck(server, { trapsExpected: true });
+}
+
+// --workers 2: two servers on one port (SO_REUSEPORT), each with a store
+// and an instance of its own; requests from many connections at once all
+// answered; a spinning request still times out no sooner than
+// --request-timeout (one ticker for both); SIGTERM drains both.
+async function workers() {
+  const service = path.join(fixtures, 'http-service.wasm');
+  const refused = spawnSync(cmhost, ['serve', `--engine=${engine}`, '--workers', '0', service], { encoding: 'utf8' });
+  check(refused.status === 2 && /--workers takes at least 1/.test(refused.stderr), '--workers 0 is refused',
+        JSON.stringify(refused));
+  for (const [file, body] of [[service, 'hello from a C service\n'],
+                              [path.join(fixtures, 'http-proxy.wasm'), 'hello from a C proxy\n']]) {
+    const server = startServer(file, ['--workers', '2', '--request-timeout', '1', '--metrics-path', '/metrics']);
+    const port = await server.ready;
+    const url = `http://127.0.0.1:${port}/`;
+    const answers = await Promise.all(Array.from({ length: 40 }, async () => {
+      const got = await raw(port, 'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+      const r = parseResponse(got.text);
+      return r && r.status === 200 && r.body === body;
+    }));
+    check(answers.every(Boolean), `${path.basename(file)}: 40 connections at once, all answered`,
+          JSON.stringify(answers));
+    const started = Date.now();
+    const spin = curl(['-w', '%{http_code}', '-X', 'SPIN', url]);
+    const took = Date.now() - started;
+    check(/500$/.test(spin.out) && took >= 1000 && took < 5000,
+          `${path.basename(file)}: a spinning request gets a 500 after the timeout, not before (${took} ms)`,
+          JSON.stringify(spin));
+    check(curl(['-w', ' %{http_code}', url]).out === `${body} 200`, `${path.basename(file)}: and the next is answered`);
+    // Both workers' counts in one: 41 answered, one 500. A service has an
+    // instance per worker, the spinning one's retired (remade if the last
+    // request went to its worker); a proxy, one per request, the spinning
+    // one's perhaps not yet interrupted.
+    const metrics = curl([`${url}metrics`]).out;
+    const service = file.endsWith('http-service.wasm');
+    check(/^cmhost_http_requests_total\{status="200"\} 41$/m.test(metrics) &&
+          /^cmhost_http_requests_total\{status="500"\} 1$/m.test(metrics) &&
+          new RegExp(`^cmhost_instantiation_duration_seconds_count ${service ? '[23]' : '42'}$`, 'm').test(metrics) &&
+          new RegExp(`^cmhost_instances_live ${service ? '[12]' : '[01]'}$`, 'm').test(metrics),
+          `${path.basename(file)}: the metrics of both workers together`, metrics);
+    await stopAndCheck(server, { trapsExpected: true });
+  }
 }
 
 async function misbehave() {
@@ -548,7 +631,7 @@ async function middleware() {
         '--next-hop for a component without a handler import is refused', JSON.stringify(wrong));
 }
 
-const scenarios = { hello, echo, 'bad-input': badInput, misbehave, 'proxy-misbehave': proxyMisbehave, 'js-proxy': jsProxy, 'js-proxy-fuel': jsProxyFuel,
+const scenarios = { hello, health, workers, echo, 'bad-input': badInput, misbehave, 'proxy-misbehave': proxyMisbehave, 'js-proxy': jsProxy, 'js-proxy-fuel': jsProxyFuel,
                     'js-proxy-fetch': jsProxyFetch, middleware };
 try {
   await scenarios[scenario]();

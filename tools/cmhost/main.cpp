@@ -180,6 +180,17 @@ int main(int argc, char** argv) {
                         "Requests in the guest at once; more wait")
       ->capture_default_str()
       ->check(whole_number);
+  serve_cmd->add_option("--workers", serve.workers,
+                        "Servers, each on a thread with a store of its own, sharing the address (SO_REUSEPORT), the "
+                        "engine and the compiled component; each has its own --max-concurrent-requests")
+      ->capture_default_str()
+      ->check(whole_number);
+  serve_cmd->add_option("--health-path", serve.health_path,
+                        "A path the server answers itself, without the guest: 200 `ok` while it serves, 503 once it "
+                        "drains (for a load balancer's health checks)");
+  serve_cmd->add_option("--metrics-path", serve.metrics_path,
+                        "A path the server answers itself with its metrics, in Prometheus's text format: requests by "
+                        "status, latency, instantiation time, instances alive (all workers together)");
   serve_cmd->add_option("--max-memory", serve.limits.max_memory_bytes,
                         "Bytes of linear memory the guest's memories may hold together; growing past them fails")
       ->check(whole_number);

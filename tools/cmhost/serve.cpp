@@ -2,11 +2,20 @@
 
 #include <fmt/core.h>
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
 
 #include "cmhost/cmhost.hpp"
 #include "cmhost/http.hpp"
@@ -64,6 +73,47 @@ std::function<void(Store&)> next_hop_linker(Engine& engine, Linker& linker, cons
   };
 }
 
+// One server with its store, its linker (a --next-hop defines an instance
+// in it per store) and its limits: one per worker thread.
+struct Worker {
+  Linker linker;
+  std::function<void(Store&)> link_next_hop;
+  std::optional<Store> store;
+  std::optional<GuestLimiter> limiter;
+  std::optional<http::Server> server;
+};
+
+// Runs each worker's server on a thread of its own until SIGTERM or SIGINT
+// (or a worker that fails), then stops them all and waits for their drain.
+int run_workers(std::vector<std::unique_ptr<Worker>>& workers) {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGUSR1);  // a worker that failed
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);  // the threads inherit the mask
+  std::atomic<int> status{0};
+  std::vector<std::thread> threads;
+  for (auto& worker : workers)
+    threads.emplace_back([&worker, &status] {
+      try {
+        worker->server->run();
+      } catch (const Error& e) {
+        fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
+        status = e.kind() == ErrorKind::Trap ? 1 : 2;
+        ::kill(::getpid(), SIGUSR1);
+      }
+    });
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  if (signal != SIGUSR1) fmt::print(stderr, "cmhost serve: stopping: finishing the requests in flight\n");
+  for (auto& worker : workers) worker->server->stop();
+  for (auto& thread : threads) thread.join();
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return status.load();
+}
+
 }  // namespace
 
 int serve_command(const ServeCommand& command, const engine::EngineConfig& chosen_config) {
@@ -93,31 +143,55 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
           std::chrono::milliseconds(static_cast<int64_t>(std::ceil(*command.idle_timeout_seconds * 1000)));
     if (command.max_concurrent_requests == 0) throw Error(ErrorKind::Usage, "--max-concurrent-requests takes at least 1");
     config.max_concurrent_requests = command.max_concurrent_requests;
-    config.watch_signals = true;
+    config.health_path = command.health_path;
+    for (const auto& [option, path] : {std::pair{"--health-path", &command.health_path},
+                                       std::pair{"--metrics-path", &command.metrics_path}})
+      if (!path->empty() && path->front() != '/')
+        throw Error(ErrorKind::Usage, std::string(option) + " takes a path that starts with /, got `" + *path + "`");
+    config.metrics_path = command.metrics_path;
+    if (!config.metrics_path.empty()) config.metrics = std::make_shared<http::ServeMetrics>();  // all workers'
+
+    if (command.workers == 0) throw Error(ErrorKind::Usage, "--workers takes at least 1");
+    config.reuse_port = command.workers > 1;
     config.warn = [](const std::string& line) { fmt::print(stderr, "cmhost serve: {}\n", line); };
     if (command.log) config.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
-    // A 0.2 proxy's requests each get a store, a 0.3 service's instances
-    // share one: the limits apply to each request's store, and afresh to
-    // the shared store whenever it makes an instance.
-    std::function<void(Store&)> link_next_hop;
-    if (!command.next_hop.empty()) link_next_hop = next_hop_linker(engine, linker, component, command.next_hop);
-    config.prepare_request_store = [limits = command.limits, &link_next_hop](Store& store) {
-      if (limits.max_memory_bytes) {
-        StoreLimits store_limits = store.limits();
-        store_limits.total_memory_bytes = limits.max_memory_bytes;
-        store.set_limits(store_limits);
-      }
-      if (limits.fuel) store.set_fuel(limits.fuel);
-      if (link_next_hop) link_next_hop(store);
-    };
-    Store store(engine);
-    GuestLimiter limiter(engine, store, command.limits);
-    http::Server server(engine, store, linker, component, http_config, config);
-    fmt::print(stderr, "Serving HTTP on http://{}/\n", server.address());
+    // Each worker: a server on a thread of its own, with a store, linker
+    // and limits of its own; the engine and the component are shared. The
+    // first binds the address (its port, when 0 was asked for, is everyone's).
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (size_t i = 0; i < command.workers; ++i) {
+      auto worker = std::make_unique<Worker>();
+      worker->linker = linker;
+      if (!command.next_hop.empty())
+        worker->link_next_hop = next_hop_linker(engine, worker->linker, component, command.next_hop);
+      http::ServeConfig worker_config = config;
+      if (i > 0) worker_config.port = workers.front()->server->port();
+      // One worker alone watches the signals itself; several are stopped
+      // by the main thread, which waits for them.
+      worker_config.watch_signals = command.workers == 1;
+      worker_config.prepare_request_store = [limits = command.limits,
+                                             link = worker->link_next_hop](Store& store) {
+        if (limits.max_memory_bytes) {
+          StoreLimits store_limits = store.limits();
+          store_limits.total_memory_bytes = limits.max_memory_bytes;
+          store.set_limits(store_limits);
+        }
+        if (limits.fuel) store.set_fuel(limits.fuel);
+        if (link) link(store);
+      };
+      worker->store.emplace(engine);
+      worker->limiter.emplace(engine, *worker->store, command.limits);
+      worker->server.emplace(engine, *worker->store, worker->linker, component, http_config, worker_config);
+      workers.push_back(std::move(worker));
+    }
+    fmt::print(stderr, "Serving HTTP on http://{}/\n", workers.front()->server->address());
     std::fflush(stderr);
-    server.run();
-    return 0;
+    if (workers.size() == 1) {
+      workers.front()->server->run();
+      return 0;
+    }
+    return run_workers(workers);
   } catch (const Error& e) {
     fmt::print(stderr, "cmhost: {}: {}\n", to_string(e.kind()), e.what());
     return e.kind() == ErrorKind::Trap ? 1 : 2;

@@ -18,6 +18,9 @@ struct ServeCommand : WasiOptions {
   std::optional<double> request_timeout_seconds;
   std::optional<double> idle_timeout_seconds;
   size_t max_concurrent_requests = 128;
+  std::string health_path;
+  std::string metrics_path;
+  size_t workers = 1;
   bool log = false;
   CommandLineLimits limits;
 };

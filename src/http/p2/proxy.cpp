@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "cmhost/error.hpp"
+#include "http/metrics.hpp"
 
 namespace cmhost::http::p2 {
 
@@ -25,16 +26,18 @@ std::optional<std::string> incoming_handler_name(const Component& component) {
 
 ProxyRunner::ProxyRunner(const Engine& engine, const Linker& linker, const Component& component,
                          std::string handle_name, std::shared_ptr<const TypesContext> types,
-                         std::function<void(Store&)> prepare, std::optional<uint64_t> deadline_ticks)
-    : shared_(std::make_shared<const Shared>(Shared{engine, linker, component, std::move(handle_name),
-                                                    std::move(types), std::move(prepare), deadline_ticks})),
+                         std::function<void(Store&)> prepare, std::shared_ptr<ServeMetrics> metrics,
+                         std::optional<uint64_t> deadline_ticks)
+    : shared_(std::make_shared<const Shared>(Shared{engine, linker, linker.instantiate_pre(component),
+                                                    std::move(handle_name), std::move(types), std::move(prepare),
+                                                    std::move(metrics), deadline_ticks})),
       ended_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (ended_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
 }
 
 void ProxyRunner::use_component(const Component& component) {
   auto next = std::make_shared<Shared>(*shared_);
-  next->component = component;
+  next->pre = next->linker.instantiate_pre(component);
   shared_ = std::move(next);  // threads running keep the one they started with
 }
 
@@ -91,12 +94,19 @@ void ProxyRunner::reap() {
 
 void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared_ptr<ProxyExchange>& exchange) {
   std::optional<std::string> failure;
+  bool counted = false;  // an instance in metrics' count
   std::optional<Store> store;
   try {
     store.emplace(shared.engine);
     if (shared.prepare) shared.prepare(*store);
     if (shared.deadline_ticks) store->set_epoch_deadline(*shared.deadline_ticks);
-    const Instance instance = shared.linker.instantiate(*store, shared.component);
+    const auto started = std::chrono::steady_clock::now();
+    const Instance instance = shared.pre.instantiate(*store);
+    if (shared.metrics) {
+      shared.metrics->counters().instantiation_seconds.observe(std::chrono::steady_clock::now() - started);
+      ++shared.metrics->counters().instances_live;
+      counted = true;
+    }
     const auto handle =
         instance.typed_func<void(Own<types::IncomingRequest>, Own<types::ResponseOutparam>)>(shared.handle_name);
     const Own<types::IncomingRequest> request = make_incoming_request(*store, shared.types, std::move(head), exchange);
@@ -113,6 +123,7 @@ void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared
   // The store goes before the exchange hears that the guest is done: a
   // body dropped unfinished says so as the store drops it.
   store.reset();
+  if (counted) --shared.metrics->counters().instances_live;
   exchange->worker_done();
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cmhost/cmhost.hpp"
+#include "cmhost/http.hpp"
 #include "http/p2/exchange.hpp"
 #include "http/p2/types.hpp"
 
@@ -32,7 +33,7 @@ class ProxyRunner {
   // past it is interrupted.
   ProxyRunner(const Engine& engine, const Linker& linker, const Component& component, std::string handle_name,
               std::shared_ptr<const TypesContext> types, std::function<void(Store&)> prepare,
-              std::optional<uint64_t> deadline_ticks);
+              std::shared_ptr<ServeMetrics> metrics, std::optional<uint64_t> deadline_ticks);
   // Cancels the requests still running (their guests' body streams fail)
   // and joins their threads; one whose guest never returns is left to the
   // process's end.
@@ -62,10 +63,11 @@ class ProxyRunner {
   struct Shared {
     Engine engine;
     Linker linker;
-    Component component;
+    InstancePre pre;  // linked once: each request only instantiates
     std::string handle_name;
     std::shared_ptr<const TypesContext> types;
     std::function<void(Store&)> prepare;
+    std::shared_ptr<ServeMetrics> metrics;  // counts instantiations and instances, when set
     std::optional<uint64_t> deadline_ticks;
   };
   struct Worker {
