@@ -26,6 +26,7 @@
 #include <csignal>
 #include <iterator>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 #include <memory>
@@ -143,6 +144,9 @@ class Server::Impl {
   using Deadlines = std::multiset<uint64_t>;
   std::optional<Deadlines::iterator> request_started();
   void request_ended(std::optional<Deadlines::iterator> deadline);
+  // Connections waiting for room, served first come, first served.
+  void wait_for_room(const std::shared_ptr<Connection>& connection) { waiting_.push_back(connection); }
+  bool others_waiting() const { return !waiting_.empty(); }
   // The store's epoch deadline from the requests in flight (none without).
   void apply_deadline();
   void forget(Connection* connection);
@@ -167,6 +171,7 @@ class Server::Impl {
   std::optional<HandleFunc> handler_;
   std::string handler_name_;
   std::map<Connection*, std::shared_ptr<Connection>> connections_;
+  std::deque<std::weak_ptr<Connection>> waiting_;
   size_t in_flight_ = 0;
   Deadlines deadlines_;
   bool stopping_ = false;
@@ -232,11 +237,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (exchange_ && !exchange_->complete) guarded([&] { abort_response(why); });
   }
 
-  // Room for another request in the guest.
+  // Room for another request in the guest, given to this connection.
   void resume() {
     if (!paused_) return;
     paused_ = false;
+    resuming_ = true;
     guarded([&] { process(); });
+    resuming_ = false;
   }
   bool paused() const { return paused_; }
 
@@ -303,8 +310,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     while (!in_.empty() || (parser_ && exchange_)) {
       if (!parser_) {
         if (exchange_) break;  // the next request waits for this response
-        if (!server_.has_room()) {
+        // No room, or others waited for it first: this one waits its turn.
+        if (!server_.has_room() || (!resuming_ && server_.others_waiting())) {
           paused_ = true;
+          server_.wait_for_room(shared_from_this());
           return;
         }
         parser_.emplace(wire::ParserLimits{.header_bytes = server_.config.max_header_bytes,
@@ -873,6 +882,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool peer_closed_ = false;
   bool closing_ = false;
   bool paused_ = false;
+  bool resuming_ = false;  // in resume(): its turn came
   bool counted_ = false;
   std::optional<Server::Impl::Deadlines::iterator> deadline_;  // while counted_, a 0.3 request's
   bool broken_ = false;  // a send failed: the client is gone
@@ -1077,10 +1087,12 @@ void Server::Impl::arm_proxy_ended() {
 }
 
 void Server::Impl::let_waiting_on() {
-  // Connections waiting for room: the first that can take it goes on.
-  for (auto it = connections_.begin(); it != connections_.end() && has_room();) {
-    auto connection = (it++)->second;
-    if (connection->paused()) connection->resume();
+  // Connections waiting for room, in the order they came: as many go on as
+  // there is room for (one that finds none again goes to the back).
+  for (size_t turns = waiting_.size(); turns > 0 && has_room() && !waiting_.empty(); --turns) {
+    const auto connection = waiting_.front().lock();
+    waiting_.pop_front();
+    if (connection && connection->paused()) connection->resume();
   }
 }
 

@@ -10,7 +10,8 @@
 // that traps, lies about its length, never answers, by method): DIR is
 // the build's tests/components; proxy-misbehave (tests/guests/http-proxy,
 // the same for a wasi:http@0.2 proxy): DIR is tests/components; workers
-// (both of those with --workers 2): DIR is tests/components; js-proxy (tests/http/js-proxy, a
+// (both of those with --workers 2), fairness (more connections than room,
+// on the service): DIR is tests/components; js-proxy (tests/http/js-proxy, a
 // wasi:http@0.2 fetch-event handler built with componentize-js): DIR holds
 // its js-proxy.wasm (the build's tests/js-proxy).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
@@ -333,6 +334,39 @@ async function workers() {
   }
 }
 
+// More connections than --max-concurrent-requests: the waiting ones get
+// their turns in the order they came, so none starves. Fifty keep-alive
+// connections send 100 requests each, one at a time, with room for one
+// request at once: served in turn they all finish near the end; a
+// starved one would finish long after the first.
+async function fairness() {
+  const server = startServer(path.join(fixtures, 'http-service.wasm'), ['--max-concurrent-requests', '1']);
+  const port = await server.ready;
+  const started = Date.now();
+  const finished = await Promise.all(Array.from({ length: 50 }, () => new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let left = 100, text = '';
+    const ask = () => socket.write('GET / HTTP/1.1\r\nHost: a\r\n\r\n');
+    socket.on('connect', ask);
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      for (let r; (r = parseResponse(text)) && r.complete;) {
+        text = r.rest;
+        if (--left === 0) {
+          socket.end();
+          return resolve(Date.now() - started);
+        }
+        ask();
+      }
+    });
+    socket.on('error', () => resolve(Infinity));
+  })));
+  const first = Math.min(...finished), last = Math.max(...finished);
+  check(last < 60000 && first >= last / 2,
+        `fifty connections sharing one request's room all finish together (first ${first} ms, last ${last} ms)`);
+  await stopAndCheck(server);
+}
+
 async function misbehave() {
   const server = startServer(path.join(fixtures, 'http-service.wasm'), ['--request-timeout', '1']);
   const port = await server.ready;
@@ -631,7 +665,7 @@ async function middleware() {
         '--next-hop for a component without a handler import is refused', JSON.stringify(wrong));
 }
 
-const scenarios = { hello, health, workers, echo, 'bad-input': badInput, misbehave, 'proxy-misbehave': proxyMisbehave, 'js-proxy': jsProxy, 'js-proxy-fuel': jsProxyFuel,
+const scenarios = { hello, health, workers, fairness, echo, 'bad-input': badInput, misbehave, 'proxy-misbehave': proxyMisbehave, 'js-proxy': jsProxy, 'js-proxy-fuel': jsProxyFuel,
                     'js-proxy-fetch': jsProxyFetch, middleware };
 try {
   await scenarios[scenario]();
