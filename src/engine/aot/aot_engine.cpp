@@ -809,9 +809,12 @@ class AotEngine final : public Engine {
       return cached_tier(component_sha256, modules, directory,
                          settings(config_.aot_tier == EngineConfig::AotTier::Baseline));
     const aot::BuildSettings optimized = settings(false), baseline = settings(true);
+    // Small components (most) go straight to optimized code, without
+    // looking for the builder or TinyCC.
+    if (aot::code_bytes(modules) <= config_.tiered_code_bytes)
+      return cached_tier(component_sha256, modules, directory, optimized);
     const std::string builder = aot::find_builder(config_.aot_builder);
-    if (aot::code_bytes(modules) <= config_.tiered_code_bytes || builder.empty() ||
-        !aot::tier_compiler_available(baseline))
+    if (builder.empty() || !aot::tier_compiler_available(baseline))
       return cached_tier(component_sha256, modules, directory, optimized);
     const aot::Stamp optimized_stamp = aot::expected_stamp(component_sha256, optimized, modules.size());
     const std::string optimized_path = aot::cache_path(directory, optimized_stamp);
