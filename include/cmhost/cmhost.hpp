@@ -236,12 +236,16 @@ class Store {
   // socket's recv, a sleep): `ready(revents)` runs from the loop, on the
   // store's thread, once `fd` has one of `events` (poll(2)'s POLLIN,
   // POLLOUT; an error or a hang-up counts as ready); `due()` once the
-  // monotonic clock reaches `deadline`. Each fires once and may start other
-  // waits. The loop sleeps on all of them in one poll(2), with no thread
-  // per wait, and a pending wait is not a deadlock.
+  // monotonic clock reaches `deadline`; `idle()` once nothing else is
+  // ready (before the loop would sleep; at the latest after a few turns of
+  // a loop that stays busy), for work that gains from being batched, as a
+  // connection's sends. Each fires once and may start other waits. The
+  // loop sleeps on all of them in one epoll_wait(2), with no thread per
+  // wait, and a pending wait is not a deadlock.
   using WaitId = uint64_t;
   WaitId when_ready(int fd, short events, std::function<void(short revents)> ready);
   WaitId when_time(std::chrono::steady_clock::time_point deadline, std::function<void()> due);
+  WaitId when_idle(std::function<void()> idle);
   // Forgets a wait that has not fired: false when it fired (or never was).
   bool cancel_wait(WaitId id);
   // Host work that can only block (a read of a regular file, fsync): `work`

@@ -83,6 +83,8 @@ Store::WaitId Store::when_time(std::chrono::steady_clock::time_point deadline, s
   return impl_->loop.reactor().when_time(since_epoch < 0 ? 0 : static_cast<uint64_t>(since_epoch), std::move(due));
 }
 
+Store::WaitId Store::when_idle(std::function<void()> idle) { return impl_->loop.reactor().when_idle(std::move(idle)); }
+
 bool Store::cancel_wait(WaitId id) { return impl_->loop.reactor().cancel(id); }
 
 void Store::run_blocking(std::function<void()> work, std::function<void(std::exception_ptr)> done) {

@@ -148,6 +148,8 @@ bool HostLoop::wait_for_outside() {
                                        (pending().empty() ? std::string() : " for " + pending()));
   };
   check_deadline();
+  // What waited for the loop to be idle runs before it sleeps.
+  if (reactor_.has_idle_waits()) return run_idle();
   if (!reactor_.empty()) {
     // One sleep for descriptors, timers and posts (an epoch's wake-up too).
     reactor_.sleep(box_->wake_fd(), -1);

@@ -1,7 +1,7 @@
 // The host's side of a store's event loop: host copies on streams and
 // futures waiting for a guest's, async host calls completing, from the loop
 // or from other OS threads, and waits on descriptors and timers (reactor.hpp),
-// all slept on in one poll(2). The scheduler drives it (runtime::
+// all slept on in one epoll_wait(2). The scheduler drives it (runtime::
 // HostDriver); cmhost::Store owns one.
 #pragma once
 
@@ -66,6 +66,7 @@ class HostLoop final : public runtime::HostDriver {
 
   bool run_ready() override;
   bool wait_for_outside() override;
+  bool run_idle() override { return reactor_.fire_idle(); }
   std::string pending() const override;
   const std::shared_ptr<runtime::PostBox>& post_box() const override { return box_; }
   void call_started() override { ++outstanding_calls_; }

@@ -1,6 +1,8 @@
 // Waits on descriptors and timers for the store's event loop (reactor.hpp).
 #include "reactor.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -14,18 +16,31 @@ namespace cmhost::host {
 
 namespace {
 
-// poll(2), retried when interrupted. Another failure (more descriptors than
-// the process may open, no memory) would leave the loop spinning: an error.
-int poll_or_throw(std::vector<pollfd>& fds, int timeout) {
-  for (;;) {
-    const int n = ::poll(fds.data(), fds.size(), timeout);
-    if (n >= 0) return n;
-    if (errno != EINTR)
-      throw Error(ErrorKind::Trap, std::string("the event loop cannot wait on its descriptors: ") + std::strerror(errno));
-  }
+// epoll's event bits are poll's on Linux; these are what waits ask for and
+// what they are told.
+static_assert(EPOLLIN == POLLIN && EPOLLOUT == POLLOUT && EPOLLERR == POLLERR && EPOLLHUP == POLLHUP &&
+              EPOLLPRI == POLLPRI && EPOLLRDHUP == POLLRDHUP);
+constexpr uint32_t kToldAlways = POLLERR | POLLHUP;
+constexpr uint32_t kWakeGeneration = 0;
+
+uint64_t event_key(int fd, uint32_t generation) {
+  return (uint64_t{generation} << 32) | static_cast<uint32_t>(fd);
+}
+
+[[noreturn]] void loop_failed(const char* what) {
+  throw Error(ErrorKind::Trap, std::string("the event loop cannot wait on its descriptors: ") + what + ": " +
+                                   std::strerror(errno));
 }
 
 }  // namespace
+
+Reactor::Reactor() : epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)), ready_(64) {
+  if (epoll_fd_ < 0) loop_failed("epoll_create1");
+}
+
+Reactor::~Reactor() {
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+}
 
 uint64_t Reactor::now_ns() {
   return static_cast<uint64_t>(
@@ -38,17 +53,58 @@ Reactor::Id Reactor::when_ready(int fd, short events, std::function<void(short)>
   if (!ready) throw Error(ErrorKind::Usage, "a wait on a descriptor with no callback");
   const Id id = next_id_++;
   watches_.emplace(id, Watch{fd, events, std::move(ready)});
+  descriptors_[fd].waits.push_back(id);
+  changed_.insert(fd);
   return id;
 }
 
 Reactor::Id Reactor::when_time(uint64_t deadline_ns, std::function<void()> due) {
   if (!due) throw Error(ErrorKind::Usage, "a timer with no callback");
   const Id id = next_id_++;
-  timers_.emplace(id, Timer{deadline_ns, std::move(due)});
+  timers_.emplace(TimerKey{deadline_ns, id}, std::move(due));
+  timer_deadlines_.emplace(id, deadline_ns);
   return id;
 }
 
-bool Reactor::cancel(Id id) { return watches_.erase(id) + timers_.erase(id) > 0; }
+Reactor::Id Reactor::when_idle(std::function<void()> idle) {
+  if (!idle) throw Error(ErrorKind::Usage, "an idle wait with no callback");
+  const Id id = next_id_++;
+  idle_.emplace(id, std::move(idle));
+  return id;
+}
+
+bool Reactor::fire_idle() {
+  busy_turns_ = 0;
+  if (idle_.empty()) return false;
+  const Id last = idle_.rbegin()->first;  // those added meanwhile wait for the next time
+  while (!idle_.empty() && idle_.begin()->first <= last) {
+    auto it = idle_.begin();
+    const std::function<void()> callback = std::move(it->second);
+    idle_.erase(it);
+    callback();
+  }
+  return true;
+}
+
+bool Reactor::cancel(Id id) {
+  if (idle_.erase(id)) return true;
+  if (auto it = watches_.find(id); it != watches_.end()) {
+    Descriptor& descriptor = descriptors_[it->second.fd];
+    descriptor.waits.erase(std::find(descriptor.waits.begin(), descriptor.waits.end(), id));
+    // A registration left armed fires once more at most, for nobody; the
+    // next wait re-arms it, as the descriptor may be closed and its number
+    // reused by then.
+    if (descriptor.waits.empty()) descriptor.armed = 0;
+    watches_.erase(it);
+    return true;
+  }
+  if (auto it = timer_deadlines_.find(id); it != timer_deadlines_.end()) {
+    timers_.erase(TimerKey{it->second, id});
+    timer_deadlines_.erase(it);
+    return true;
+  }
+  return false;
+}
 
 std::string Reactor::describe() const {
   std::string out;
@@ -59,30 +115,118 @@ std::string Reactor::describe() const {
   };
   add("descriptor wait", watches_.size());
   add("timer", timers_.size());
+  add("idle wait", idle_.size());
   return out;
 }
 
+void Reactor::arm(int fd, Descriptor& descriptor, uint32_t events) {
+  epoll_event event{};
+  event.events = events | EPOLLONESHOT;
+  event.data.u64 = event_key(fd, descriptor.generation);
+  // A registered descriptor may have been closed (and its number reused)
+  // since: modifying then finds nothing, and it is added anew.
+  if (descriptor.registered && ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event) == 0) {
+    descriptor.armed = events;
+    return;
+  }
+  if (descriptor.registered && errno != ENOENT) loop_failed("epoll_ctl");
+  uint32_t generation = next_generation_++;
+  if (generation == kWakeGeneration) generation = next_generation_++;
+  event.data.u64 = event_key(fd, generation);
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) == 0) {
+    descriptor.registered = true;
+    descriptor.generation = generation;
+    descriptor.armed = events;
+    return;
+  }
+  descriptor.registered = false;
+  descriptor.armed = 0;
+  if (errno == EPERM) {
+    // A regular file or a directory: always ready, as poll(2) has it.
+    immediate_.emplace_back(fd, static_cast<short>(events & (POLLIN | POLLOUT)));
+  } else if (errno == EBADF) {
+    immediate_.emplace_back(fd, static_cast<short>(POLLNVAL));
+  } else {
+    loop_failed("epoll_ctl");
+  }
+}
+
+void Reactor::rearm() {
+  for (const int fd : changed_) {
+    auto it = descriptors_.find(fd);
+    if (it == descriptors_.end()) continue;
+    Descriptor& descriptor = it->second;
+    uint32_t wanted = 0;
+    for (const Id id : descriptor.waits) wanted |= static_cast<uint16_t>(watches_.at(id).events);
+    // Nothing wanted: an armed registration may fire once, for nobody.
+    if (wanted == 0) {
+      if (!descriptor.registered && descriptor.armed == 0) descriptors_.erase(it);
+      continue;
+    }
+    if (descriptor.armed == wanted) continue;
+    arm(fd, descriptor, wanted);
+  }
+  changed_.clear();
+}
+
+void Reactor::wait_events(int timeout_ms) {
+  for (;;) {
+    const int n = ::epoll_wait(epoll_fd_, ready_.data(), static_cast<int>(ready_.size()), timeout_ms);
+    if (n >= 0) {
+      ready_count_ = static_cast<size_t>(n);
+      return;
+    }
+    if (errno != EINTR) loop_failed("epoll_wait");
+  }
+}
+
 bool Reactor::fire_ready() {
+  rearm();
+  if (ready_count_ == 0 && !descriptors_.empty()) wait_events(0);
   // What is ready is collected first: callbacks may add or cancel waits.
   std::vector<std::pair<Id, short>> ready;
-  if (!watches_.empty()) {
-    std::vector<pollfd> fds;
-    std::vector<Id> ids;
-    for (const auto& [id, watch] : watches_) {
-      fds.push_back({watch.fd, watch.events, 0});
-      ids.push_back(id);
+  const auto collect = [&](int fd, uint32_t revents) {
+    auto it = descriptors_.find(fd);
+    if (it == descriptors_.end()) return;
+    Descriptor& descriptor = it->second;
+    std::vector<Id>& waits = descriptor.waits;
+    for (size_t i = 0; i < waits.size();) {
+      const Watch& watch = watches_.at(waits[i]);
+      const uint32_t told = revents & (static_cast<uint16_t>(watch.events) | kToldAlways | POLLNVAL);
+      if (!told) {
+        ++i;
+        continue;
+      }
+      ready.emplace_back(waits[i], static_cast<short>(told));
+      waits.erase(waits.begin() + static_cast<ptrdiff_t>(i));
     }
-    const int n = poll_or_throw(fds, 0);
-    for (size_t i = 0; n > 0 && i < fds.size(); ++i)
-      if (fds[i].revents) ready.emplace_back(ids[i], fds[i].revents);
+    changed_.insert(fd);
+  };
+  for (size_t i = 0; i < ready_count_; ++i) {
+    const uint64_t key = ready_[i].data.u64;
+    const int fd = static_cast<int>(static_cast<uint32_t>(key));
+    const uint32_t generation = static_cast<uint32_t>(key >> 32);
+    if (generation == kWakeGeneration) continue;
+    auto it = descriptors_.find(fd);
+    if (it == descriptors_.end() || it->second.generation != generation) continue;  // a closed descriptor's
+    it->second.armed = 0;  // one-shot: fired
+    collect(fd, ready_[i].events);
   }
-  // Due timers in deadline order (ids break ties: the earlier wait first).
-  std::vector<std::pair<uint64_t, Id>> due;
-  const uint64_t now = now_ns();
-  for (const auto& [id, timer] : timers_)
-    if (timer.deadline <= now) due.emplace_back(timer.deadline, id);
-  std::sort(due.begin(), due.end());
+  if (ready_count_ == ready_.size()) ready_.resize(ready_.size() * 2);  // a busier loop next time
+  ready_count_ = 0;
+  std::vector<std::pair<int, short>> immediate;
+  immediate.swap(immediate_);
+  for (const auto& [fd, revents] : immediate) collect(fd, static_cast<uint16_t>(revents));
+
+  // Due timers in deadline order.
+  std::vector<Id> due;
+  const uint64_t now = timers_.empty() ? 0 : now_ns();
+  for (const auto& [key, callback] : timers_) {
+    if (key.first > now) break;
+    due.push_back(key.second);
+  }
   bool ran = false;
+  if (!idle_.empty() && ++busy_turns_ >= kBusyTurns) ran = fire_idle();
   for (const auto& [id, revents] : ready) {
     auto it = watches_.find(id);
     if (it == watches_.end()) continue;  // cancelled by an earlier callback
@@ -91,32 +235,40 @@ bool Reactor::fire_ready() {
     ran = true;
     callback(revents);
   }
-  for (const auto& [deadline, id] : due) {
-    auto it = timers_.find(id);
-    if (it == timers_.end()) continue;
-    const std::function<void()> callback = std::move(it->second.due);
+  for (const Id id : due) {
+    auto deadline = timer_deadlines_.find(id);
+    if (deadline == timer_deadlines_.end()) continue;
+    auto it = timers_.find(TimerKey{deadline->second, id});
+    const std::function<void()> callback = std::move(it->second);
     timers_.erase(it);
+    timer_deadlines_.erase(deadline);
     ran = true;
     callback();
   }
   return ran;
 }
 
-void Reactor::sleep(int wake_fd, int max_ms) const {
-  std::vector<pollfd> fds;
-  fds.push_back({wake_fd, POLLIN, 0});
-  for (const auto& [id, watch] : watches_) fds.push_back({watch.fd, watch.events, 0});
+void Reactor::sleep(int wake_fd, int max_ms) {
+  if (wake_fd != wake_fd_) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = event_key(wake_fd, kWakeGeneration);
+    if (wake_fd_ >= 0) ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, wake_fd_, nullptr);
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd, &event) != 0) loop_failed("epoll_ctl");
+    wake_fd_ = wake_fd;
+  }
+  rearm();
+  if (ready_count_ > 0 || !immediate_.empty()) return;  // fire_ready has work already
   int timeout = max_ms;
   if (!timers_.empty()) {
-    uint64_t earliest = UINT64_MAX;
-    for (const auto& [id, timer] : timers_) earliest = std::min(earliest, timer.deadline);
+    const uint64_t earliest = timers_.begin()->first.first;
     const uint64_t now = now_ns();
     // Rounded up to whole milliseconds: waking early would only spin.
     const uint64_t until = earliest <= now ? 0 : (earliest - now + 999'999) / 1'000'000;
     timeout = timeout < 0 ? static_cast<int>(std::min<uint64_t>(until, INT_MAX))
                           : static_cast<int>(std::min<uint64_t>(until, static_cast<uint64_t>(timeout)));
   }
-  poll_or_throw(fds, timeout);
+  wait_events(timeout);
 }
 
 }  // namespace cmhost::host

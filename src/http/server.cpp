@@ -65,6 +65,8 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kReadChunk = 64 * 1024;
 // How much of a body the server holds for a guest that has not read it yet.
 constexpr size_t kBodyBuffer = 256 * 1024;
+// A response's bytes buffered up to this go out at the end of the loop's turn.
+constexpr size_t kSendAtOnce = 16 * 1024;
 
 // SIGTERM and SIGINT as a readable pipe, for the reactor to wait on.
 int signal_pipe[2] = {-1, -1};
@@ -610,7 +612,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
           if (!self || !exchange || no_body) return;
           exchange->body_sent += framed.size();
           self->out_.append(framed);
-          self->send_out();
+          self->send_soon();
         },
         .done = [weak, weak_exchange](TransmitResult outcome) {
           auto self = weak.lock();
@@ -628,8 +630,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     x.response_body = std::make_shared<p3::OutgoingBody>(store_, server_.types, std::move(body), false,
                                                          no_body ? wire::Framing::until_close : framing, declared,
                                                          std::move(sink));
+    const Exchange* const current = exchange_.get();
     x.response_body->resume();
-    flush();
+    // The head goes with the body's first bytes (all of a small response),
+    // unless the response already ended (and the exchange with it).
+    if (exchange_.get() != current || exchange_->complete || out_.size() >= kSendAtOnce) return flush();
+    send_soon();
   }
 
   // The response's status line and fields, framed as the guest's fields
@@ -779,6 +785,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
     return !broken_;
   }
 
+  // A body's bytes go out with what follows them in this turn of the loop
+  // (a small response's last chunk): one send(2) where each write would
+  // take one, and one wake-up of the client. A backlog goes at once.
+  void send_soon() {
+    if (out_.size() >= kSendAtOnce) {
+      send_out();
+      return;
+    }
+    if (send_wait_) return;
+    send_wait_ = store_.when_idle([self = shared_from_this()] {
+      self->send_wait_.reset();
+      self->guarded([&] { self->send_out(); });
+    });
+  }
+
   void flush() {
     if (!send_out()) return;
     if (fd_ < 0 || !out_.empty()) return;
@@ -823,7 +844,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // --- ending ---------------------------------------------------------------
 
   void cancel_waits() {
-    for (auto* wait : {&read_wait_, &write_wait_, &idle_timer_, &hangup_wait_})
+    for (auto* wait : {&read_wait_, &write_wait_, &idle_timer_, &hangup_wait_, &send_wait_})
       if (*wait) {
         store_.cancel_wait(**wait);
         wait->reset();
@@ -878,7 +899,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string in_, out_;
   std::optional<wire::RequestParser> parser_;
   std::shared_ptr<Exchange> exchange_;
-  std::optional<Store::WaitId> read_wait_, write_wait_, idle_timer_, hangup_wait_;
+  std::optional<Store::WaitId> read_wait_, write_wait_, idle_timer_, hangup_wait_, send_wait_;
   bool peer_closed_ = false;
   bool closing_ = false;
   bool paused_ = false;

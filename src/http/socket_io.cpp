@@ -32,6 +32,9 @@ SocketState receive_available(int fd, std::string& in, size_t enough, bool& got)
     if (n > 0) {
       in.append(buffer, static_cast<size_t>(n));
       got = true;
+      // A short read took all there was: asking again would only say so
+      // (the descriptor's readiness tells of more, or of the end).
+      if (static_cast<size_t>(n) < sizeof buffer) return SocketState::would_block;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;

@@ -74,11 +74,6 @@ const T& at(const std::vector<T>& space, uint32_t index, const char* what) {
 
 engine::FuncType core_func_type(const abi::CoreSignature& sig) { return {sig.params, sig.results}; }
 
-abi::CanonOptions abi_options(const validate::CanonOptions& o) {
-  return abi::CanonOptions{o.addr, o.encoding, true};
-}
-
-
 }  // namespace
 
 class Instantiator {
@@ -303,8 +298,7 @@ class Instantiator {
       f.callback_params = store_.core().func_type(*f.callback).params.size();
     }
     f.async_lift = s.options.async;
-    f.abi = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
-                                                 s.options.async);
+    f.abi = s.abi;
     f.moves_handles = std::any_of(s.type->params.begin(), s.type->params.end(),
                                     [](const abi::TypeRef& t) { return moves_handles(*t); }) ||
                         (s.type->result && moves_handles(*s.type->result));
@@ -316,8 +310,7 @@ class Instantiator {
 
   void execute(ComponentInstance& inst, const step::Lower& s, const ImportMap&) {
     FuncRef target = at(inst.spaces().funcs, s.func, "func");
-    auto abi = std::make_shared<abi::FunctionAbi>(s.type->params, results_of(*s.type), abi_options(s.options),
-                                                  s.options.async);
+    const std::shared_ptr<const abi::FunctionAbi>& abi = s.abi;
     std::optional<engine::Extern> memory, realloc;
     if (s.options.memory) memory = at(inst.spaces().core_memories, *s.options.memory, "core memory");
     if (s.options.realloc) realloc = at(inst.spaces().core_funcs, *s.options.realloc, "core func");

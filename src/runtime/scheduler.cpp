@@ -293,7 +293,7 @@ void Scheduler::run_until(FunctionRef<bool()> done, std::string_view waiting_for
 }
 
 void Scheduler::run_until_idle() {
-  while (step()) {
+  while (step() || (driver_ && driver_->run_idle())) {
   }
   if (driver_) driver_->settle();
 }

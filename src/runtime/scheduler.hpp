@@ -45,6 +45,9 @@ class HostDriver {
   // Waits until work arrives from outside the loop (another thread
   // completing a host call); false at once when none is outstanding.
   virtual bool wait_for_outside() = 0;
+  // Runs the host work that waited for nothing else to be ready; true
+  // when any did.
+  virtual bool run_idle() { return false; }
   // What the host waits for, for a deadlock's message (empty: nothing).
   virtual std::string pending() const = 0;
   // Where async host calls post their completions, and one more of them

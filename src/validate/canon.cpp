@@ -172,10 +172,11 @@ void Validator::canon(Scope& s, const binary::Canon& c, size_t offset) {
 namespace {
 
 // The canonical ABI of a function type under a canon definition's options.
-abi::FunctionAbi function_abi(const FuncType& type, const CanonOptions& options) {
+std::shared_ptr<const abi::FunctionAbi> function_abi(const FuncType& type, const CanonOptions& options) {
   std::vector<abi::TypeRef> results;
   if (type.result) results.push_back(type.result);
-  return abi::FunctionAbi(type.params, results, {options.addr, options.encoding, true}, options.async);
+  return std::make_shared<const abi::FunctionAbi>(type.params, results,
+                                                  abi::CanonOptions{options.addr, options.encoding, true}, options.async);
 }
 
 bool params_have_pointers(const FuncType& type) {
@@ -196,7 +197,8 @@ void Validator::lift(Scope& s, const binary::Canon& c, size_t offset) {
   if (options.async && !type->async)
     fail(offset, "the `async` canonical option requires an async function type");
 
-  const abi::FunctionAbi abi = function_abi(*type, options);
+  const std::shared_ptr<const abi::FunctionAbi> compiled = function_abi(*type, options);
+  const abi::FunctionAbi& abi = *compiled;
   // Arguments are lowered into the callee: lists and strings, and spilled
   // arguments, need realloc; results read from memory need memory.
   if (abi.params_spilled(abi::AbiSide::Lift) || params_have_pointers(*type)) need.realloc();
@@ -230,7 +232,7 @@ void Validator::lift(Scope& s, const binary::Canon& c, size_t offset) {
       fail(offset, "canonical option `callback` uses a core function with an incorrect signature");
   }
   s.funcs.push_back(type);
-  emit(s, step::Lift{c.func_index, type, options}, offset);
+  emit(s, step::Lift{c.func_index, type, options, compiled}, offset);
 }
 
 void Validator::lower(Scope& s, const binary::Canon& c, size_t offset) {
@@ -243,7 +245,8 @@ void Validator::lower(Scope& s, const binary::Canon& c, size_t offset) {
   if (options.async && !type->async)
     fail(offset, "the `async` canonical option requires an async function type");
 
-  const abi::FunctionAbi abi = function_abi(*type, options);
+  const std::shared_ptr<const abi::FunctionAbi> compiled = function_abi(*type, options);
+  const abi::FunctionAbi& abi = *compiled;
   // Arguments are lifted out of the caller's memory; results are lowered
   // into it, through realloc for lists and strings.
   if (abi.params_spilled(abi::AbiSide::Lower) || params_have_pointers(*type)) need.memory();
@@ -253,7 +256,7 @@ void Validator::lower(Scope& s, const binary::Canon& c, size_t offset) {
   }
   binary::CoreFuncType core_type = signature(abi.core_signature(abi::AbiSide::Lower));
   s.core_funcs.push_back(core_type);
-  emit(s, step::Lower{c.func_index, type, options, std::move(core_type)}, offset);
+  emit(s, step::Lower{c.func_index, type, options, std::move(core_type), compiled}, offset);
 }
 
 namespace {

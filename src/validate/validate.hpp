@@ -169,6 +169,7 @@ struct Lift {
   uint32_t core_func = 0;
   std::shared_ptr<const FuncType> type;
   CanonOptions options;
+  std::shared_ptr<const abi::FunctionAbi> abi;  // compiled once, shared by every instance
 };
 // core func <- canon lower of a func
 struct Lower {
@@ -176,6 +177,7 @@ struct Lower {
   std::shared_ptr<const FuncType> type;
   CanonOptions options;
   binary::CoreFuncType core_type;  // the flattened signature of the new core func
+  std::shared_ptr<const abi::FunctionAbi> abi;  // compiled once, shared by every instance
 };
 // (binds a run-time resource type) <- a resource type definition
 struct ResourceDefinition {

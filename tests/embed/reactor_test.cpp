@@ -1,10 +1,12 @@
-// The store's waits on descriptors and timers (Store::when_ready,
-// when_time, cancel_wait) and its blocking work (run_blocking): callbacks
-// run from the event loop on the store's thread, the loop sleeps in one
-// poll(2) for all of them with no thread per wait, a pending wait is not a
+// The store's waits on descriptors, timers and idleness (Store::when_ready,
+// when_time, when_idle, cancel_wait) and its blocking work (run_blocking):
+// callbacks run from the event loop on the store's thread, the loop sleeps
+// in one epoll_wait(2) for all of them with no thread per wait, a pending wait is not a
 // deadlock, a cancelled one is gone, and blocking work stays on a bounded pool.
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/socket.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <array>
@@ -160,6 +162,87 @@ TEST_F(Reactor, BadWaitsAreUsageErrors) {
   EXPECT_ERROR_SAYING(store.when_ready(-1, POLLIN, [](short) {}), ErrorKind::Usage, "descriptor -1, which is none");
   EXPECT_ERROR_SAYING(store.when_ready(0, POLLIN, nullptr), ErrorKind::Usage, "no callback");
   EXPECT_ERROR_SAYING(store.when_time(Clock::now(), nullptr), ErrorKind::Usage, "no callback");
+  EXPECT_ERROR_SAYING(store.when_idle(nullptr), ErrorKind::Usage, "no callback");
+}
+
+// Two waits on one descriptor for different events: each fires on its own.
+TEST_F(Reactor, WaitsForReadingAndWritingOneDescriptorFireApart) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds), 0);
+  bool readable = false, writable = false;
+  store.when_ready(fds[0], POLLIN, [&](short revents) { readable = revents & POLLIN; });
+  store.when_ready(fds[0], POLLOUT, [&](short revents) { writable = revents & POLLOUT; });
+  store.run_until([&] { return writable; });
+  EXPECT_FALSE(readable) << "nothing was sent";
+  ASSERT_EQ(::write(fds[1], "z", 1), 1);
+  store.run_until([&] { return readable; });
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+// A descriptor waited on, its wait cancelled, then closed: the number's next
+// owner is waited on afresh (the loop keeps descriptors registered between
+// waits, and closing one removes it behind the loop's back).
+TEST_F(Reactor, ADescriptorNumberReusedAfterCloseIsWaitedOnAfresh) {
+  Pipe first;
+  const int number = first.read_end();
+  const Store::WaitId old = store.when_ready(number, POLLIN, [](short) { ADD_FAILURE() << "a cancelled wait fired"; });
+  store.run_until_idle();  // registered now
+  EXPECT_TRUE(store.cancel_wait(old));
+  ::close(first.fds[0]);
+  ::close(first.fds[1]);
+  first.fds = {-1, -1};
+  Pipe second;
+  ASSERT_EQ(second.read_end(), number) << "the lowest free number is reused";
+  bool fired = false;
+  store.when_ready(second.read_end(), POLLIN, [&](short) { fired = true; });
+  store.run_until_idle();
+  EXPECT_FALSE(fired);
+  ASSERT_EQ(::write(second.write_end(), "w", 1), 1);
+  bool gave_up = false;  // a wait lost to the loop fails the test, not hangs it
+  store.when_time(Clock::now() + 2s, [&] { gave_up = true; });
+  store.run_until([&] { return fired || gave_up; });
+  EXPECT_TRUE(fired);
+}
+
+// A regular file cannot be watched by epoll; as poll(2) has it, it is ready.
+TEST_F(Reactor, ARegularFileIsReadyAtOnce) {
+  char path[] = "/tmp/cmhost-reactor-XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ::unlink(path);
+  short seen = 0;
+  store.when_ready(fd, POLLIN, [&](short revents) { seen = revents; });
+  store.run_until([&] { return seen != 0; });
+  EXPECT_TRUE(seen & POLLIN);
+  ::close(fd);
+}
+
+// An idle wait runs once nothing else is ready, after what is.
+TEST_F(Reactor, AnIdleWaitRunsOnceNothingElseIsReady) {
+  std::vector<std::string> order;
+  store.when_idle([&] { order.push_back("idle"); });
+  store.when_time(Clock::now(), [&] { order.push_back("timer"); });
+  store.run_until_idle();
+  EXPECT_EQ(order, (std::vector<std::string>{"timer", "idle"}));
+  const Store::WaitId cancelled = store.when_idle([&] { order.push_back("cancelled"); });
+  EXPECT_TRUE(store.cancel_wait(cancelled));
+  store.run_until_idle();
+  EXPECT_EQ(order.size(), 2u);
+}
+
+// A loop that never runs out of work still runs idle waits, a few turns late.
+TEST_F(Reactor, AnIdleWaitRunsWhileTheLoopStaysBusy) {
+  bool idle_ran = false;
+  int turns = 0;
+  std::function<void()> busy = [&] {
+    ++turns;
+    if (!idle_ran && turns < 1000) store.when_time(Clock::now(), busy);
+  };
+  store.when_idle([&] { idle_ran = true; });
+  store.when_time(Clock::now(), busy);
+  store.run_until([&] { return idle_ran; });
+  EXPECT_LT(turns, 100) << "the idle wait waited for the busy loop to end";
 }
 
 }  // namespace
