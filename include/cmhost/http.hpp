@@ -25,6 +25,7 @@
 namespace cmhost::http {
 
 class ServeMetrics;
+struct MetricsAccess;
 
 struct HttpConfig {
   // Field names a guest may not set, beyond wasi:http's default forbidden
@@ -63,6 +64,10 @@ struct ServeConfig {
   // (SO_REUSEPORT): several servers, each on a thread with a store of its
   // own, share the connections (`cmhost serve --workers`).
   bool reuse_port = false;
+  // A socket already listening to serve instead of binding host:port (one
+  // systemd passes, socket activation): each server given it serves a copy
+  // (dup), so several share its connections; the caller keeps its own.
+  int listen_fd = -1;
   // A GET of exactly this path (no query) is answered by the server itself
   // with `metrics` in Prometheus's text format: requests by status, their
   // latency, instantiation time, instances alive. Empty: none.
@@ -110,9 +115,9 @@ class ServeMetrics {
   std::string text() const;
 
   struct Counters;  // src/http/metrics.hpp
-  Counters& counters() { return *counters_; }
 
  private:
+  friend struct MetricsAccess;  // the servers that count
   std::unique_ptr<Counters> counters_;
 };
 

@@ -41,4 +41,9 @@ struct ServeMetrics::Counters {
   std::string text() const;
 };
 
+// What the servers count into (ServeMetrics keeps it from embedders).
+struct MetricsAccess {
+  static ServeMetrics::Counters& counters(ServeMetrics& metrics) { return *metrics.counters_; }
+};
+
 }  // namespace cmhost::http

@@ -155,6 +155,8 @@ class Server::Impl {
 
  private:
   void listen_on(const std::string& host, uint16_t port);
+  void adopt_listener(int fd);
+  void learn_address();
   void accept_ready();
   void arm_accept();
   void watch_signals();
@@ -925,7 +927,7 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
   if (stop_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
   if (!this->config.metrics_path.empty() && !this->config.metrics)
     this->config.metrics = std::make_shared<ServeMetrics>();
-  if (this->config.metrics) counters = &this->config.metrics->counters();
+  if (this->config.metrics) counters = &MetricsAccess::counters(*this->config.metrics);
   auto forbidden = std::make_shared<ForbiddenHeaders>();
   for (const std::string& name : http.forbidden_headers) forbidden->add(name);
   types = std::make_shared<p3::TypesContext>();
@@ -946,7 +948,10 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
                   ticker ? std::optional<uint64_t>(ticker->timeout_ticks()) : std::nullopt);
   else
     handler();  // the component serves, or the error says why now
-  listen_on(this->config.host, this->config.port);
+  if (this->config.listen_fd >= 0)
+    adopt_listener(this->config.listen_fd);
+  else
+    listen_on(this->config.host, this->config.port);
 }
 
 Server::Impl::~Impl() {
@@ -1014,6 +1019,25 @@ void Server::Impl::listen_on(const std::string& address, uint16_t wanted_port) {
   }
   ::freeaddrinfo(found);
   if (listen_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("cannot listen on {}:{}: {}", address, wanted_port, failure));
+  learn_address();
+}
+
+void Server::Impl::adopt_listener(int fd) {
+  int accepting = 0, type = 0;
+  socklen_t size = sizeof accepting;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &size) != 0 || !accepting)
+    throw Error(ErrorKind::Usage, fmt::format("descriptor {} is no listening socket", fd));
+  size = sizeof type;
+  if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM)
+    throw Error(ErrorKind::Usage, fmt::format("descriptor {} is no stream socket", fd));
+  listen_fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (listen_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("cannot use descriptor {}: {}", fd, std::strerror(errno)));
+  // Accepting never blocks the loop (another server may take a connection first).
+  ::fcntl(listen_fd_, F_SETFL, ::fcntl(listen_fd_, F_GETFL) | O_NONBLOCK);
+  learn_address();
+}
+
+void Server::Impl::learn_address() {
   sockaddr_storage bound{};
   socklen_t length = sizeof bound;
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &length);

@@ -131,6 +131,47 @@ std::vector<uint8_t> read_module(const char* name) {
 // (a low threshold stands in for a big module) computes what the
 // interpreter computes: direct calls across units, call_indirect through
 // the shared function types, memory, a global, memory.init.
+// init_memories as wasm2c 1.0.32 writes it, for use_memory_images.
+std::string with_init_memories(const std::string& body) {
+  return "static void other(void) {\n}\n\nstatic void init_memories(Z_m_instance_t* instance) {\n" + body +
+         "}\n\nstatic void init_tables(Z_m_instance_t* instance) {\n}\n";
+}
+
+TEST(Wasm2cImages, ConstantSegmentsWithinTheInitialSizeBecomeAnImage) {
+  std::string source = with_init_memories(
+      "  wasm_rt_allocate_memory(&instance->w2c_mem, 2, 65536);\n"
+      "  LOAD_DATA((*instance->Z_envZ_mem), 16u, data_segment_data_w2c_d0, 8);\n"
+      "  LOAD_DATA(instance->w2c_mem, 16u, data_segment_data_w2c_d1, 5);\n"
+      "  LOAD_DATA(instance->w2c_mem, 131070u, data_segment_data_w2c_d2, 2);\n");
+  use_memory_images(source);
+  EXPECT_EQ(source,
+            "static void other(void) {\n}\n\n"
+            "static void load_image_w2c_mem(wasm_rt_memory_t* memory) {\n"
+            "  LOAD_DATA((*memory), 16u, data_segment_data_w2c_d1, 5);\n"
+            "  LOAD_DATA((*memory), 131070u, data_segment_data_w2c_d2, 2);\n"
+            "}\nstatic cmhost_rt_image image_w2c_mem;\n"
+            "static void init_memories(Z_m_instance_t* instance) {\n"
+            "  wasm_rt_allocate_memory(&instance->w2c_mem, 2, 65536);\n"
+            "  cmhost_rt_apply_image(&image_w2c_mem, &instance->w2c_mem, load_image_w2c_mem);\n"
+            "  LOAD_DATA((*instance->Z_envZ_mem), 16u, data_segment_data_w2c_d0, 8);\n"
+            "}\n\nstatic void init_tables(Z_m_instance_t* instance) {\n}\n");
+}
+
+TEST(Wasm2cImages, SegmentsAtAGlobalOrPastTheInitialSizeStayCopies) {
+  for (const std::string body :
+       {"  wasm_rt_allocate_memory(&instance->w2c_mem, 1, 2);\n"
+        "  LOAD_DATA(instance->w2c_mem, (*instance->Z_envZ_g), data_segment_data_w2c_d0, 3);\n",
+        "  wasm_rt_allocate_memory(&instance->w2c_mem, 1, 2);\n"
+        "  LOAD_DATA(instance->w2c_mem, 65534u, data_segment_data_w2c_d0, 3);\n",
+        "  wasm_rt_allocate_memory(&instance->w2c_mem, 1, 2);\n"
+        "  something_else();\n"}) {
+    const std::string original = with_init_memories(body);
+    std::string source = original;
+    use_memory_images(source);
+    EXPECT_EQ(source, original);
+  }
+}
+
 TEST(Wasm2cSplit, ASplitModuleRunsAsTheWholeOneDoes) {
   const std::vector<uint8_t> bytes = read_module("split.wasm");
   ASSERT_FALSE(bytes.empty());

@@ -1127,6 +1127,37 @@ TEST_F(EngineTest, MemoriesMadeBeforeEitherGrowsShareTheTotal) {
   EXPECT_EQ(result[0], kFailed32);
 }
 
+// Data segments: every instance starts from them, whatever another wrote
+// (an ahead-of-time memory image is copy-on-write), and growing adds zeros.
+TEST_F(EngineTest, EachInstanceStartsFromTheDataSegments) {
+  const auto bytes = read_test_module("data-segments.wasm");
+  auto first = instantiate(bytes);
+  const auto byte_at = [&](const Instance& instance, uint64_t address) { return call1(instance, "load", {address}); };
+  EXPECT_EQ(byte_at(*first, 16), uint64_t{'h'});
+  EXPECT_EQ(byte_at(*first, 20), uint64_t{'!'}) << "the later segment wins";
+  EXPECT_EQ(byte_at(*first, 70000), uint64_t{'w'});
+  EXPECT_EQ(byte_at(*first, 131071), uint64_t{'l'});
+  EXPECT_EQ(byte_at(*first, 100), 0u);
+  for (uint64_t address : {16u, 70001u, 100u, 131071u}) call(*first, "store", {address, 'X'});
+  auto second = instantiate(bytes);
+  EXPECT_EQ(byte_at(*second, 16), uint64_t{'h'});
+  EXPECT_EQ(byte_at(*second, 70001), uint64_t{'o'});
+  EXPECT_EQ(byte_at(*second, 100), 0u);
+  EXPECT_EQ(byte_at(*second, 131071), uint64_t{'l'});
+  EXPECT_EQ(byte_at(*first, 70001), uint64_t{'X'}) << "the first instance keeps what it wrote";
+  EXPECT_EQ(call1(*second, "grow", {1}), 2u);
+  EXPECT_EQ(byte_at(*second, 131072), 0u);
+  call(*second, "store", {131072, 'Y'});
+  EXPECT_EQ(byte_at(*second, 131072), uint64_t{'Y'});
+  auto third = instantiate(bytes);
+  EXPECT_EQ(byte_at(*third, 16), uint64_t{'h'});
+}
+
+TEST_F(EngineTest, ASegmentPastTheInitialSizeTrapsAtInstantiation) {
+  expect_error(ErrorKind::Trap, [&] { instantiate(read_test_module("data-out-of-bounds.wasm")); },
+               "out of bounds memory access");
+}
+
 TEST_F(EngineTest, OneCallGrowingTwoMemoriesStaysWithinTheTotal) {
   store_->set_memory_limits({.total_memory_bytes = 3 * 65536});
   auto growth = instantiate(read_test_module("growth.wasm"));

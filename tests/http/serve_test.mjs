@@ -31,9 +31,12 @@ function check(ok, what, detail = '') {
 
 // Starts `cmhost serve` on 127.0.0.1:0 and resolves with its port once it
 // says where it listens.
+// One worker unless `extra` asks for more: most scenarios count on one
+// server's state (its one instance, its room).
 function startServer(component, extra = []) {
+  const workers = extra.includes('--workers') ? [] : ['--workers', '1'];
   const args = ['serve', `--engine=${engine}`, '--compat=sync-cancel-in-set', '--addr', '127.0.0.1:0', '--log',
-                ...extra, component];
+                ...workers, ...extra, component];
   const child = spawn(cmhost, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const ready = new Promise((resolve, reject) => {
@@ -332,6 +335,36 @@ async function workers() {
           `${path.basename(file)}: the metrics of both workers together`, metrics);
     await stopAndCheck(server, { trapsExpected: true });
   }
+  await socketActivation(service, 'hello from a C service\n');
+}
+
+// systemd's socket activation: a listening socket passed as descriptor 3
+// with LISTEN_FDS=1 and LISTEN_PID naming the server is served instead of
+// --addr, by every worker.
+async function socketActivation(file, body) {
+  const listener = net.createServer();
+  await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const port = listener.address().port;
+  // $$ is the shell's pid, the server's once it execs.
+  const child = spawn('/bin/sh', ['-c', 'export LISTEN_PID=$$ LISTEN_FDS=1; exec "$0" "$@"', cmhost, 'serve',
+                                  `--engine=${engine}`, '--compat=sync-cancel-in-set', '--addr', '127.0.0.1:1',
+                                  '--workers', '2', file],
+                      { stdio: ['ignore', 'pipe', 'pipe', listener._handle.fd] });
+  listener.close();  // the server's copy listens on
+  const server = { child, stderr: () => stderr,
+                   exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))) };
+  let stderr = '';
+  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  for (const end = Date.now() + 60000; !/Serving HTTP/.test(stderr) && Date.now() < end;)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  check(stderr.includes(`Serving HTTP on http://127.0.0.1:${port}/`),
+        'a socket passed by socket activation is served instead of --addr', stderr);
+  const answers = await Promise.all(Array.from({ length: 20 }, async () => {
+    const r = parseResponse((await raw(port, 'GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).text);
+    return r && r.status === 200 && r.body === body;
+  }));
+  check(answers.every(Boolean), 'the passed socket\'s connections are all answered', JSON.stringify(answers));
+  await stopAndCheck(server);
 }
 
 // More connections than --max-concurrent-requests: the waiting ones get

@@ -165,7 +165,9 @@ int main(int argc, char** argv) {
   cmhost::tools::ServeCommand serve;
   auto* serve_cmd = app.add_subcommand("serve", "Serve a wasi:http component (handler@0.3 or incoming-handler@0.2) over HTTP/1.1");
   serve_cmd->add_option("file", serve.file, "Component binary (.wasm)")->required();
-  serve_cmd->add_option("--addr", serve.addr, "The address to listen on, HOST:PORT (port 0: any free one)")
+  serve_cmd->add_option("--addr", serve.addr,
+                        "The address to listen on, HOST:PORT (port 0: any free one); a socket systemd passes "
+                        "(LISTEN_FDS, socket activation) is served instead")
       ->capture_default_str();
   serve_cmd->add_flag("--log", serve.log, "Log one line per request to stderr");
   serve_cmd->add_option("--request-timeout", serve.request_timeout_seconds,
@@ -182,8 +184,8 @@ int main(int argc, char** argv) {
       ->check(whole_number);
   serve_cmd->add_option("--workers", serve.workers,
                         "Servers, each on a thread with a store of its own, sharing the address (SO_REUSEPORT), the "
-                        "engine and the compiled component; each has its own --max-concurrent-requests")
-      ->capture_default_str()
+                        "engine and the compiled component; each has its own --max-concurrent-requests (default: one "
+                        "per core the process may run on)")
       ->check(whole_number);
   serve_cmd->add_option("--health-path", serve.health_path,
                         "A path the server answers itself, without the guest: 200 `ok` while it serves, 503 once it "

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -73,6 +75,33 @@ std::function<void(Store&)> next_hop_linker(Engine& engine, Linker& linker, cons
   };
 }
 
+// The cores this process may run on (its affinity mask, which a
+// container's CPU set narrows), at least one.
+size_t usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<size_t>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// The listening socket systemd passes (socket activation: LISTEN_PID is
+// this process, LISTEN_FDS counts descriptors from 3), or -1. The variables
+// are unset, as sd_listen_fds does, so that guests' environments and
+// children never see them.
+int activated_socket() {
+  const char* pid = std::getenv("LISTEN_PID");
+  const char* fds = std::getenv("LISTEN_FDS");
+  if (!pid || !fds) return -1;
+  const bool ours = std::strtol(pid, nullptr, 10) == static_cast<long>(::getpid());
+  const long count = std::strtol(fds, nullptr, 10);
+  ::unsetenv("LISTEN_PID");
+  ::unsetenv("LISTEN_FDS");
+  ::unsetenv("LISTEN_FDNAMES");
+  if (!ours || count < 1) return -1;
+  if (count > 1) fmt::print(stderr, "cmhost serve: serving the first of the {} sockets passed (descriptor 3)\n", count);
+  return 3;
+}
+
 // One server with its store, its linker (a --next-hop defines an instance
 // in it per store) and its limits: one per worker thread.
 struct Worker {
@@ -132,6 +161,7 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
 
     http::ServeConfig config;
     parse_addr(command.addr, config);
+    config.listen_fd = activated_socket();  // instead of --addr
     if (command.request_timeout_seconds) {
       if (!(*command.request_timeout_seconds > 0) || !std::isfinite(*command.request_timeout_seconds))
         throw Error(ErrorKind::Usage, "--request-timeout takes a positive number of seconds");
@@ -151,8 +181,9 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
     config.metrics_path = command.metrics_path;
     if (!config.metrics_path.empty()) config.metrics = std::make_shared<http::ServeMetrics>();  // all workers'
 
-    if (command.workers == 0) throw Error(ErrorKind::Usage, "--workers takes at least 1");
-    config.reuse_port = command.workers > 1;
+    const size_t worker_count = command.workers.value_or(usable_cores());
+    if (worker_count == 0) throw Error(ErrorKind::Usage, "--workers takes at least 1");
+    config.reuse_port = worker_count > 1;
     config.warn = [](const std::string& line) { fmt::print(stderr, "cmhost serve: {}\n", line); };
     if (command.log) config.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
@@ -160,7 +191,7 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
     // and limits of its own; the engine and the component are shared. The
     // first binds the address (its port, when 0 was asked for, is everyone's).
     std::vector<std::unique_ptr<Worker>> workers;
-    for (size_t i = 0; i < command.workers; ++i) {
+    for (size_t i = 0; i < worker_count; ++i) {
       auto worker = std::make_unique<Worker>();
       worker->linker = linker;
       if (!command.next_hop.empty())
@@ -169,7 +200,7 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
       if (i > 0) worker_config.port = workers.front()->server->port();
       // One worker alone watches the signals itself; several are stopped
       // by the main thread, which waits for them.
-      worker_config.watch_signals = command.workers == 1;
+      worker_config.watch_signals = worker_count == 1;
       worker_config.prepare_request_store = [limits = command.limits,
                                              link = worker->link_next_hop](Store& store) {
         if (limits.max_memory_bytes) {

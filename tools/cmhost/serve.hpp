@@ -20,7 +20,7 @@ struct ServeCommand : WasiOptions {
   size_t max_concurrent_requests = 128;
   std::string health_path;
   std::string metrics_path;
-  size_t workers = 1;
+  std::optional<size_t> workers;  // unset: one per core the process may run on
   bool log = false;
   CommandLineLimits limits;
 };

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever anything below changes shape. */
-#define CMHOST_AOT_ABI 1
+#define CMHOST_AOT_ABI 2
 
 /* Trap codes beyond wasm_rt_trap_t's: a host function failed (its error is
  * kept by the host), or a memory or table would exceed the store's caps. */
@@ -134,6 +134,21 @@ static inline void* cmhost_copy(void* to, const void* from, size_t n) {
 #undef wasm_rt_memcpy
 #define wasm_rt_memcpy cmhost_copy
 #endif
+
+/* A defined memory's initial contents: its data segments applied once per
+ * process into a memfd, which each instance's memory then maps
+ * copy-on-write (MAP_PRIVATE) instead of copying the segments in. The
+ * translation uses it for memories whose active segments all sit at
+ * constant offsets within the initial size (see translate.cpp); a static
+ * of the artifact, zero until built. */
+typedef struct cmhost_rt_image {
+  int state;    /* 0: not built; 1: built; 2: unavailable (segments are copied) */
+  int fd;
+  size_t bytes; /* mapped from the start of the memory: the rest is zeros */
+} cmhost_rt_image;
+/* Gives `memory` (just allocated, its initial size) the contents `load`
+ * writes, building the image with `load` first if it is not built yet. */
+void cmhost_rt_apply_image(cmhost_rt_image* image, wasm_rt_memory_t* memory, void (*load)(wasm_rt_memory_t*));
 
 /* Runs a host binding (its first member is the entry point); returns only
  * when it succeeded, else unwinds to the current trap target. */

@@ -312,6 +312,64 @@ void wasm_rt_allocate_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, u
   if (object_observer) object_observer(object_observer_context, memory, 0);
 }
 
+/* ---- memory images (cmhost_aot.h) ---- */
+
+static pthread_mutex_t image_lock = PTHREAD_MUTEX_INITIALIZER;
+#define IMAGE_PAGE 4096
+
+static int page_is_zero(const uint8_t* page) {
+  const uint64_t* words = (const uint64_t*)page;
+  for (size_t i = 0; i < IMAGE_PAGE / sizeof *words; ++i)
+    if (words[i]) return 0;
+  return 1;
+}
+
+/* Applies the segments once into a memfd the size of `like`, then drops
+ * its trailing zero pages (the anonymous memory behind the mapping is
+ * zeros already). Unavailable (state 2) when the kernel refuses any step:
+ * instances then copy the segments as before. */
+static void build_image(cmhost_rt_image* image, const wasm_rt_memory_t* like, void (*load)(wasm_rt_memory_t*)) {
+  const size_t bytes = (size_t)like->pages * PAGE_BYTES;
+  int fd = bytes ? memfd_create("cmhost-memory-image", MFD_CLOEXEC) : -1;
+  void* data = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, (off_t)bytes) == 0) data = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (data == MAP_FAILED) {
+    if (fd >= 0) close(fd);
+    image->fd = -1;
+    __atomic_store_n(&image->state, 2, __ATOMIC_RELEASE);
+    return;
+  }
+  wasm_rt_memory_t scratch = *like;
+  scratch.data = data;
+  load(&scratch); /* in bounds: the translation checked every segment */
+  size_t used = bytes;
+  while (used > 0 && page_is_zero((const uint8_t*)data + used - IMAGE_PAGE)) used -= IMAGE_PAGE;
+  munmap(data, bytes);
+  if (used < bytes && ftruncate(fd, (off_t)used) != 0) used = bytes;
+  image->fd = fd;
+  image->bytes = used;
+  __atomic_store_n(&image->state, 1, __ATOMIC_RELEASE);
+}
+
+void cmhost_rt_apply_image(cmhost_rt_image* image, wasm_rt_memory_t* memory, void (*load)(wasm_rt_memory_t*)) {
+  int state = __atomic_load_n(&image->state, __ATOMIC_ACQUIRE);
+  if (state == 0) {
+    pthread_mutex_lock(&image_lock);
+    if (__atomic_load_n(&image->state, __ATOMIC_ACQUIRE) == 0) build_image(image, memory, load);
+    pthread_mutex_unlock(&image_lock);
+    state = __atomic_load_n(&image->state, __ATOMIC_ACQUIRE);
+  }
+  if (state != 1) {
+    load(memory);
+    return;
+  }
+  if (image->bytes == 0) return;
+  /* Over the start of the fresh (zero, writable) memory: what an instance
+   * writes is its own copy; pages it only reads stay the image's. */
+  if (mmap(memory->data, image->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, image->fd, 0) == MAP_FAILED)
+    wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+}
+
 uint32_t wasm_rt_grow_memory(wasm_rt_memory_t* memory, uint32_t delta) {
   const uint32_t old_pages = memory->pages;
   if (delta == 0) return old_pages;

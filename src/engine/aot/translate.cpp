@@ -13,6 +13,7 @@
 #include <functional>
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <string>
@@ -202,6 +203,7 @@ struct Line {
   size_t begin, end;  // end: past the newline
 };
 
+
 std::vector<Line> lines_of(const std::string& text) {
   std::vector<Line> lines;
   size_t at = 0;
@@ -234,7 +236,107 @@ bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+// A `LOAD_DATA(target, offset, segment, size);` line of init_memories.
+struct LoadLine {
+  std::string target, offset, segment, size;
+};
+
+std::optional<LoadLine> load_line(std::string_view line) {
+  constexpr std::string_view head = "  LOAD_DATA(", tail = ");";
+  if (!starts_with(line, head) || !ends_with(line, tail)) return std::nullopt;
+  line = line.substr(head.size(), line.size() - head.size() - tail.size());
+  std::vector<std::string> parts;
+  size_t at = 0;
+  for (size_t comma; (comma = line.find(", ", at)) != std::string_view::npos; at = comma + 2)
+    parts.emplace_back(line.substr(at, comma - at));
+  parts.emplace_back(line.substr(at));
+  if (parts.size() != 4) return std::nullopt;
+  return LoadLine{parts[0], parts[1], parts[2], parts[3]};
+}
+
+// A decimal literal as wasm2c writes it (`100u`, `5`), or nullopt.
+std::optional<uint64_t> literal(std::string_view text) {
+  if (ends_with(text, "u")) text.remove_suffix(1);
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return value;
+}
+
 }  // namespace
+
+void use_memory_images(std::string& source) {
+  constexpr std::string_view opening = "\nstatic void init_memories(";
+  const size_t begin = source.find(opening);
+  if (begin == std::string::npos) return;
+  const size_t body = source.find("{\n", begin);
+  const size_t end = source.find("\n}\n", begin);
+  if (body == std::string::npos || end == std::string::npos || body > end) return;
+  const std::string_view header(source.data() + begin + 1, body + 2 - begin - 1);
+
+  // Each defined memory (allocated here, at its initial size) and the
+  // segments loaded into it; anything this does not recognise leaves the
+  // function as wasm2c wrote it.
+  struct Memory {
+    std::string allocation;
+    uint64_t bytes = 0;
+    std::vector<std::string> loads;
+    bool imaged = true;
+  };
+  std::map<std::string, Memory> memories;
+  std::vector<std::string> order;
+  std::vector<std::string> others;  // loads into imported memories, in order
+  const std::string_view lines(source.data() + body + 2, end + 1 - body - 2);
+  size_t at = 0;
+  while (at < lines.size()) {
+    const size_t newline = lines.find('\n', at);
+    const std::string_view line = lines.substr(at, newline - at);
+    at = newline + 1;
+    constexpr std::string_view allocate = "  wasm_rt_allocate_memory(&instance->";
+    if (starts_with(line, allocate)) {
+      const std::string_view rest = line.substr(allocate.size());
+      const size_t comma = rest.find(", ");
+      const size_t second = comma == std::string_view::npos ? comma : rest.find(", ", comma + 2);
+      if (second == std::string_view::npos) return;
+      const auto pages = literal(rest.substr(comma + 2, second - comma - 2));
+      if (!pages) return;
+      const std::string name(rest.substr(0, comma));
+      memories[name] = Memory{std::string(line), *pages * 65536, {}, true};
+      order.push_back(name);
+      continue;
+    }
+    const std::optional<LoadLine> load = load_line(line);
+    if (!load) return;
+    constexpr std::string_view own = "instance->";
+    auto memory = starts_with(load->target, own) ? memories.find(load->target.substr(own.size())) : memories.end();
+    if (memory == memories.end()) {
+      others.emplace_back(line);
+      continue;
+    }
+    const auto offset = literal(load->offset), size = literal(load->size);
+    // A segment at a global's offset, or one that would trap, is applied
+    // as before, at instantiation: the memory gets no image.
+    if (!offset || !size || *offset + *size > memory->second.bytes) memory->second.imaged = false;
+    memory->second.loads.push_back("  LOAD_DATA((*memory), " + load->offset + ", " + load->segment + ", " + load->size + ");");
+    if (!memory->second.imaged) return;
+  }
+
+  std::string loaders, function(header);
+  for (const std::string& name : order) {
+    const Memory& memory = memories[name];
+    function += memory.allocation + "\n";
+    if (memory.loads.empty()) continue;
+    loaders += "static void load_image_" + name + "(wasm_rt_memory_t* memory) {\n";
+    for (const std::string& load : memory.loads) loaders += load + "\n";
+    loaders += "}\nstatic cmhost_rt_image image_" + name + ";\n";
+    function += "  cmhost_rt_apply_image(&image_" + name + ", &instance->" + name + ", load_image_" + name + ");\n";
+  }
+  for (const std::string& load : others) function += load + "\n";
+  source.replace(begin + 1, end + 3 - begin - 1, loaders + function + "}\n");
+}
 
 std::vector<std::string> split_functions(std::string& source, const std::string& prefix, size_t parts,
                                          size_t split_bytes) {
@@ -390,6 +492,7 @@ CModule translate(const uint8_t* original, size_t original_size, const std::stri
   };
   std::string source = text(c_stream);
   check_stack_by_limit(source);
+  use_memory_images(source);
   std::vector<std::string> more = split_functions(source, prefix, max_parts, split_bytes);
   source += module_glue(shape, prefix);
   return CModule{std::move(source), text(h_stream), std::move(shape), std::move(more)};

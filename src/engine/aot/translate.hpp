@@ -39,6 +39,12 @@ inline constexpr size_t kSplitBytes = size_t{4} << 20;
 CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, const std::string& header_name,
                   bool metered = false, size_t max_parts = 1, size_t split_bytes = kSplitBytes);
 
+// Rewrites wasm2c's init_memories so that each defined memory whose active
+// segments all sit at constant offsets within its initial size gets its
+// contents from a memory image (cmhost_rt_apply_image) instead of copies;
+// other memories, and modules of another shape, are left as they are.
+void use_memory_images(std::string& source);
+
 // Splits a translation's function definitions over up to `parts` units of
 // about `split_bytes` each (a source under twice that stays whole): every unit repeats the declarations (functions
 // become hidden symbols named after `prefix`), the first keeps everything

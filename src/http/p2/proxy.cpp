@@ -103,8 +103,8 @@ void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared
     const auto started = std::chrono::steady_clock::now();
     const Instance instance = shared.pre.instantiate(*store);
     if (shared.metrics) {
-      shared.metrics->counters().instantiation_seconds.observe(std::chrono::steady_clock::now() - started);
-      ++shared.metrics->counters().instances_live;
+      MetricsAccess::counters(*shared.metrics).instantiation_seconds.observe(std::chrono::steady_clock::now() - started);
+      ++MetricsAccess::counters(*shared.metrics).instances_live;
       counted = true;
     }
     const auto handle =
@@ -123,7 +123,7 @@ void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared
   // The store goes before the exchange hears that the guest is done: a
   // body dropped unfinished says so as the store drops it.
   store.reset();
-  if (counted) --shared.metrics->counters().instances_live;
+  if (counted) --MetricsAccess::counters(*shared.metrics).instances_live;
   exchange->worker_done();
 }
 
