@@ -89,8 +89,11 @@ bool Reactor::fire_idle() {
 bool Reactor::cancel(Id id) {
   if (idle_.erase(id)) return true;
   if (auto it = watches_.find(id); it != watches_.end()) {
+    // A wait fire_ready collected as ready, cancelled by an earlier
+    // callback, has left its descriptor's list already.
     Descriptor& descriptor = descriptors_[it->second.fd];
-    descriptor.waits.erase(std::find(descriptor.waits.begin(), descriptor.waits.end(), id));
+    if (auto wait = std::find(descriptor.waits.begin(), descriptor.waits.end(), id); wait != descriptor.waits.end())
+      descriptor.waits.erase(wait);
     // A registration left armed fires once more at most, for nobody; the
     // next wait re-arms it, as the descriptor may be closed and its number
     // reused by then.

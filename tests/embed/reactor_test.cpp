@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -178,6 +179,31 @@ TEST_F(Reactor, WaitsForReadingAndWritingOneDescriptorFireApart) {
   store.run_until([&] { return readable; });
   ::close(fds[0]);
   ::close(fds[1]);
+}
+
+// Two waits ready at once, the first cancelling the second: it never fires.
+TEST_F(Reactor, AReadyWaitCancelledByAnEarlierCallbackNeverFires) {
+  Pipe first, second;
+  ASSERT_EQ(::write(first.write_end(), "a", 1), 1);
+  ASSERT_EQ(::write(second.write_end(), "b", 1), 1);
+  int fired = 0;
+  std::optional<Store::WaitId> a, b;
+  bool cancelled = false;
+  a = store.when_ready(first.read_end(), POLLIN, [&](short) {
+    ++fired;
+    cancelled = store.cancel_wait(*b);
+  });
+  b = store.when_ready(second.read_end(), POLLIN, [&](short) {
+    ++fired;
+    if (!cancelled) cancelled = store.cancel_wait(*a);
+  });
+  store.run_until_idle();
+  EXPECT_EQ(fired, 1);
+  EXPECT_TRUE(cancelled);
+  // The descriptors serve new waits as before.
+  bool again = false;
+  store.when_ready(second.read_end(), POLLIN, [&](short) { again = true; });
+  store.run_until([&] { return again; });
 }
 
 // A descriptor waited on, its wait cancelled, then closed: the number's next
