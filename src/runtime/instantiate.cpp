@@ -19,17 +19,34 @@ namespace step = validate::step;
 
 using ImportMap = std::map<std::string, Item, std::less<>>;
 
-const Item* InstanceItems::find(std::string_view name) const {
-  for (const auto& [n, item] : exports)
-    if (n == name) return &item;
-  return nullptr;
+namespace {
+
+// The index of the entry named `name` in `entries`, from `from` on and
+// wrapping around; `from` is left past it.
+template <class Entries>
+std::optional<size_t> find_from(const Entries& entries, std::string_view name, size_t& from) {
+  const size_t n = entries.size();
+  if (from >= n) from = 0;
+  for (size_t k = 0, i = from; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+    if (entries[i].first != name) continue;
+    from = i + 1;
+    return i;
+  }
+  return std::nullopt;
 }
 
-std::optional<engine::Extern> InstanceSpaces::CoreInstance::find(std::string_view name) const {
+}  // namespace
+
+const Item* InstanceItems::find(std::string_view name, size_t& from) const {
+  const auto i = find_from(exports, name, from);
+  return i ? &exports[*i].second : nullptr;
+}
+
+std::optional<engine::Extern> InstanceSpaces::CoreInstance::find(std::string_view name, size_t& from) const {
   if (engine_instance) return engine_instance->get_export(name);
-  for (const auto& [n, e] : bag)
-    if (n == name) return e;
-  return std::nullopt;
+  const auto i = find_from(bag, name, from);
+  if (!i) return std::nullopt;
+  return bag[*i].second;
 }
 
 namespace {
@@ -152,8 +169,9 @@ class Instantiator {
   // what the actual instance exports under the same names.
   static void bind_instance_resources(ComponentInstance& inst, const validate::InstanceType& type,
                                       const InstanceItems& actual) {
+    size_t from = 0;
     for (const auto& e : type.exports) {
-      const Item* item = actual.find(e.name);
+      const Item* item = actual.find(e.name, from);
       if (!item) continue;
       if (e.desc.sort == Sort::Type && e.desc.resource && item->resource)
         inst.spaces().resources[e.desc.resource.get()] = item->resource;
@@ -178,9 +196,10 @@ class Instantiator {
       link_error(fmt::format("import `{}` must be a {}, got a {}", name, binary::to_string(desc.sort),
                              binary::to_string(item.sort)));
     if (desc.sort == Sort::Func && !item.func) link_error(fmt::format("import `{}` has no function", name));
+    size_t from = 0;
     if (desc.sort == Sort::Instance)
       for (const auto& e : desc.instance->exports) {
-        const Item* provided = item.instance ? item.instance->find(e.name) : nullptr;
+        const Item* provided = item.instance ? item.instance->find(e.name, from) : nullptr;
         if (!provided) link_error(fmt::format("import `{}` lacks export `{}`", name, e.name));
         check_present(name + "#" + e.name, *provided, e.desc);
       }
@@ -208,12 +227,18 @@ class Instantiator {
   void execute(ComponentInstance& inst, const step::CoreInstantiate& s, const ImportMap&) {
     const auto& module = *compiled_.modules.at(at(inst.spaces().core_modules, s.module, "core module"));
     std::vector<engine::Extern> externs;
+    externs.reserve(module.imports().size());
+    std::vector<size_t> from(s.args.size(), 0);  // where each argument's next lookup starts
     for (const auto& import : module.imports()) {
       const InstanceSpaces::CoreInstance* source = nullptr;
-      for (const auto& [name, index] : s.args)
-        if (name == import.module) source = &at(inst.spaces().core_instances, index, "core instance");
+      size_t* source_from = nullptr;
+      for (size_t a = 0; a < s.args.size(); ++a)
+        if (s.args[a].first == import.module) {
+          source = &at(inst.spaces().core_instances, s.args[a].second, "core instance");
+          source_from = &from[a];
+        }
       if (!source) link_error(fmt::format("core module import `{}` is not supplied", import.module));
-      auto e = source->find(import.name);
+      auto e = source->find(import.name, *source_from);
       if (!e) link_error(fmt::format("core import `{}` `{}` is not exported by the supplied instance",
                                      import.module, import.name));
       externs.push_back(*e);

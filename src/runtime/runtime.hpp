@@ -90,7 +90,13 @@ struct Item {
 
 struct InstanceItems {
   std::vector<std::pair<std::string, Item>> exports;
-  const Item* find(std::string_view name) const;
+  const Item* find(std::string_view name) const {
+    size_t from = 0;
+    return find(name, from);
+  }
+  // Looks from `from` on (wrapping around) and leaves it past what it found:
+  // names asked for in the order they are listed are found at once.
+  const Item* find(std::string_view name, size_t& from) const;
 };
 
 // What a host function sees of its call: the store, and when a guest calls
@@ -230,7 +236,12 @@ struct InstanceSpaces {
   struct CoreInstance {
     std::shared_ptr<engine::Instance> engine_instance;        // instantiated module
     std::vector<std::pair<std::string, engine::Extern>> bag;  // inline exports
-    std::optional<engine::Extern> find(std::string_view name) const;
+    std::optional<engine::Extern> find(std::string_view name) const {
+      size_t from = 0;
+      return find(name, from);
+    }
+    // As InstanceItems::find: a bag is searched from `from` on.
+    std::optional<engine::Extern> find(std::string_view name, size_t& from) const;
   };
 
   std::string name;
