@@ -1,13 +1,18 @@
 // What serving costs per request before the guest runs: an instance of a
 // wasi:http handler, made and dropped, on each engine, through
 // Linker::instantiate (link and check every time) and through
-// InstancePre::instantiate (linked once). Each iteration makes a store, an
-// instance in it, and drops both, as `cmhost serve` does for a 0.2 proxy's
-// request.
+// InstancePre::instantiate (linked once), and on aot with pooled memories
+// too (EngineConfig::pooling, as `cmhost serve` sets it). Each iteration
+// makes a store, an instance in it, and drops both, as `cmhost serve` does
+// for a 0.2 proxy's request. `idle-pooled` reports the resident memory an
+// idle pooled instance's memories keep (beyond its touched pages, dropped).
 //   cmhost_instantiate_bench HANDLER.wasm... [benchmark flags]
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <fstream>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -26,9 +31,10 @@ struct Handler {
   cmhost::InstancePre pre;
 };
 
-std::unique_ptr<Handler> load(const std::string& path, const std::string& backend) {
+std::unique_ptr<Handler> load(const std::string& path, const std::string& backend, size_t pooled_memories = 0) {
   cmhost::engine::EngineConfig config;
   config.backend = backend == "aot" ? cmhost::engine::Backend::AheadOfTime : cmhost::engine::Backend::Interpreter;
+  config.pooling.memory_slots = pooled_memories;
   cmhost::Engine engine(config);
   cmhost::Component component = cmhost::Component::from_file(engine, path);
   cmhost::Linker linker;
@@ -49,6 +55,37 @@ void BM_PreInstantiate(benchmark::State& state, const Handler& handler) {
   for (auto _ : state) {
     cmhost::Store store(handler.engine);
     benchmark::DoNotOptimize(handler.pre.instantiate(store));
+  }
+}
+
+// The process's resident bytes and its page tables' (/proc/self/status:
+// VmRSS and VmPTE), together.
+int64_t resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  int64_t total = 0;
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0 || line.rfind("VmPTE:", 0) == 0) total += std::stoll(line.substr(6)) * 1024;
+  return total;
+}
+
+// kIdle instances made and dropped at once, their memories left in the
+// pool: what the process holds for them after (resident pages and page
+// tables), per instance.
+void BM_IdlePooled(benchmark::State& state, const Handler& handler) {
+  constexpr int kIdle = 64;
+  for (auto _ : state) {
+    {  // the first ones fill the pool, whose bookkeeping is not per instance
+      std::vector<cmhost::Store> warm;
+      for (int i = 0; i < kIdle; ++i) handler.pre.instantiate(warm.emplace_back(handler.engine));
+    }
+    const int64_t before = resident_bytes();
+    {
+      std::vector<cmhost::Store> stores;
+      stores.reserve(kIdle);
+      for (int i = 0; i < kIdle; ++i) handler.pre.instantiate(stores.emplace_back(handler.engine));
+    }
+    state.counters["resident_KiB_per_idle_instance"] =
+        static_cast<double>(resident_bytes() - before) / 1024.0 / kIdle;
   }
 }
 
@@ -81,6 +118,14 @@ int main(int argc, char** argv) {
                                    [&handler](benchmark::State& s) { BM_PreInstantiate(s, handler); })
           ->Unit(benchmark::kMicrosecond);
     }
+    loaded.push_back(load(path, "aot", 256));
+    const Handler& pooled = *loaded.back();
+    benchmark::RegisterBenchmark(("instantiate/pre-pooled/" + name + "/aot").c_str(),
+                                 [&pooled](benchmark::State& s) { BM_PreInstantiate(s, pooled); })
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("idle-pooled/" + name + "/aot").c_str(),
+                                 [&pooled](benchmark::State& s) { BM_IdlePooled(s, pooled); })
+        ->Iterations(1);
   }
   int count = static_cast<int>(flags.size());
   benchmark::Initialize(&count, flags.data());

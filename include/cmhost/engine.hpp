@@ -59,6 +59,20 @@ struct EngineConfig {
   // Told when a component is compiled rather than found in the cache (a
   // line for a progress display); unset: nothing is said.
   std::function<void(const std::string&)> on_compile = nullptr;
+
+  // Ahead of time only. Instances made and dropped in quick succession (a
+  // server's) reuse freed linear memories: up to `memory_slots`
+  // reservations (address space with its guard region, and the memory
+  // image mapped into it) wait in a process-wide pool, their pages
+  // dropped, so an idle one holds page tables and no data; a memory that
+  // grew past `max_memory_bytes` is unmapped instead. The pool is the
+  // process's, as large as the largest engine's `memory_slots`; an engine
+  // with 0 slots unmaps its stores' memories when they go.
+  struct PoolingConfig {
+    size_t memory_slots = 0;
+    uint64_t max_memory_bytes = uint64_t{64} << 20;
+  };
+  PoolingConfig pooling = {};
 };
 
 }  // namespace cmhost::engine

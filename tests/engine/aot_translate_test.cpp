@@ -151,8 +151,7 @@ TEST(Wasm2cImages, ConstantSegmentsWithinTheInitialSizeBecomeAnImage) {
             "  LOAD_DATA((*memory), 131070u, data_segment_data_w2c_d2, 2);\n"
             "}\nstatic cmhost_rt_image image_w2c_mem;\n"
             "static void init_memories(Z_m_instance_t* instance) {\n"
-            "  wasm_rt_allocate_memory(&instance->w2c_mem, 2, 65536);\n"
-            "  cmhost_rt_apply_image(&image_w2c_mem, &instance->w2c_mem, load_image_w2c_mem);\n"
+            "  cmhost_rt_allocate_imaged_memory(&instance->w2c_mem, 2, 65536, &image_w2c_mem, load_image_w2c_mem);\n"
             "  LOAD_DATA((*instance->Z_envZ_mem), 16u, data_segment_data_w2c_d0, 8);\n"
             "}\n\nstatic void init_tables(Z_m_instance_t* instance) {\n}\n");
 }

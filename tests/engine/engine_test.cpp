@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "../../src/engine/aot/rt.h"
 #include "../../src/engine/interp/wabt_backend.hpp"
 #include "cmhost/error.hpp"
 
@@ -1151,6 +1152,56 @@ TEST_F(EngineTest, EachInstanceStartsFromTheDataSegments) {
   EXPECT_EQ(byte_at(*second, 131072), uint64_t{'Y'});
   auto third = instantiate(bytes);
   EXPECT_EQ(byte_at(*third, 16), uint64_t{'h'});
+}
+
+// Pooled memories (EngineConfig::pooling; the ahead-of-time backend's):
+// a memory reused after another instance wrote it, grew it, or had another
+// image starts as a fresh one would, whichever backend runs.
+TEST(PooledMemories, AReusedMemoryStartsAsAFreshOne) {
+  EngineConfig config;
+  config.pooling.memory_slots = 8;
+  auto engine = make_engine(testing_support::test_engine_config(config));
+  const auto data = read_test_module("data-segments.wasm");
+  const auto blank = read_test_module("blank-memory.wasm");
+  const auto run = [](Store& store, const Instance& instance, const char* name, std::vector<uint64_t> args) {
+    const Extern f = *instance.get_export(name);
+    std::vector<uint64_t> results(store.func_type(f).results.size());
+    store.call(f, args, results);
+    return results.empty() ? uint64_t{0} : results[0];
+  };
+  {
+    auto store = engine->new_store();
+    auto used = store->instantiate(*engine->compile(data), {});
+    for (uint64_t address : {16u, 70001u, 100u, 131071u}) run(*store, *used, "store", {address, 'X'});
+    EXPECT_EQ(run(*store, *used, "grow", {1}), 2u);
+    run(*store, *used, "store", {131072 + 5, 'Y'});
+  }
+  // On aot with guard pages the dropped store's memory went to the pool.
+  if (testing_support::testing_aot() && CMHOST_RT_GUARD_PAGES) {
+    EXPECT_GT(cmhost_rt_pooled_memories(), 0u);
+  }
+  {
+    auto store = engine->new_store();
+    auto fresh = store->instantiate(*engine->compile(data), {});
+    EXPECT_EQ(run(*store, *fresh, "load", {16}), uint64_t{'h'});
+    EXPECT_EQ(run(*store, *fresh, "load", {70001}), uint64_t{'o'});
+    EXPECT_EQ(run(*store, *fresh, "load", {100}), 0u);
+    EXPECT_EQ(run(*store, *fresh, "load", {131071}), uint64_t{'l'});
+    EXPECT_EQ(store->extern_type(*fresh->get_export("memory")).limits.min, 2u) << "the grown page is not kept";
+    expect_error(ErrorKind::Trap, [&] { run(*store, *fresh, "load", {131072 + 5}); }, "out of bounds");
+    EXPECT_EQ(run(*store, *fresh, "grow", {1}), 2u);
+    EXPECT_EQ(run(*store, *fresh, "load", {131072 + 5}), 0u);
+  }
+  {
+    auto store = engine->new_store();
+    auto other = store->instantiate(*engine->compile(blank), {});
+    for (uint64_t address : {16u, 70001u, 131071u, 131072u + 5})
+      EXPECT_EQ(run(*store, *other, "load", {address}), 0u) << "at " << address;
+  }
+  auto store = engine->new_store();
+  auto again = store->instantiate(*engine->compile(data), {});
+  EXPECT_EQ(run(*store, *again, "load", {16}), uint64_t{'h'});
+  EXPECT_EQ(run(*store, *again, "load", {131068}), uint64_t{'t'});
 }
 
 TEST_F(EngineTest, ASegmentPastTheInitialSizeTrapsAtInstantiation) {

@@ -75,6 +75,10 @@ std::function<void(Store&)> next_hop_linker(Engine& engine, Linker& linker, cons
   };
 }
 
+// Freed guest memories kept for the next requests' instances (a 0.2
+// proxy's instance has a few; an idle one holds page tables only).
+constexpr size_t kPooledMemories = 256;
+
 // The cores this process may run on (its affinity mask, which a
 // container's CPU set narrows), at least one.
 size_t usable_cores() {
@@ -150,6 +154,8 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
     // Guest code that runs past --request-timeout is interrupted: metered.
     engine::EngineConfig engine_config = chosen_config;
     if (command.request_timeout_seconds) engine_config.metering = true;
+    // Instances come and go with requests: their memories are reused.
+    engine_config.pooling.memory_slots = std::max<size_t>(engine_config.pooling.memory_slots, kPooledMemories);
     Engine engine(engine_config);
     const auto component = load_component(engine, command.file, command.artifact);
     Linker linker;

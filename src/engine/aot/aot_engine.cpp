@@ -299,10 +299,13 @@ class AotStore final : public Store {
   ~AotStore() override {
     for (const void* memory : memories_) GrowthOwners::remove(memory);
     for (const void* table : tables_) GrowthOwners::remove(table);
+    // An engine that pools lets its instances' memories serve the next ones.
+    cmhost_rt_pool_frees(config_.pooling.memory_slots ? std::max<uint64_t>(config_.pooling.max_memory_bytes, 1) : 0);
     for (auto it = instances_.rbegin(); it != instances_.rend(); ++it) {
       it->table->free_instance(it->block);
       std::free(it->block);
     }
+    cmhost_rt_pool_frees(0);
   }
 
   std::shared_ptr<Instance> instantiate(const Module& module, std::span<const Extern> imports) override;
@@ -785,6 +788,7 @@ class AotEngine final : public Engine {
  public:
   explicit AotEngine(EngineConfig config) : config_(std::move(config)) {
     cmhost_rt_set_growth_hook(&GrowthOwners::allowed);
+    cmhost_rt_grow_pool(config_.pooling.memory_slots);
   }
 
   std::shared_ptr<Module> compile(std::span<const uint8_t> bytes) override {

@@ -146,9 +146,10 @@ typedef struct cmhost_rt_image {
   int fd;
   size_t bytes; /* mapped from the start of the memory: the rest is zeros */
 } cmhost_rt_image;
-/* Gives `memory` (just allocated, its initial size) the contents `load`
- * writes, building the image with `load` first if it is not built yet. */
-void cmhost_rt_apply_image(cmhost_rt_image* image, wasm_rt_memory_t* memory, void (*load)(wasm_rt_memory_t*));
+/* wasm_rt_allocate_memory, the memory then holding what `load` writes:
+ * the image, built with `load` first if it is not built yet. */
+void cmhost_rt_allocate_imaged_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages,
+                                      cmhost_rt_image* image, void (*load)(wasm_rt_memory_t*));
 
 /* Runs a host binding (its first member is the entry point); returns only
  * when it succeeded, else unwinds to the current trap target. */

@@ -234,20 +234,21 @@ uint32_t wasm_rt_register_func_type(uint32_t params, uint32_t results, ...) {
 #define MAX_MEMORIES 16384
 typedef struct {
   _Atomic uintptr_t begin, end;
+  _Atomic uintptr_t image; /* a memory's: the cmhost_rt_image mapped at its start, or 0 */
 } region;
 static region memories[MAX_MEMORIES];
 #define MAX_CODE 1024
 static region code_regions[MAX_CODE];
 
-static int register_region(region* table, size_t count, uintptr_t begin, uintptr_t end) {
+static region* register_region(region* table, size_t count, uintptr_t begin, uintptr_t end) {
   for (size_t i = 0; i < count; ++i) {
     uintptr_t expected = 0;
     if (atomic_compare_exchange_strong(&table[i].begin, &expected, begin)) {
       atomic_store(&table[i].end, end);
-      return 1;
+      return &table[i];
     }
   }
-  return 0;
+  return NULL;
 }
 
 static region* find_region(region* table, size_t count, uintptr_t address) {
@@ -285,31 +286,6 @@ static size_t reservation_bytes(uint32_t max_pages) {
 #else
   return (size_t)max_pages * PAGE_BYTES;
 #endif
-}
-
-void wasm_rt_allocate_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages) {
-  if (max_pages > 65536) max_pages = 65536;
-  if (cap_memory_pages < max_pages) max_pages = (uint32_t)cap_memory_pages;
-  if (initial_pages > max_pages) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
-  const size_t reserved = reservation_bytes(max_pages);
-  uint8_t* data = NULL;
-  if (reserved) {
-    void* mapping = mmap(NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mapping == MAP_FAILED) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
-    data = mapping;
-    const size_t bytes = (size_t)initial_pages * PAGE_BYTES;
-    if ((bytes && mprotect(data, bytes, PROT_READ | PROT_WRITE) != 0) ||
-        !register_region(memories, MAX_MEMORIES, (uintptr_t)data, (uintptr_t)data + reserved)) {
-      munmap(mapping, reserved);
-      wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
-    }
-  }
-  memory->data = data;
-  memory->pages = initial_pages;
-  memory->max_pages = max_pages;
-  memory->size = (uint32_t)((uint64_t)initial_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX
-                                                                            : initial_pages * PAGE_BYTES);
-  if (object_observer) object_observer(object_observer_context, memory, 0);
 }
 
 /* ---- memory images (cmhost_aot.h) ---- */
@@ -351,23 +327,164 @@ static void build_image(cmhost_rt_image* image, const wasm_rt_memory_t* like, vo
   __atomic_store_n(&image->state, 1, __ATOMIC_RELEASE);
 }
 
-void cmhost_rt_apply_image(cmhost_rt_image* image, wasm_rt_memory_t* memory, void (*load)(wasm_rt_memory_t*)) {
-  int state = __atomic_load_n(&image->state, __ATOMIC_ACQUIRE);
-  if (state == 0) {
-    pthread_mutex_lock(&image_lock);
-    if (__atomic_load_n(&image->state, __ATOMIC_ACQUIRE) == 0) build_image(image, memory, load);
-    pthread_mutex_unlock(&image_lock);
-    state = __atomic_load_n(&image->state, __ATOMIC_ACQUIRE);
+/* ---- allocation, and the pool of reserved memories ----
+ * With guard pages every reservation has one size, so a freed memory's can
+ * serve the next: its pages are dropped (madvise: anonymous pages read as
+ * zeros again, an image's as the image), its protections and its image
+ * mapping kept, and the next memory only changes what differs. Up to
+ * pool_slots reservations wait, process-wide; memories that grew past
+ * pool_max_bytes are unmapped instead (dropping their pages would cost what
+ * a new reservation saves). Only the memories of stores whose engine pools
+ * go to the pool (cmhost_rt_pool_frees). */
+
+typedef struct pooled {
+  uint8_t* base;
+  size_t accessible;              /* bytes readable and writable from base */
+  const cmhost_rt_image* image;   /* mapped at base, or null */
+} pooled;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pooled* pool;
+static size_t pool_count, pool_slots;
+/* What the freeing store's engine allows (0: its memories are unmapped). */
+static __thread uint64_t pool_free_max_bytes;
+
+void cmhost_rt_grow_pool(size_t slots) {
+  pthread_mutex_lock(&pool_lock);
+#if CMHOST_RT_GUARD_PAGES
+  if (slots > pool_slots) {
+    pooled* grown = realloc(pool, slots * sizeof *pool);
+    if (grown) {
+      pool = grown;
+      pool_slots = slots;
+    }
   }
-  if (state != 1) {
+#else
+  (void)slots;
+#endif
+  pthread_mutex_unlock(&pool_lock);
+}
+
+void cmhost_rt_pool_frees(uint64_t max_bytes) { pool_free_max_bytes = max_bytes; }
+
+size_t cmhost_rt_pooled_memories(void) {
+  pthread_mutex_lock(&pool_lock);
+  const size_t count = pool_count;
+  pthread_mutex_unlock(&pool_lock);
+  return count;
+}
+
+/* A pooled reservation, preferring one with `image` mapped; zero when none. */
+static int take_pooled(const cmhost_rt_image* image, pooled* out) {
+  pthread_mutex_lock(&pool_lock);
+  if (!pool_count) {
+    pthread_mutex_unlock(&pool_lock);
+    return 0;
+  }
+  size_t chosen = pool_count - 1;
+  for (size_t i = pool_count; i-- > 0;)
+    if (pool[i].image == image) {
+      chosen = i;
+      break;
+    }
+  *out = pool[chosen];
+  pool[chosen] = pool[--pool_count];
+  pthread_mutex_unlock(&pool_lock);
+  return 1;
+}
+
+/* Gives `slot` `image` at its start (or plain zero pages) and exactly
+ * `bytes` accessible; false when the kernel refuses. */
+static int reshape_pooled(pooled* slot, const cmhost_rt_image* image, size_t bytes) {
+  if (slot->image != image) {
+    if (slot->image) {
+      const size_t old = slot->image->bytes;
+      if (mmap(slot->base, old, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+        return 0;
+      if (slot->accessible > old) {
+        if (mprotect(slot->base + old, slot->accessible - old, PROT_NONE) != 0) return 0;
+      }
+      slot->accessible = 0;
+    }
+    slot->image = NULL;
+    if (image) {
+      if (mmap(slot->base, image->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, image->fd, 0) == MAP_FAILED)
+        return 0;
+      slot->image = image;
+      if (slot->accessible < image->bytes) slot->accessible = image->bytes;
+    }
+  }
+  if (slot->accessible < bytes &&
+      mprotect(slot->base + slot->accessible, bytes - slot->accessible, PROT_READ | PROT_WRITE) != 0)
+    return 0;
+  if (slot->accessible > bytes && mprotect(slot->base + bytes, slot->accessible - bytes, PROT_NONE) != 0) return 0;
+  slot->accessible = bytes;
+  return 1;
+}
+
+/* Makes `memory` (`image` at its start when given, built already) from the
+ * pool or a new reservation. */
+static void allocate(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages, const cmhost_rt_image* image) {
+  if (max_pages > 65536) max_pages = 65536;
+  if (cap_memory_pages < max_pages) max_pages = (uint32_t)cap_memory_pages;
+  if (initial_pages > max_pages) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+  const size_t reserved = reservation_bytes(max_pages);
+  const size_t bytes = (size_t)initial_pages * PAGE_BYTES;
+  uint8_t* data = NULL;
+  region* r = NULL;
+  pooled slot;
+  if (CMHOST_RT_GUARD_PAGES && take_pooled(image, &slot)) {
+    r = find_region(memories, MAX_MEMORIES, (uintptr_t)slot.base);
+    if (!r || !reshape_pooled(&slot, image, bytes)) {
+      munmap(slot.base, reserved);
+      if (r) {
+        atomic_store(&r->image, 0);
+        atomic_store(&r->end, 0);
+        atomic_store(&r->begin, 0);
+      }
+      wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+    }
+    data = slot.base;
+  } else if (reserved) {
+    void* mapping = mmap(NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED) wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+    data = mapping;
+    /* Over the start of the fresh memory: what an instance writes is its
+     * own copy; pages it only reads stay the image's. */
+    if ((bytes && mprotect(data, bytes, PROT_READ | PROT_WRITE) != 0) ||
+        (image && mmap(data, image->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, image->fd, 0) == MAP_FAILED) ||
+        !(r = register_region(memories, MAX_MEMORIES, (uintptr_t)data, (uintptr_t)data + reserved))) {
+      munmap(mapping, reserved);
+      wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+    }
+  }
+  if (r) atomic_store(&r->image, (uintptr_t)image);
+  memory->data = data;
+  memory->pages = initial_pages;
+  memory->max_pages = max_pages;
+  memory->size = (uint32_t)((uint64_t)initial_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX
+                                                                            : initial_pages * PAGE_BYTES);
+  if (object_observer) object_observer(object_observer_context, memory, 0);
+}
+
+void wasm_rt_allocate_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages) {
+  allocate(memory, initial_pages, max_pages, NULL);
+}
+
+void cmhost_rt_allocate_imaged_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages,
+                                      cmhost_rt_image* image, void (*load)(wasm_rt_memory_t*)) {
+  if (__atomic_load_n(&image->state, __ATOMIC_ACQUIRE) == 0) {
+    wasm_rt_memory_t like = {NULL, initial_pages, initial_pages, (uint32_t)((uint64_t)initial_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX : initial_pages * PAGE_BYTES)};
+    pthread_mutex_lock(&image_lock);
+    if (__atomic_load_n(&image->state, __ATOMIC_ACQUIRE) == 0) build_image(image, &like, load);
+    pthread_mutex_unlock(&image_lock);
+  }
+  if (__atomic_load_n(&image->state, __ATOMIC_ACQUIRE) != 1) {
+    allocate(memory, initial_pages, max_pages, NULL);
     load(memory);
     return;
   }
-  if (image->bytes == 0) return;
-  /* Over the start of the fresh (zero, writable) memory: what an instance
-   * writes is its own copy; pages it only reads stay the image's. */
-  if (mmap(memory->data, image->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, image->fd, 0) == MAP_FAILED)
-    wasm_rt_trap((wasm_rt_trap_t)CMHOST_TRAP_CAPS);
+  allocate(memory, initial_pages, max_pages, image->bytes ? image : NULL);
 }
 
 uint32_t wasm_rt_grow_memory(wasm_rt_memory_t* memory, uint32_t delta) {
@@ -389,8 +506,28 @@ uint32_t wasm_rt_grow_memory(wasm_rt_memory_t* memory, uint32_t delta) {
 void wasm_rt_free_memory(wasm_rt_memory_t* memory) {
   if (!memory->data) return;
   region* r = find_region(memories, MAX_MEMORIES, (uintptr_t)memory->data);
+#if CMHOST_RT_GUARD_PAGES
+  const size_t bytes = (size_t)memory->pages * PAGE_BYTES;
+  if (r && pool_free_max_bytes && bytes <= pool_free_max_bytes) {
+    pthread_mutex_lock(&pool_lock);
+    const int room = pool_count < pool_slots;
+    pthread_mutex_unlock(&pool_lock);
+    const cmhost_rt_image* image = (const cmhost_rt_image*)atomic_load(&r->image);
+    if (room && (!bytes || madvise(memory->data, bytes, MADV_DONTNEED) == 0)) {
+      pthread_mutex_lock(&pool_lock);
+      if (pool_count < pool_slots) {
+        pool[pool_count++] = (pooled){memory->data, bytes, image};
+        pthread_mutex_unlock(&pool_lock);
+        memory->data = NULL;
+        return;
+      }
+      pthread_mutex_unlock(&pool_lock);
+    }
+  }
+#endif
   if (r) {
     munmap(memory->data, atomic_load(&r->end) - atomic_load(&r->begin));
+    atomic_store(&r->image, 0);
     atomic_store(&r->end, 0);
     atomic_store(&r->begin, 0);
   }

@@ -73,6 +73,16 @@ void cmhost_rt_set_caps(uint64_t max_memory_pages, uint64_t max_table_elements,
 typedef int (*cmhost_rt_growth_hook)(const void* object, int is_table, uint64_t delta);
 void cmhost_rt_set_growth_hook(cmhost_rt_growth_hook hook);
 
+/* Lets the process-wide pool keep up to `slots` freed memories'
+ * reservations for the next memories (it only grows; with explicit bounds
+ * checks it stays empty). */
+void cmhost_rt_grow_pool(size_t slots);
+/* Memories the calling thread frees from now on go to the pool when it has
+ * room and they hold at most `max_bytes` (0: none do). */
+void cmhost_rt_pool_frees(uint64_t max_bytes);
+/* How many reservations wait in the pool now. */
+size_t cmhost_rt_pooled_memories(void);
+
 /* The registered id of a function type (what funcrefs carry); `codes` are
  * wasm_rt_type_t values, params then results. */
 uint32_t cmhost_rt_type_id(uint32_t params, uint32_t results, const int* codes);

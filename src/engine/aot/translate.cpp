@@ -327,12 +327,18 @@ void use_memory_images(std::string& source) {
   std::string loaders, function(header);
   for (const std::string& name : order) {
     const Memory& memory = memories[name];
-    function += memory.allocation + "\n";
-    if (memory.loads.empty()) continue;
+    if (memory.loads.empty()) {
+      function += memory.allocation + "\n";
+      continue;
+    }
     loaders += "static void load_image_" + name + "(wasm_rt_memory_t* memory) {\n";
     for (const std::string& load : memory.loads) loaders += load + "\n";
     loaders += "}\nstatic cmhost_rt_image image_" + name + ";\n";
-    function += "  cmhost_rt_apply_image(&image_" + name + ", &instance->" + name + ", load_image_" + name + ");\n";
+    // wasm_rt_allocate_memory(&instance->NAME, initial, max); -> the imaged allocation
+    const size_t arguments = memory.allocation.find('(');
+    function += "  cmhost_rt_allocate_imaged_memory" +
+                memory.allocation.substr(arguments, memory.allocation.size() - arguments - 2) + ", &image_" + name +
+                ", load_image_" + name + ");\n";
   }
   for (const std::string& load : others) function += load + "\n";
   source.replace(begin + 1, end + 3 - begin - 1, loaders + function + "}\n");

@@ -41,7 +41,7 @@ CModule translate(const uint8_t* bytes, size_t size, const std::string& prefix, 
 
 // Rewrites wasm2c's init_memories so that each defined memory whose active
 // segments all sit at constant offsets within its initial size gets its
-// contents from a memory image (cmhost_rt_apply_image) instead of copies;
+// contents from a memory image (cmhost_rt_allocate_imaged_memory) instead of copies;
 // other memories, and modules of another shape, are left as they are.
 void use_memory_images(std::string& source);
 
