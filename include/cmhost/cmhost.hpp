@@ -241,7 +241,8 @@ class Store {
   // a loop that stays busy), for work that gains from being batched, as a
   // connection's sends. Each fires once and may start other waits. The
   // loop sleeps on all of them in one epoll_wait(2), with no thread per
-  // wait, and a pending wait is not a deadlock.
+  // wait, and a pending wait is not a deadlock. Cancel a descriptor's waits
+  // before closing it: a closed descriptor's wait never fires.
   using WaitId = uint64_t;
   WaitId when_ready(int fd, short events, std::function<void(short revents)> ready);
   WaitId when_time(std::chrono::steady_clock::time_point deadline, std::function<void()> due);

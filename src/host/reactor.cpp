@@ -53,7 +53,11 @@ Reactor::Id Reactor::when_ready(int fd, short events, std::function<void(short)>
   if (!ready) throw Error(ErrorKind::Usage, "a wait on a descriptor with no callback");
   const Id id = next_id_++;
   watches_.emplace(id, Watch{fd, events, std::move(ready)});
-  descriptors_[fd].waits.push_back(id);
+  Descriptor& descriptor = descriptors_[fd];
+  descriptor.waits.push_back(id);
+  // Registered anew: the descriptor may have been closed, and its number
+  // reused, since an armed registration was made for it.
+  descriptor.armed = 0;
   changed_.insert(fd);
   return id;
 }
@@ -132,7 +136,9 @@ void Reactor::arm(int fd, Descriptor& descriptor, uint32_t events) {
     descriptor.armed = events;
     return;
   }
-  if (descriptor.registered && errno != ENOENT) loop_failed("epoll_ctl");
+  // ENOENT: closed since (and reused); EBADF: closed; EPERM: reused by a
+  // file epoll cannot watch. The addition says which.
+  if (descriptor.registered && errno != ENOENT && errno != EBADF && errno != EPERM) loop_failed("epoll_ctl");
   uint32_t generation = next_generation_++;
   if (generation == kWakeGeneration) generation = next_generation_++;
   event.data.u64 = event_key(fd, generation);
@@ -145,8 +151,9 @@ void Reactor::arm(int fd, Descriptor& descriptor, uint32_t events) {
   descriptor.registered = false;
   descriptor.armed = 0;
   if (errno == EPERM) {
-    // A regular file or a directory: always ready, as poll(2) has it.
-    immediate_.emplace_back(fd, static_cast<short>(events & (POLLIN | POLLOUT)));
+    // A regular file or a directory: ready to read and write, as poll(2)
+    // has it (and never for anything else).
+    if (events & (POLLIN | POLLOUT)) immediate_.emplace_back(fd, static_cast<short>(events & (POLLIN | POLLOUT)));
   } else if (errno == EBADF) {
     immediate_.emplace_back(fd, static_cast<short>(POLLNVAL));
   } else {
@@ -155,7 +162,9 @@ void Reactor::arm(int fd, Descriptor& descriptor, uint32_t events) {
 }
 
 void Reactor::rearm() {
-  for (const int fd : changed_) {
+  std::unordered_set<int> changed;
+  changed.swap(changed_);  // a failure below is not met again on every turn
+  for (const int fd : changed) {
     auto it = descriptors_.find(fd);
     if (it == descriptors_.end()) continue;
     Descriptor& descriptor = it->second;
@@ -169,7 +178,6 @@ void Reactor::rearm() {
     if (descriptor.armed == wanted) continue;
     arm(fd, descriptor, wanted);
   }
-  changed_.clear();
 }
 
 void Reactor::wait_events(int timeout_ms) {
@@ -229,15 +237,28 @@ bool Reactor::fire_ready() {
     due.push_back(key.second);
   }
   bool ran = false;
-  if (!idle_.empty() && ++busy_turns_ >= kBusyTurns) ran = fire_idle();
-  for (const auto& [id, revents] : ready) {
-    auto it = watches_.find(id);
-    if (it == watches_.end()) continue;  // cancelled by an earlier callback
-    const std::function<void(short)> callback = std::move(it->second.ready);
-    watches_.erase(it);
-    ran = true;
-    callback(revents);
+  size_t next = 0;
+  try {
+    for (; next < ready.size(); ++next) {
+      auto it = watches_.find(ready[next].first);
+      if (it == watches_.end()) continue;  // cancelled by an earlier callback
+      const std::function<void(short)> callback = std::move(it->second.ready);
+      watches_.erase(it);
+      ran = true;
+      callback(ready[next].second);
+    }
+  } catch (...) {
+    // A callback's failure (a guest's trap) goes to the loop's caller; the
+    // waits collected after it wait on, their descriptors asked again.
+    for (size_t j = next + 1; j < ready.size(); ++j) {
+      auto it = watches_.find(ready[j].first);
+      if (it == watches_.end()) continue;
+      descriptors_[it->second.fd].waits.push_back(ready[j].first);
+      changed_.insert(it->second.fd);
+    }
+    throw;
   }
+  if (!idle_.empty() && ++busy_turns_ >= kBusyTurns) ran = fire_idle() || ran;
   for (const Id id : due) {
     auto deadline = timer_deadlines_.find(id);
     if (deadline == timer_deadlines_.end()) continue;

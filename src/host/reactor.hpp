@@ -5,9 +5,10 @@
 // wake-up descriptor, on the store's thread: no thread per wait.
 //
 // Descriptors stay registered with the epoll set between waits (one-shot,
-// re-armed only when what is waited for changes), so a connection that
-// waits for its next request costs no system call beyond the wait itself,
-// however many others are open.
+// re-armed with one epoll_ctl per new wait), so a connection that waits
+// for its next request costs one system call besides the wait itself,
+// however many others are open, where poll(2) looked at every descriptor
+// on every turn.
 #pragma once
 
 #include <poll.h>

@@ -206,6 +206,27 @@ TEST_F(Reactor, AReadyWaitCancelledByAnEarlierCallbackNeverFires) {
   store.run_until([&] { return again; });
 }
 
+// A callback that fails (a guest's trap) leaves the loop; a wait that was
+// ready with it still fires, on the loop's next run.
+TEST_F(Reactor, AWaitReadyBesideOneThatFailsStillFires) {
+  Pipe first, second;
+  ASSERT_EQ(::write(first.write_end(), "a", 1), 1);
+  ASSERT_EQ(::write(second.write_end(), "b", 1), 1);
+  int fired = 0;
+  const auto fail = [&](short) {
+    ++fired;
+    throw Error(ErrorKind::Trap, "a callback failed");
+  };
+  store.when_ready(first.read_end(), POLLIN, fail);
+  store.when_ready(second.read_end(), POLLIN, fail);
+  EXPECT_ERROR_SAYING(store.run_until_idle(), ErrorKind::Trap, "a callback failed");
+  EXPECT_EQ(fired, 1);
+  bool gave_up = false;
+  store.when_time(Clock::now() + 2s, [&] { gave_up = true; });
+  EXPECT_ERROR_SAYING(store.run_until([&] { return gave_up; }), ErrorKind::Trap, "a callback failed");
+  EXPECT_EQ(fired, 2) << "the other ready wait was lost";
+}
+
 // A descriptor waited on, its wait cancelled, then closed: the number's next
 // owner is waited on afresh (the loop keeps descriptors registered between
 // waits, and closing one removes it behind the loop's back).

@@ -291,18 +291,28 @@ static size_t reservation_bytes(uint32_t max_pages) {
 /* ---- memory images (cmhost_aot.h) ---- */
 
 static pthread_mutex_t image_lock = PTHREAD_MUTEX_INITIALIZER;
-#define IMAGE_PAGE 4096
 
-static int page_is_zero(const uint8_t* page) {
-  const uint64_t* words = (const uint64_t*)page;
-  for (size_t i = 0; i < IMAGE_PAGE / sizeof *words; ++i)
-    if (words[i]) return 0;
-  return 1;
+/* Where the memfd's last data ends (its holes, never written, read as
+ * zeros), rounded up to the system's page: found from its extents, without
+ * reading (and so allocating) the holes. */
+static size_t image_extent(int fd, size_t bytes) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t end = 0;
+  for (off_t at = 0;;) {
+    const off_t data = lseek(fd, at, SEEK_DATA);
+    if (data < 0) break; /* ENXIO: no data from `at` on */
+    const off_t hole = lseek(fd, data, SEEK_HOLE);
+    if (hole < 0) return bytes;
+    end = (size_t)hole;
+    at = hole;
+  }
+  end = (end + page - 1) / page * page;
+  return end < bytes ? end : bytes;
 }
 
 /* Applies the segments once into a memfd the size of `like`, then drops
- * its trailing zero pages (the anonymous memory behind the mapping is
- * zeros already). Unavailable (state 2) when the kernel refuses any step:
+ * what follows its last written page (the anonymous memory behind the
+ * mapping is zeros already). Unavailable (state 2) when the kernel refuses any step:
  * instances then copy the segments as before. */
 static void build_image(cmhost_rt_image* image, const wasm_rt_memory_t* like, void (*load)(wasm_rt_memory_t*)) {
   const size_t bytes = (size_t)like->pages * PAGE_BYTES;
@@ -318,9 +328,8 @@ static void build_image(cmhost_rt_image* image, const wasm_rt_memory_t* like, vo
   wasm_rt_memory_t scratch = *like;
   scratch.data = data;
   load(&scratch); /* in bounds: the translation checked every segment */
-  size_t used = bytes;
-  while (used > 0 && page_is_zero((const uint8_t*)data + used - IMAGE_PAGE)) used -= IMAGE_PAGE;
   munmap(data, bytes);
+  size_t used = image_extent(fd, bytes);
   if (used < bytes && ftruncate(fd, (off_t)used) != 0) used = bytes;
   image->fd = fd;
   image->bytes = used;

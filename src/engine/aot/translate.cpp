@@ -304,7 +304,9 @@ void use_memory_images(std::string& source) {
       const auto pages = literal(rest.substr(comma + 2, second - comma - 2));
       if (!pages) return;
       const std::string name(rest.substr(0, comma));
-      memories[name] = Memory{std::string(line), *pages * 65536, {}, true};
+      // What LOAD_DATA checks against: wasm2c's size, which stops at 4 GiB - 1.
+      const uint64_t bytes = std::min<uint64_t>(*pages * 65536, UINT32_MAX);
+      memories[name] = Memory{std::string(line), bytes, {}, true};
       order.push_back(name);
       continue;
     }
