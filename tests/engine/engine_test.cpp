@@ -1177,7 +1177,7 @@ TEST(PooledMemories, AReusedMemoryStartsAsAFreshOne) {
     run(*store, *used, "store", {131072 + 5, 'Y'});
   }
   // On aot with guard pages the dropped store's memory went to the pool.
-  if (testing_support::testing_aot() && CMHOST_RT_GUARD_PAGES) {
+  if (testing_support::testing_aot() && cmhost_rt_uses_guard_pages()) {
     EXPECT_GT(cmhost_rt_pooled_memories(), 0u);
   }
   {

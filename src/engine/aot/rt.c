@@ -359,8 +359,8 @@ static size_t pool_count, pool_slots;
 static __thread uint64_t pool_free_max_bytes;
 
 void cmhost_rt_grow_pool(size_t slots) {
+  if (!CMHOST_RT_GUARD_PAGES) return; /* reservations differ in size: none are pooled */
   pthread_mutex_lock(&pool_lock);
-#if CMHOST_RT_GUARD_PAGES
   if (slots > pool_slots) {
     pooled* grown = realloc(pool, slots * sizeof *pool);
     if (grown) {
@@ -368,13 +368,12 @@ void cmhost_rt_grow_pool(size_t slots) {
       pool_slots = slots;
     }
   }
-#else
-  (void)slots;
-#endif
   pthread_mutex_unlock(&pool_lock);
 }
 
 void cmhost_rt_pool_frees(uint64_t max_bytes) { pool_free_max_bytes = max_bytes; }
+
+int cmhost_rt_uses_guard_pages(void) { return CMHOST_RT_GUARD_PAGES; }
 
 size_t cmhost_rt_pooled_memories(void) {
   pthread_mutex_lock(&pool_lock);

@@ -80,6 +80,9 @@ void cmhost_rt_grow_pool(size_t slots);
 /* Memories the calling thread frees from now on go to the pool when it has
  * room and they hold at most `max_bytes` (0: none do). */
 void cmhost_rt_pool_frees(uint64_t max_bytes);
+/* Whether this build's memories rely on guard pages (the pool's
+ * condition); CMHOST_RT_GUARD_PAGES says it only where rt.c's flags hold. */
+int cmhost_rt_uses_guard_pages(void);
 /* How many reservations wait in the pool now. */
 size_t cmhost_rt_pooled_memories(void);
 
