@@ -432,6 +432,11 @@ static int reshape_pooled(pooled* slot, const cmhost_rt_image* image, size_t byt
 
 /* Makes `memory` (`image` at its start when given, built already) from the
  * pool or a new reservation. */
+/* wasm_rt_memory_t's size of `pages`: its bytes, stopping at 4 GiB - 1. */
+static uint32_t size_of_pages(uint64_t pages) {
+  return pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX : (uint32_t)(pages * PAGE_BYTES);
+}
+
 static void allocate(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages, const cmhost_rt_image* image) {
   if (max_pages > 65536) max_pages = 65536;
   if (cap_memory_pages < max_pages) max_pages = (uint32_t)cap_memory_pages;
@@ -470,8 +475,7 @@ static void allocate(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t 
   memory->data = data;
   memory->pages = initial_pages;
   memory->max_pages = max_pages;
-  memory->size = (uint32_t)((uint64_t)initial_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX
-                                                                            : initial_pages * PAGE_BYTES);
+  memory->size = size_of_pages(initial_pages);
   if (object_observer) object_observer(object_observer_context, memory, 0);
 }
 
@@ -482,7 +486,7 @@ void wasm_rt_allocate_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, u
 void cmhost_rt_allocate_imaged_memory(wasm_rt_memory_t* memory, uint32_t initial_pages, uint32_t max_pages,
                                       cmhost_rt_image* image, void (*load)(wasm_rt_memory_t*)) {
   if (__atomic_load_n(&image->state, __ATOMIC_ACQUIRE) == 0) {
-    wasm_rt_memory_t like = {NULL, initial_pages, initial_pages, (uint32_t)((uint64_t)initial_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX : initial_pages * PAGE_BYTES)};
+    const wasm_rt_memory_t like = {NULL, initial_pages, initial_pages, size_of_pages(initial_pages)};
     pthread_mutex_lock(&image_lock);
     if (__atomic_load_n(&image->state, __ATOMIC_ACQUIRE) == 0) build_image(image, &like, load);
     pthread_mutex_unlock(&image_lock);
@@ -507,7 +511,7 @@ uint32_t wasm_rt_grow_memory(wasm_rt_memory_t* memory, uint32_t delta) {
   memory->pages = new_pages;
   /* 65536 pages is 4 GiB, one more than a u32 holds: wasm2c's own runtime
    * saturates the same way. */
-  memory->size = (uint64_t)new_pages * PAGE_BYTES > UINT32_MAX ? UINT32_MAX : new_pages * PAGE_BYTES;
+  memory->size = size_of_pages(new_pages);
   return old_pages;
 }
 
