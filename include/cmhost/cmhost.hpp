@@ -231,6 +231,16 @@ class Store {
   // Runs until nothing is ready now (blocked guests and pending host work
   // stay as they are).
   void run_until_idle();
+  // One thread, several stores (a store per instance, dropped with it):
+  // `other`'s loop runs within this one's. While this store's loop runs,
+  // `other`'s guests and host work go on too, and what `other` waits for
+  // (descriptors, timers, host completions) wakes this loop. A trap in
+  // `other`'s guests goes to `on_trap`, not out of this loop; `other` is
+  // then the embedder's to drop (never from inside `on_trap`) or go on
+  // with. Until stop_driving(other) or either store's end. Usage errors: a
+  // store driven already, or one that drives this one.
+  void drive(Store& other, std::function<void(const Error& trap)> on_trap);
+  void stop_driving(Store& other);
 
   // Waits of the event loop for host work that must not block it (a
   // socket's recv, a sleep): `ready(revents)` runs from the loop, on the

@@ -114,6 +114,12 @@ void Store::run_until_idle() {
   impl_->runtime.scheduler().run_until_idle();
 }
 
+void Store::drive(Store& other, std::function<void(const Error& trap)> on_trap) {
+  impl_->loop.drive(other.impl_->loop, other.impl_->runtime.scheduler(), std::move(on_trap));
+}
+
+void Store::stop_driving(Store& other) { impl_->loop.stop_driving(other.impl_->loop); }
+
 void Store::check_data_type(const std::type_info& asked) const {
   if (data_type_ && *data_type_ == asked) return;
   throw Error(ErrorKind::Usage, data_type_ ? fmt::format("the store's data is a {}, not a {}", host::type_name(*data_type_),

@@ -1,6 +1,7 @@
 #include "event_loop.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <iterator>
 #include <utility>
 
@@ -10,6 +11,11 @@
 namespace cmhost::host {
 
 HostLoop::~HostLoop() {
+  if (driver_) driver_->stop_driving(*this);
+  for (const Driven& driven : driven_) {
+    driven.loop->driver_ = nullptr;
+    reactor_.stop_waking_on(driven.loop->reactor_.fd());
+  }
   box_->close();  // completions arriving later have nowhere to go
   // Copies in flight let go of their callbacks, which may hold ends and so
   // destroy them (an end destroyed meanwhile leaves the list itself).
@@ -107,7 +113,94 @@ bool HostLoop::run_ready() {
     trying_ = nullptr;
     if (i < ends_.size() && ends_[i] == end) ++i;
   }
-  return run_resolutions() || ran;
+  ran = run_resolutions() || ran;
+  return run_driven() || ran;
+}
+
+void HostLoop::drive(HostLoop& other, runtime::Scheduler& scheduler, std::function<void(const Error&)> on_trap) {
+  if (&other == this) throw Error(ErrorKind::Usage, "a store cannot drive its own loop");
+  if (other.driver_) throw Error(ErrorKind::Usage, "the store's loop is driven by another already");
+  for (const HostLoop* up = this; up; up = up->driver_)
+    if (up == &other) throw Error(ErrorKind::Usage, "the store drives this one: loops cannot drive each other");
+  if (!on_trap) throw Error(ErrorKind::Usage, "a driven store needs what its traps go to");
+  // Its posts make its set readable, and its set wakes this loop.
+  other.reactor_.set_wake_fd(other.box_->wake_fd());
+  reactor_.wake_on(other.reactor_.fd());
+  driven_.push_back({&other, &scheduler, std::move(on_trap)});
+  other.driver_ = this;
+}
+
+void HostLoop::stop_driving(HostLoop& other) {
+  auto it = std::find_if(driven_.begin(), driven_.end(), [&](const Driven& d) { return d.loop == &other; });
+  if (it == driven_.end()) return;
+  reactor_.stop_waking_on(other.reactor_.fd());
+  other.driver_ = nullptr;
+  driven_.erase(it);
+}
+
+bool HostLoop::run_driven() {
+  // A loop that stays busy gets this many steps a turn: this one's own
+  // work, and the other loops', go on meanwhile.
+  constexpr int kStepsPerTurn = 64;
+  bool ran = false;
+  for (size_t i = 0; i < driven_.size(); ++i) {
+    // Copied: a trap's callback may stop driving it (or others).
+    const Driven driven = driven_[i];
+    driven.loop->box_->drain_wake();
+    try {
+      for (int steps = 0; steps < kStepsPerTurn && driven.scheduler->step(); ++steps) ran = true;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Trap) throw;
+      ran = true;
+      driven.on_trap(e);
+    }
+  }
+  return ran;
+}
+
+bool HostLoop::driven_wait() const {
+  return std::any_of(driven_.begin(), driven_.end(), [](const Driven& d) {
+    return !d.loop->reactor_.empty() || d.loop->outstanding_calls_ > 0 || d.loop->driven_wait();
+  });
+}
+
+bool HostLoop::has_idle_waits() const {
+  return reactor_.has_idle_waits() ||
+         std::any_of(driven_.begin(), driven_.end(), [](const Driven& d) { return d.loop->has_idle_waits(); });
+}
+
+std::optional<uint64_t> HostLoop::next_deadline_ns() const {
+  std::optional<uint64_t> earliest = reactor_.next_deadline_ns();
+  for (const Driven& driven : driven_)
+    if (const auto theirs = driven.loop->next_deadline_ns(); theirs && (!earliest || *theirs < *earliest))
+      earliest = theirs;
+  return earliest;
+}
+
+int HostLoop::driven_timeout_ms() const {
+  std::optional<uint64_t> earliest;
+  for (const Driven& driven : driven_)
+    if (const auto theirs = driven.loop->next_deadline_ns(); theirs && (!earliest || *theirs < *earliest))
+      earliest = theirs;
+  if (!earliest) return -1;
+  const uint64_t now = Reactor::now_ns();
+  // Rounded up to whole milliseconds: waking early would only spin.
+  return *earliest <= now ? 0 : static_cast<int>(std::min<uint64_t>((*earliest - now + 999'999) / 1'000'000, INT_MAX));
+}
+
+bool HostLoop::run_idle() {
+  bool ran = reactor_.fire_idle();
+  for (size_t i = 0; i < driven_.size(); ++i) {
+    const Driven driven = driven_[i];
+    try {
+      ran = driven.loop->run_idle() || ran;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Trap) throw;
+      ran = true;
+      driven.on_trap(e);
+    }
+  }
+  return ran;
 }
 
 bool HostLoop::run_resolutions() {
@@ -149,10 +242,11 @@ bool HostLoop::wait_for_outside() {
   };
   check_deadline();
   // What waited for the loop to be idle runs before it sleeps.
-  if (reactor_.has_idle_waits()) return run_idle();
-  if (!reactor_.empty()) {
-    // One sleep for descriptors, timers and posts (an epoch's wake-up too).
-    reactor_.sleep(box_->wake_fd(), -1);
+  if (has_idle_waits()) return run_idle();
+  if (!reactor_.empty() || driven_wait()) {
+    // One sleep for descriptors, timers and posts (an epoch's wake-up too),
+    // the driven loops' sets and their timers.
+    reactor_.sleep(box_->wake_fd(), driven_timeout_ms());
     box_->drain_wake();
     check_deadline();
     return true;

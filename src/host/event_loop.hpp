@@ -10,10 +10,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cmhost/engine/backend.hpp"
+#include "cmhost/error.hpp"
 #include "reactor.hpp"
 #include "runtime/host_calls.hpp"
 #include "runtime/runtime.hpp"
@@ -64,9 +66,16 @@ class HostLoop final : public runtime::HostDriver {
   void keep_continuation(uint64_t ticket, std::function<void(std::exception_ptr)> done);
   void run_continuation(uint64_t ticket, std::exception_ptr failure);
 
+  // Another store's loop run within this one (cmhost::Store::drive): its
+  // guests and host work go on in this loop's turns, and what it waits for
+  // (descriptors, timers, posts) wakes this loop. A trap in its guests goes
+  // to `on_trap`, not out of this loop. Until stop_driving or its end.
+  void drive(HostLoop& other, runtime::Scheduler& scheduler, std::function<void(const Error&)> on_trap);
+  void stop_driving(HostLoop& other);
+
   bool run_ready() override;
   bool wait_for_outside() override;
-  bool run_idle() override { return reactor_.fire_idle(); }
+  bool run_idle() override;
   std::string pending() const override;
   const std::shared_ptr<runtime::PostBox>& post_box() const override { return box_; }
   void call_started() override { ++outstanding_calls_; }
@@ -100,6 +109,23 @@ class HostLoop final : public runtime::HostDriver {
   };
   std::vector<Resolution> resolutions_;
   bool run_resolutions();
+
+  struct Driven {
+    HostLoop* loop;
+    runtime::Scheduler* scheduler;
+    std::function<void(const Error&)> on_trap;
+  };
+  std::vector<Driven> driven_;
+  HostLoop* driver_ = nullptr;  // the loop that drives this one
+  // A few steps of each driven loop: true when any ran.
+  bool run_driven();
+  // Whether a driven loop waits for anything (a wait, a host call).
+  bool driven_wait() const;
+  // Idle waits here or in a driven loop.
+  bool has_idle_waits() const;
+  // How long this loop may sleep for the driven loops' timers (-1: no limit).
+  int driven_timeout_ms() const;
+  std::optional<uint64_t> next_deadline_ns() const;
 };
 
 }  // namespace cmhost::host

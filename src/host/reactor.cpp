@@ -272,15 +272,24 @@ bool Reactor::fire_ready() {
   return ran;
 }
 
+void Reactor::set_wake_fd(int wake_fd) {
+  if (wake_fd == wake_fd_) return;
+  if (wake_fd_ >= 0) ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, wake_fd_, nullptr);
+  wake_on(wake_fd);
+  wake_fd_ = wake_fd;
+}
+
+void Reactor::wake_on(int fd) {
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = event_key(fd, kWakeGeneration);
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) != 0 && errno != EEXIST) loop_failed("epoll_ctl");
+}
+
+void Reactor::stop_waking_on(int fd) { ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
+
 void Reactor::sleep(int wake_fd, int max_ms) {
-  if (wake_fd != wake_fd_) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = event_key(wake_fd, kWakeGeneration);
-    if (wake_fd_ >= 0) ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, wake_fd_, nullptr);
-    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd, &event) != 0) loop_failed("epoll_ctl");
-    wake_fd_ = wake_fd;
-  }
+  set_wake_fd(wake_fd);
   rearm();
   if (ready_count_ > 0 || !immediate_.empty()) return;  // fire_ready has work already
   int timeout = max_ms;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -62,8 +63,24 @@ class Reactor {
   // may add and cancel waits.
   bool fire_ready();
   // Sleeps until a watched descriptor is ready, a timer is due, `wake_fd`
-  // is readable (something was posted) or `max_ms` passed.
+  // is readable (something was posted), a descriptor given to wake_on is
+  // or `max_ms` passed (-1: no limit).
   void sleep(int wake_fd, int max_ms);
+  // `wake_fd` joins the set for good (level-triggered, never dispatched):
+  // what posts to it makes the set itself readable, for a loop that sleeps
+  // on this one's descriptor instead.
+  void set_wake_fd(int wake_fd);
+  // Another descriptor whose readiness only wakes sleep (another loop's
+  // set), until stop_waking_on.
+  void wake_on(int fd);
+  void stop_waking_on(int fd);
+  // The epoll set: readable once a wait is ready, or the wake descriptor.
+  int fd() const { return epoll_fd_; }
+  // When the earliest timer is due (steady_clock nanoseconds), if any.
+  std::optional<uint64_t> next_deadline_ns() const {
+    if (timers_.empty()) return std::nullopt;
+    return timers_.begin()->first.first;
+  }
 
   static uint64_t now_ns();
 

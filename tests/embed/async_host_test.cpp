@@ -172,6 +172,66 @@ TEST_F(AsyncHost, CompletionsFromTheStoresTimersNeedNoThread) {
   EXPECT_TRUE(threads.empty());
 }
 
+// Store::drive: one thread, several stores. The driven store's guests and
+// its completions (its own timers, other threads) go on while the driver's
+// loop runs, and wake the driver when it sleeps.
+TEST_F(AsyncHost, ADrivenStoresGuestsRunInTheDriversLoop) {
+  Store driver{engine};
+  std::vector<std::string> traps;
+  driver.drive(store, [&](const Error& trap) { traps.push_back(trap.what()); });
+  // One call at a time: the guest keeps a call's state in globals.
+  mode = Mode::OnATimer;
+  PendingCall stackful = start("stackful-pair", 10, 20);
+  driver.run_until([&] { return stackful.done(); });
+  EXPECT_EQ(stackful.wait(store).at(0).as_u32() % 1'000'000, 20'040u);
+  PendingCall callback = start("callback-pair", 1, 2);
+  driver.run_until([&] { return callback.done(); });
+  EXPECT_EQ(callback.wait(store).at(0), Val::u32(1'002'004));
+  mode = Mode::OnAThread;
+  PendingCall threaded = start("stackful-pair", 1, 2);
+  driver.run_until([&] { return threaded.done(); });
+  EXPECT_EQ(threaded.wait(store).at(0).as_u32() % 1'000'000, 2'004u);
+  EXPECT_TRUE(traps.empty());
+}
+
+TEST_F(AsyncHost, ADrivenStoresTrapGoesToItsCallbackAndTheDriverGoesOn) {
+  Store driver{engine};
+  std::vector<std::string> traps;
+  driver.drive(store, [&](const Error& trap) { traps.push_back(trap.what()); });
+  PendingCall failing = start("stackful-pair", 1, 2);
+  ASSERT_EQ(calls.size(), 2u);
+  bool timer_fired = false;
+  driver.when_time(std::chrono::steady_clock::now() + std::chrono::milliseconds(5), [&] {
+    timer_fired = true;
+    calls[0].completion.fail("no doubling today");
+  });
+  driver.run_until([&] { return !traps.empty() && timer_fired; });
+  ASSERT_EQ(traps.size(), 1u);
+  EXPECT_NE(traps[0].find("no doubling today"), std::string::npos) << traps[0];
+}
+
+TEST_F(AsyncHost, DrivingIsOneWayAndEndsWithEitherStore) {
+  Store driver{engine};
+  const auto ignore = [](const Error&) {};
+  EXPECT_ERROR_SAYING(driver.drive(driver, ignore), ErrorKind::Usage, "its own loop");
+  driver.drive(store, ignore);
+  EXPECT_ERROR_SAYING(store.drive(driver, ignore), ErrorKind::Usage, "cannot drive each other");
+  Store other{engine};
+  EXPECT_ERROR_SAYING(other.drive(store, ignore), ErrorKind::Usage, "driven by another");
+  {
+    Store short_lived{engine};
+    driver.drive(short_lived, ignore);
+    bool fired = false;
+    short_lived.when_time(std::chrono::steady_clock::now(), [&] { fired = true; });
+    driver.run_until([&] { return fired; });
+  }
+  EXPECT_NO_THROW(driver.run_until_idle()) << "a driven store that went is forgotten";
+  driver.stop_driving(store);
+  EXPECT_NO_THROW(other.drive(store, ignore)) << "stopped: another may drive it";
+  mode = Mode::AtOnce;
+  EXPECT_EQ(start("callback-pair", 1, 2).wait(store).at(0), Val::u32(1'002'004)) << "its own loop runs it alone too";
+}
+
 TEST_F(AsyncHost, AHostFunctionReadsAStreamItsGuestWritesMeanwhile) {
   EXPECT_EQ(start("send-bytes", 1000, 64).wait(store).at(0), Val::u32(1000));
   EXPECT_EQ(start("send-bytes", 0, 64).wait(store).at(0), Val::u32(0));
