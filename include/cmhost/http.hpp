@@ -55,11 +55,23 @@ struct ServeConfig {
   // for it is interrupted too, one to three ticks of a quarter of the
   // timeout (5 ms to 1 s) later: the server moves the engine's epoch on
   // (Engine::increment_epoch) and sets the stores' epoch deadlines. A 0.3
-  // service's requests share one store: what runs when the earliest of
-  // their deadlines passes is interrupted, whichever request it runs for.
+  // service's requests in one instance share its store: what runs there
+  // when the earliest of their deadlines passes is interrupted, whichever
+  // request it runs for, and the instance is retired.
   std::chrono::milliseconds request_timeout{0};
   // Requests in the guest at once; more wait (their connections unread).
   size_t max_concurrent_requests = 128;
+  // A 0.3 service's instances, each in a store of its own that the
+  // server's store drives (Store::drive): one serves up to
+  // max_instance_reuse requests, at most max_instance_concurrency at once
+  // (more go to another instance, made as needed), and is retired after
+  // that many, after a trap or a timeout, or after instance_idle_timeout
+  // without a request (zero: never for idleness). A retired instance ends
+  // the requests it has, then its store goes. 0.2 proxies: an instance
+  // per request.
+  size_t max_instance_reuse = 128;
+  size_t max_instance_concurrency = 16;
+  std::chrono::milliseconds instance_idle_timeout{10000};
   // Let other sockets listen on the same address and port
   // (SO_REUSEPORT): several servers, each on a thread with a store of its
   // own, share the connections (`cmhost serve --workers`).
@@ -97,9 +109,10 @@ struct ServeConfig {
   // What the server reports that is not a response: a guest's trap, a
   // timeout, an instance made anew.
   std::function<void(const std::string& line)> warn;
-  // Runs on each store made for one request (a 0.2 proxy's, on the thread
-  // that serves the request) before its instance, and on the server's own
-  // store before each instance of a 0.3 service: limits, fuel.
+  // Runs on each store made for an instance before the instance is made
+  // (a 0.2 proxy's, one per request, on the thread that serves it; a 0.3
+  // service's, one per instance): limits, fuel, what the linker gives
+  // that store's instance (it is linked anew for each).
   std::function<void(Store& store)> prepare_request_store;
 };
 
@@ -123,9 +136,10 @@ class ServeMetrics {
 
 // Serves `component` with `linker` (which has WASI and wasi:http from
 // add_to_linker with `http`), whichever world it exports:
-// - wasi:http/handler@0.3.x (a service): instantiated in `store`, one
-//   instance for many requests, concurrently. A guest trap or a timeout
-//   fails the requests in that instance and the next request gets a new one.
+// - wasi:http/handler@0.3.x (a service): an instance serves many requests,
+//   concurrently, in a store of its own that `store`'s loop drives
+//   (ServeConfig::max_instance_reuse and after). A guest trap or a timeout
+//   fails the requests in that instance and the next go to a new one.
 // - wasi:http/incoming-handler@0.2.x (a proxy): each request gets a store
 //   and an instance of its own, on a thread of its own (the guest's wasi:io
 //   waits block that thread, never the loop); `store` only runs the loop.

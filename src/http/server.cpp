@@ -107,7 +107,8 @@ class Server::Impl {
        ServeConfig config);
   ~Impl();
 
-  Store& store;
+  const Engine& engine;
+  Store& store;  // the loop's: connections, timers; the services' stores run in it
   const Linker& linker;
   Component component;
   ServeConfig config;
@@ -124,10 +125,30 @@ class Server::Impl {
   void run();
   void stop();
 
-  // The instance requests go to: made on first use after a retirement.
-  HandleFunc& handler();
-  // After a trap or a timeout: requests from now on get a new instance.
-  void retire_instance(const std::string& why);
+  // A 0.3 service's instance in a store of its own, driven by the loop's
+  // store (Store::drive), and gone with it once retired and idle.
+  struct Service {
+    ~Service() {
+      if (counters) --counters->instances_live;
+    }
+    std::unique_ptr<Store> store;  // first: destroyed after what lives in it
+    std::optional<Instance> instance;
+    std::optional<HandleFunc> handler;
+    ServeMetrics::Counters* counters = nullptr;
+    size_t served = 0;     // requests given to it
+    size_t in_flight = 0;  // of them, not ended yet
+    bool retired = false;  // takes no new request
+    // By the epoch their timeout passes at: the earliest is the store's epoch deadline.
+    std::multiset<uint64_t> deadlines;
+    std::optional<Store::WaitId> idle_timer;  // in the loop's store
+  };
+  // The instance a new request goes to: one with room, else a new one.
+  std::shared_ptr<Service> service_for_request();
+  // Takes no new request; goes once its requests have ended.
+  void retire(const std::shared_ptr<Service>& service, const std::string& why);
+  void retire_all(const std::string& why);
+  // A trap in the service's guests (or its interruption): its requests fail.
+  void service_trapped(const std::shared_ptr<Service>& service, const Error& trap);
   // A big component's optimized code, once its background build is done
   // (Component::with_faster_code): the instances made from then on run it.
   // Looked for at most once a second, as requests come.
@@ -141,16 +162,15 @@ class Server::Impl {
   bool has_room() const {
     return !recovering_ && in_flight_ < config.max_concurrent_requests && (!proxy || proxy->live() < config.max_concurrent_requests);
   }
-  // A 0.3 service's requests in flight, by the epoch their timeout passes
-  // at: the earliest is the store's epoch deadline.
+  // A request enters the guest (a 0.3 service's: `service`), and leaves.
   using Deadlines = std::multiset<uint64_t>;
-  std::optional<Deadlines::iterator> request_started();
-  void request_ended(std::optional<Deadlines::iterator> deadline);
+  std::optional<Deadlines::iterator> request_started(Service* service);
+  void request_ended(Service* service, std::optional<Deadlines::iterator> deadline);
   // Connections waiting for room, served first come, first served.
   void wait_for_room(const std::shared_ptr<Connection>& connection) { waiting_.push_back(connection); }
   bool others_waiting() const { return !waiting_.empty(); }
-  // The store's epoch deadline from the requests in flight (none without).
-  void apply_deadline();
+  // The service store's epoch deadline from its requests in flight (none without).
+  void apply_deadline(Service& service);
   void forget(Connection* connection);
 
  private:
@@ -171,13 +191,23 @@ class Server::Impl {
   std::optional<Store::WaitId> stop_wait_;
   Clock::time_point next_faster_code_look_ = Clock::now();
   std::optional<Store::WaitId> accept_wait_, signal_wait_, drain_timer_, proxy_ended_wait_, resume_wait_;
-  std::optional<Instance> instance_;
-  std::optional<HandleFunc> handler_;
+  std::shared_ptr<Service> make_service();
+  void forget_service(const std::shared_ptr<Service>& service);
+  void arm_service_idle(const std::shared_ptr<Service>& service);
+  // A 0.3 service: linked once, and each of its instances made from it.
+  std::optional<InstancePre> pre_;
   std::string handler_name_;
+  std::vector<std::shared_ptr<Service>> services_;  // in service, retired ones until their requests end
+  // Services are destroyed from the loop's next turn, never inside their own
+  // store's step (a response's end may drop the last reference there).
+  struct Reaper {
+    Store* loop;
+    bool deferring = true;
+  };
+  std::shared_ptr<Reaper> reaper_;
   std::map<Connection*, std::shared_ptr<Connection>> connections_;
   std::deque<std::weak_ptr<Connection>> waiting_;
   size_t in_flight_ = 0;
-  Deadlines deadlines_;
   bool stopping_ = false;
   bool drained_ = false;
   // While a trap's requests are failed: nothing new enters the guest and no
@@ -191,6 +221,8 @@ namespace {
 
 // One request and its response on a connection.
 struct Exchange {
+  // A 0.3 service's: first, so destroyed after what lives in its store.
+  std::shared_ptr<Server::Impl::Service> service;
   std::string method, target;
   unsigned version = 11;
   bool head_request = false;
@@ -250,6 +282,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     resuming_ = false;
   }
   bool paused() const { return paused_; }
+  // Whether its request is in `service`'s instance.
+  bool serves_in(const Server::Impl::Service* service) const {
+    return exchange_ && !exchange_->complete && exchange_->service.get() == service;
+  }
 
   std::string peer = "-";
 
@@ -474,7 +510,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     x->version = parser_->version();
     x->head_request = x->method == "HEAD";
     x->keep_alive = parser_->keep_alive() && !server_.stopping();
-    deadline_ = server_.request_started();
+    if (!server_.proxy) x->service = server_.service_for_request();
+    deadline_ = server_.request_started(x->service.get());
     counted_ = true;
 
     FieldList headers(server_.types->forbidden);
@@ -501,7 +538,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       });
     if (server_.proxy) return start_proxy(std::move(headers), destination);
 
-    x->request_body = std::make_shared<p3::IncomingBody>(store_, server_.types);
+    Store& guest = *x->service->store;
+    x->request_body = std::make_shared<p3::IncomingBody>(guest, server_.types);
     x->request_body->on_taken = [weak] {
       if (auto self = weak.lock(); self && self->reading_wanted()) self->arm_read();
     };
@@ -511,9 +549,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
         scheme_of<types::Scheme, types::scheme::HTTP, types::scheme::HTTPS, types::scheme::Other>(destination.scheme);
     request->authority = destination.authority;
     request->path_with_query = destination.path_with_query;
-    const Own<types::Request> handle = p3::make_incoming_request(store_, server_.types, std::move(request));
-    x->call.emplace(server_.handler().call_async(store_, handle));
-    x->call->on_done(store_, [weak, x, &store = store_] {
+    const Own<types::Request> handle = p3::make_incoming_request(guest, server_.types, std::move(request));
+    x->call.emplace(x->service->handler->call_async(guest, handle));
+    x->call->on_done(guest, [weak, x, &store = guest] {
       if (auto self = weak.lock(); self && self->exchange_ == x && !x->complete)
         return self->guarded([&] { self->responded(); });
       // Its client is gone: a response made anyway is dropped (its body's
@@ -586,7 +624,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void timed_out() {
     server_.warn(fmt::format("guest timed out after {} ms on {} {}", server_.config.request_timeout.count(),
                              exchange_->method, exchange_->target));
-    if (!exchange_->proxy) server_.retire_instance("a request timed out");
+    if (exchange_->service) server_.retire(exchange_->service, "a request timed out");
     abort_response("guest timed out");
   }
 
@@ -598,7 +636,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       server_.warn(fmt::format("the handler failed {} {}: {}", x.method, x.target, describe_error(result.error())));
       return send_error(500, "the service failed: " + describe_error(result.error()));
     }
-    auto response = p3::take_response(store_, *server_.types, result.value());
+    Store& guest = *x.service->store;
+    auto response = p3::take_response(guest, *server_.types, result.value());
     x.transmitted = std::move(response->transmitted);
     if (!send_head(response->status, response->headers.entries())) return;
     const bool no_body = x.no_body;
@@ -629,7 +668,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // a guest writes its body whatever the method, and a dropped stream
     // would be an error to it.
     p3::Body body = std::move(response->body);
-    x.response_body = std::make_shared<p3::OutgoingBody>(store_, server_.types, std::move(body), false,
+    x.response_body = std::make_shared<p3::OutgoingBody>(guest, server_.types, std::move(body), false,
                                                          no_body ? wire::Framing::until_close : framing, declared,
                                                          std::move(sink));
     const Exchange* const current = exchange_.get();
@@ -726,7 +765,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void finish_response() {
     Exchange& x = *exchange_;
     x.complete = true;
-    p3::settle_transmit(store_, x.transmitted, TransmitResult::ok());
+    if (x.service) p3::settle_transmit(*x.service->store, x.transmitted, TransmitResult::ok());
     flush();
   }
 
@@ -735,7 +774,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void abort_response(const std::string& why, std::optional<ErrorCode> code = std::nullopt) {
     Exchange& x = *exchange_;
     if (x.proxy) x.proxy->cancel();  // what the guest still writes goes nowhere
-    p3::settle_transmit(store_, x.transmitted, TransmitResult::err(code.value_or(p3::internal_error(why))));
+    if (x.service)
+      p3::settle_transmit(*x.service->store, x.transmitted, TransmitResult::err(code.value_or(p3::internal_error(why))));
     if (!x.head_sent) return send_error(500, why);
     server_.warn(fmt::format("{} {}: the response is cut off: {}", x.method, x.target, why));
     // What is already framed goes out if the socket takes it now: the client
@@ -812,10 +852,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   // The request leaves max_concurrent_requests' count (once).
-  void stop_counting() {
+  void stop_counting(Server::Impl::Service* service) {
     if (!counted_) return;
     counted_ = false;
-    server_.request_ended(std::exchange(deadline_, std::nullopt));
+    server_.request_ended(service, std::exchange(deadline_, std::nullopt));
   }
 
   void end_exchange() {
@@ -829,7 +869,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (x->proxy) x->proxy->cancel();
     if (server_.proxy) server_.proxy->reap();
     log_line(x->method, x->target, x->status, x->body_sent, x->started);
-    stop_counting();
+    stop_counting(x->service.get());
     if (!x->keep_alive || closing_ || server_.stopping()) return close();
     arm_idle();
     process();
@@ -872,24 +912,28 @@ class Connection : public std::enable_shared_from_this<Connection> {
         // The task is cancelled (from the loop: this may run inside a
         // guest's call, a body write that found the client gone).
         if (x->call && !x->call->done())
-          store_.when_time(Clock::now(), [x, &store = store_] { x->call->cancel(store); });
+          store_.when_time(Clock::now(), [x] { x->call->cancel(*x->service->store); });
+        p3::settle_transmit(*x->service->store, x->transmitted,
+                            TransmitResult::err(types::error_code::ConnectionTerminated{}));
       }
-      p3::settle_transmit(store_, x->transmitted, TransmitResult::err(types::error_code::ConnectionTerminated{}));
       x->complete = true;
     }
-    stop_counting();
+    stop_counting(exchange_ ? exchange_->service.get() : nullptr);
     server_.forget(this);  // may end this object's life once the caller returns
   }
 
   // Host failures in one connection end that connection, not the server;
-  // a guest's trap goes on to the server's loop.
+  // a guest's trap ends its service's instance (or goes on to the loop).
   template <class F>
   void guarded(F&& f) {
     auto keep = shared_from_this();
     try {
       f();
     } catch (const Error& e) {
-      if (e.kind() == ErrorKind::Trap) throw;
+      if (e.kind() == ErrorKind::Trap) {
+        if (!exchange_ || !exchange_->service) throw;
+        return server_.service_trapped(exchange_->service, e);
+      }
       server_.warn(fmt::format("connection from {}: {}", peer, e.what()));
       close();
     }
@@ -923,7 +967,8 @@ std::string address_text(const sockaddr_storage& address) {
 
 Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, const Component& component,
                    const HttpConfig& http, ServeConfig config)
-    : store(store), linker(linker), component(component), config(std::move(config)) {
+    : engine(engine), store(store), linker(linker), component(component), config(std::move(config)),
+      reaper_(std::make_shared<Reaper>(Reaper{&store})) {
   if (stop_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
   if (!this->config.metrics_path.empty() && !this->config.metrics)
     this->config.metrics = std::make_shared<ServeMetrics>();
@@ -947,7 +992,7 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
                   this->config.metrics,
                   ticker ? std::optional<uint64_t>(ticker->timeout_ticks()) : std::nullopt);
   else
-    handler();  // the component serves, or the error says why now
+    make_service();  // the component serves, or the error says why now
   if (this->config.listen_fd >= 0)
     adopt_listener(this->config.listen_fd);
   else
@@ -955,43 +1000,115 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
 }
 
 Server::Impl::~Impl() {
-  if (counters && instance_) --counters->instances_live;
+  reaper_->deferring = false;  // no loop turn is coming: services go at once
   unwatch_signals();
   connections_.clear();
+  for (const auto& service : services_)
+    if (service->idle_timer) store.cancel_wait(*service->idle_timer);
+  services_.clear();
   proxy.reset();  // after the connections cancelled their requests
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (stop_wait_) store.cancel_wait(*stop_wait_);
   if (stop_fd_ >= 0) ::close(stop_fd_);
 }
 
-HandleFunc& Server::Impl::handler() {
-  if (handler_) return *handler_;
-  if (config.prepare_request_store) config.prepare_request_store(store);
+std::shared_ptr<Server::Impl::Service> Server::Impl::make_service() {
+  if (!pre_) {
+    for (const NamedExtern& e : component.type().exports)
+      if (e.name.starts_with("wasi:http/handler@0.3.")) handler_name_ = e.name + "#handle";
+    if (handler_name_.empty())
+      throw Error(ErrorKind::Usage,
+                  "the component exports neither wasi:http/handler@0.3.x nor wasi:http/incoming-handler@0.2.x: "
+                  "it is no HTTP service");
+    pre_.emplace(linker.instantiate_pre(component));
+  }
+  // Destroyed from the loop (Reaper): the last reference may go inside the
+  // service's own store's step.
+  std::shared_ptr<Service> service(new Service, [reaper = reaper_](Service* gone) {
+    if (!reaper->deferring) return delete gone;
+    reaper->loop->when_time(Clock::now(), [owned = std::shared_ptr<Service>(gone)] {});
+  });
+  service->store = std::make_unique<Store>(engine);
   const auto started = Clock::now();
-  Instance instance = linker.instantiate(store, component);
+  if (config.prepare_request_store) {
+    // It may define what the linker gives this store's instance (a next
+    // hop): linked anew.
+    config.prepare_request_store(*service->store);
+    service->instance.emplace(linker.instantiate(*service->store, component));
+  } else {
+    service->instance.emplace(pre_->instantiate(*service->store));
+  }
+  service->handler.emplace(service->instance->typed_async_func<HandleResult(Own<types::Request>)>(handler_name_));
   if (counters) {
     counters->instantiation_seconds.observe(Clock::now() - started);
     ++counters->instances_live;
+    service->counters = counters;
   }
-  std::string name;
-  for (const Func& f : instance.funcs())
-    if (f.name().starts_with("wasi:http/handler@0.3.") && f.name().ends_with("#handle")) name = f.name();
-  if (name.empty())
-    throw Error(ErrorKind::Usage,
-                "the component exports neither wasi:http/handler@0.3.x nor wasi:http/incoming-handler@0.2.x: "
-                "it is no HTTP service");
-  handler_.emplace(instance.typed_async_func<HandleResult(Own<types::Request>)>(name));
-  instance_.emplace(std::move(instance));
-  handler_name_ = std::move(name);
-  return *handler_;
+  std::weak_ptr<Service> weak = service;
+  store.drive(*service->store, [this, weak](const Error& trap) {
+    if (auto trapped = weak.lock()) service_trapped(trapped, trap);
+  });
+  services_.push_back(service);
+  arm_service_idle(service);
+  return service;
 }
 
-void Server::Impl::retire_instance(const std::string& why) {
-  if (!handler_) return;
-  warn("a new instance serves the next requests: " + why);
-  handler_.reset();
-  instance_.reset();
-  if (counters) --counters->instances_live;
+std::shared_ptr<Server::Impl::Service> Server::Impl::service_for_request() {
+  for (const auto& service : services_)
+    if (!service->retired && service->in_flight < config.max_instance_concurrency) return service;
+  return make_service();
+}
+
+void Server::Impl::retire(const std::shared_ptr<Service>& service, const std::string& why) {
+  if (service->retired) return;
+  service->retired = true;
+  if (!why.empty()) warn("an instance is retired: " + why);
+  if (service->in_flight == 0) forget_service(service);
+}
+
+void Server::Impl::retire_all(const std::string& why) {
+  const auto all = services_;
+  for (const auto& service : all) retire(service, why);
+}
+
+void Server::Impl::forget_service(const std::shared_ptr<Service>& service) {
+  if (service->idle_timer) store.cancel_wait(*service->idle_timer);
+  service->idle_timer.reset();
+  std::erase(services_, service);
+}
+
+void Server::Impl::arm_service_idle(const std::shared_ptr<Service>& service) {
+  if (service->idle_timer) store.cancel_wait(*service->idle_timer);
+  service->idle_timer.reset();
+  if (config.instance_idle_timeout.count() <= 0 || service->retired || service->in_flight > 0) return;
+  std::weak_ptr<Service> weak = service;
+  service->idle_timer = store.when_time(Clock::now() + config.instance_idle_timeout, [this, weak] {
+    auto idle = weak.lock();
+    if (!idle) return;
+    idle->idle_timer.reset();
+    retire(idle, "");  // idle for instance_idle_timeout
+  });
+}
+
+void Server::Impl::service_trapped(const std::shared_ptr<Service>& service, const Error& trap) {
+  // Interrupted: guest code ran on past a request's timeout.
+  const bool timed_out = ticker && service->store->interrupted();
+  warn(timed_out ? fmt::format("guest timed out after {} ms: {}", config.request_timeout.count(), trap.what())
+                 : fmt::format("guest trapped: {}", trap.what()));
+  retire(service, timed_out ? "a request timed out" : "it trapped");
+  if (ticker) service->store->set_epoch_deadline(UINT64_MAX);
+  recovering_ = true;
+  std::vector<std::shared_ptr<Connection>> busy;
+  for (const auto& [_, connection] : connections_)
+    if (connection->serves_in(service.get())) busy.push_back(connection);
+  for (const auto& connection : busy) connection->fail_in_guest(timed_out ? "guest timed out" : "the guest trapped");
+  recovering_ = false;
+  // Waiting requests enter another instance from the loop.
+  if (!resume_wait_)
+    resume_wait_ = store.when_time(Clock::now(), [this] {
+      resume_wait_.reset();
+      let_waiting_on();
+    });
 }
 
 void Server::Impl::listen_on(const std::string& address, uint16_t wanted_port) {
@@ -1092,33 +1209,62 @@ void Server::Impl::look_for_faster_code() {
     proxy->use_component(component);
     warn("the optimized code is ready: requests from now on run it");
   } else {
-    retire_instance("the optimized code is ready");  // those in flight finish on the old one
+    pre_.emplace(linker.instantiate_pre(component));
+    retire_all("the optimized code is ready");  // those in flight finish on the old ones
   }
 }
 
-std::optional<Server::Impl::Deadlines::iterator> Server::Impl::request_started() {
-  look_for_faster_code();
+std::optional<Server::Impl::Deadlines::iterator> Server::Impl::request_started(Service* service) {
   ++in_flight_;
-  if (!ticker || proxy) return std::nullopt;  // a proxy's requests have stores of their own
-  const auto deadline = deadlines_.insert(ticker->epoch() + ticker->timeout_ticks());
-  apply_deadline();
+  if (!service) {
+    look_for_faster_code();
+    return std::nullopt;  // a proxy's requests have stores of their own
+  }
+  ++service->in_flight;
+  ++service->served;
+  if (service->idle_timer) store.cancel_wait(*service->idle_timer);
+  service->idle_timer.reset();
+  std::optional<Deadlines::iterator> deadline;
+  if (ticker) {
+    deadline = service->deadlines.insert(ticker->epoch() + ticker->timeout_ticks());
+    apply_deadline(*service);
+  }
+  // Its last request: the next go to a new instance (this one goes once they end).
+  if (service->served >= config.max_instance_reuse) {
+    auto held = std::find_if(services_.begin(), services_.end(), [&](const auto& s) { return s.get() == service; });
+    if (held != services_.end()) retire(std::shared_ptr<Service>(*held), "");
+  }
+  look_for_faster_code();
   return deadline;
 }
 
-void Server::Impl::request_ended(std::optional<Deadlines::iterator> deadline) {
+void Server::Impl::request_ended(Service* service, std::optional<Deadlines::iterator> deadline) {
   --in_flight_;
-  if (deadline) {
-    deadlines_.erase(*deadline);
-    apply_deadline();
+  if (service) {
+    --service->in_flight;
+    if (deadline) {
+      service->deadlines.erase(*deadline);
+      apply_deadline(*service);
+    }
+    if (service->in_flight == 0) {
+      auto held = std::find_if(services_.begin(), services_.end(), [&](const auto& s) { return s.get() == service; });
+      if (held != services_.end()) {
+        const std::shared_ptr<Service> kept = *held;
+        if (kept->retired)
+          forget_service(kept);
+        else
+          arm_service_idle(kept);
+      }
+    }
   }
   let_waiting_on();
 }
 
-void Server::Impl::apply_deadline() {
+void Server::Impl::apply_deadline(Service& service) {
   if (!ticker || recovering_) return;
   const uint64_t now = ticker->epoch();
-  const uint64_t earliest = deadlines_.empty() ? UINT64_MAX : *deadlines_.begin();
-  store.set_epoch_deadline(earliest > now ? earliest - now : 0);
+  const uint64_t earliest = service.deadlines.empty() ? UINT64_MAX : *service.deadlines.begin();
+  service.store->set_epoch_deadline(earliest > now ? earliest - now : 0);
 }
 
 void Server::Impl::arm_proxy_ended() {
@@ -1197,19 +1343,15 @@ void Server::Impl::run() {
       break;
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Trap) throw;
-      // The trap's instance is done; the requests in it fail, the next get a new one.
-      // Interrupted: guest code ran on past a request's timeout.
-      const bool timed_out = ticker && store.interrupted();
-      warn(timed_out ? fmt::format("guest timed out after {} ms: {}", config.request_timeout.count(), e.what())
-                     : fmt::format("guest trapped: {}", e.what()));
-      retire_instance(timed_out ? "a request timed out" : "the previous one trapped");
+      // A trap no service's store reported (the loop's own store runs no
+      // guest): every request in a guest fails, the next get new instances.
+      warn(fmt::format("guest trapped: {}", e.what()));
+      retire_all("a guest trapped");
       recovering_ = true;
-      if (ticker) store.set_epoch_deadline(UINT64_MAX);
       std::vector<std::shared_ptr<Connection>> busy;
       for (const auto& [_, connection] : connections_) busy.push_back(connection);
-      for (const auto& connection : busy) connection->fail_in_guest(timed_out ? "guest timed out" : "the guest trapped");
+      for (const auto& connection : busy) connection->fail_in_guest("the guest trapped");
       recovering_ = false;
-      apply_deadline();  // an interrupt's requests failed with it
       // Waiting requests enter the new instance from the loop, where a trap is caught.
       if (!resume_wait_)
         resume_wait_ = store.when_time(Clock::now(), [this] {

@@ -182,6 +182,19 @@ int main(int argc, char** argv) {
                         "Requests in the guest at once; more wait")
       ->capture_default_str()
       ->check(whole_number);
+  serve_cmd->add_option("--max-instance-reuse", serve.max_instance_reuse,
+                        "Requests one instance of a wasi:http@0.3 service serves before it is retired (it ends those "
+                        "it has, then goes); 0.2 proxies get an instance per request")
+      ->capture_default_str()
+      ->check(whole_number);
+  serve_cmd->add_option("--max-instance-concurrency", serve.max_instance_concurrency,
+                        "Requests one instance of a 0.3 service serves at once; more go to another instance")
+      ->capture_default_str()
+      ->check(whole_number);
+  serve_cmd->add_option("--instance-idle-timeout", serve.instance_idle_timeout_seconds,
+                        "Seconds an instance of a 0.3 service may go without a request before it is retired "
+                        "(default 10)")
+      ->check(seconds);
   serve_cmd->add_option("--workers", serve.workers,
                         "Servers, each on a thread with a store of its own, sharing the address (SO_REUSEPORT), the "
                         "engine and the compiled component; each has its own --max-concurrent-requests (default: one "

@@ -179,6 +179,14 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
           std::chrono::milliseconds(static_cast<int64_t>(std::ceil(*command.idle_timeout_seconds * 1000)));
     if (command.max_concurrent_requests == 0) throw Error(ErrorKind::Usage, "--max-concurrent-requests takes at least 1");
     config.max_concurrent_requests = command.max_concurrent_requests;
+    if (command.max_instance_reuse == 0) throw Error(ErrorKind::Usage, "--max-instance-reuse takes at least 1");
+    if (command.max_instance_concurrency == 0)
+      throw Error(ErrorKind::Usage, "--max-instance-concurrency takes at least 1");
+    config.max_instance_reuse = command.max_instance_reuse;
+    config.max_instance_concurrency = command.max_instance_concurrency;
+    if (command.instance_idle_timeout_seconds)
+      config.instance_idle_timeout =
+          std::chrono::milliseconds(static_cast<int64_t>(std::ceil(*command.instance_idle_timeout_seconds * 1000)));
     config.health_path = command.health_path;
     for (const auto& [option, path] : {std::pair{"--health-path", &command.health_path},
                                        std::pair{"--metrics-path", &command.metrics_path}})
@@ -207,16 +215,19 @@ int serve_command(const ServeCommand& command, const engine::EngineConfig& chose
       // One worker alone watches the signals itself; several are stopped
       // by the main thread, which waits for them.
       worker_config.watch_signals = worker_count == 1;
-      worker_config.prepare_request_store = [limits = command.limits,
-                                             link = worker->link_next_hop](Store& store) {
-        if (limits.max_memory_bytes) {
-          StoreLimits store_limits = store.limits();
-          store_limits.total_memory_bytes = limits.max_memory_bytes;
-          store.set_limits(store_limits);
-        }
-        if (limits.fuel) store.set_fuel(limits.fuel);
-        if (link) link(store);
-      };
+      // Only when there is something to prepare: an instance of a store
+      // left as it is comes from the linked-once InstancePre.
+      if (command.limits.max_memory_bytes || command.limits.fuel || worker->link_next_hop)
+        worker_config.prepare_request_store = [limits = command.limits,
+                                               link = worker->link_next_hop](Store& store) {
+          if (limits.max_memory_bytes) {
+            StoreLimits store_limits = store.limits();
+            store_limits.total_memory_bytes = limits.max_memory_bytes;
+            store.set_limits(store_limits);
+          }
+          if (limits.fuel) store.set_fuel(limits.fuel);
+          if (link) link(store);
+        };
       worker->store.emplace(engine);
       worker->limiter.emplace(engine, *worker->store, command.limits);
       worker->server.emplace(engine, *worker->store, worker->linker, component, http_config, worker_config);

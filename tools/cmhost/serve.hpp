@@ -18,6 +18,9 @@ struct ServeCommand : WasiOptions {
   std::optional<double> request_timeout_seconds;
   std::optional<double> idle_timeout_seconds;
   size_t max_concurrent_requests = 128;
+  size_t max_instance_reuse = 128;
+  size_t max_instance_concurrency = 16;
+  std::optional<double> instance_idle_timeout_seconds;
   std::string health_path;
   std::string metrics_path;
   std::optional<size_t> workers;  // unset: one per core the process may run on
