@@ -146,7 +146,6 @@ bool HostLoop::run_driven() {
   for (size_t i = 0; i < driven_.size(); ++i) {
     // Copied: a trap's callback may stop driving it (or others).
     const Driven driven = driven_[i];
-    driven.loop->box_->drain_wake();
     try {
       for (int steps = 0; steps < kStepsPerTurn && driven.scheduler->step(); ++steps) ran = true;
     } catch (const Error& e) {
@@ -156,6 +155,13 @@ bool HostLoop::run_driven() {
     }
   }
   return ran;
+}
+
+void HostLoop::drain_driven_wakes() {
+  for (const Driven& driven : driven_) {
+    driven.loop->box_->drain_wake();
+    driven.loop->drain_driven_wakes();
+  }
 }
 
 bool HostLoop::driven_wait() const {
@@ -248,6 +254,7 @@ bool HostLoop::wait_for_outside() {
     // the driven loops' sets and their timers.
     reactor_.sleep(box_->wake_fd(), driven_timeout_ms());
     box_->drain_wake();
+    drain_driven_wakes();  // what they posted is taken by their next steps
     check_deadline();
     return true;
   }

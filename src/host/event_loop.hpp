@@ -119,6 +119,8 @@ class HostLoop final : public runtime::HostDriver {
   HostLoop* driver_ = nullptr;  // the loop that drives this one
   // A few steps of each driven loop: true when any ran.
   bool run_driven();
+  // After a sleep: the driven loops' post boxes no longer wake this one.
+  void drain_driven_wakes();
   // Whether a driven loop waits for anything (a wait, a host call).
   bool driven_wait() const;
   // Idle waits here or in a driven loop.

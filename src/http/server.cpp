@@ -129,12 +129,12 @@ class Server::Impl {
   // store (Store::drive), and gone with it once retired and idle.
   struct Service {
     ~Service() {
-      if (counters) --counters->instances_live;
+      if (metrics) --MetricsAccess::counters(*metrics).instances_live;
     }
     std::unique_ptr<Store> store;  // first: destroyed after what lives in it
     std::optional<Instance> instance;
     std::optional<HandleFunc> handler;
-    ServeMetrics::Counters* counters = nullptr;
+    std::shared_ptr<ServeMetrics> metrics;  // counted there while it lives
     size_t served = 0;     // requests given to it
     size_t in_flight = 0;  // of them, not ended yet
     bool retired = false;  // takes no new request
@@ -199,10 +199,14 @@ class Server::Impl {
   std::string handler_name_;
   std::vector<std::shared_ptr<Service>> services_;  // in service, retired ones until their requests end
   // Services are destroyed from the loop's next turn, never inside their own
-  // store's step (a response's end may drop the last reference there).
+  // store's step (a response's end may drop the last reference there), and
+  // none outlives the server.
   struct Reaper {
+    explicit Reaper(Store* loop) : loop(loop) {}
     Store* loop;
     bool deferring = true;
+    std::vector<std::unique_ptr<Service>> doomed;
+    std::optional<Store::WaitId> turn;  // the loop's turn that destroys them
   };
   std::shared_ptr<Reaper> reaper_;
   std::map<Connection*, std::shared_ptr<Connection>> connections_;
@@ -234,7 +238,9 @@ struct Exchange {
   std::optional<Store::WaitId> proxy_wait;
   bool request_read = false;  // the parser reached the request's end
 
-  std::optional<TypedPendingCall<HandleResult>> call;
+  // Shared with its completion's callback, which the service's store holds:
+  // the callback holds the call, never the exchange (which holds the service).
+  std::shared_ptr<TypedPendingCall<HandleResult>> call;
   bool head_sent = false;
   unsigned status = 0;
   // The response's framing, as its head said (a 0.2 proxy's body is framed here).
@@ -550,14 +556,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     request->authority = destination.authority;
     request->path_with_query = destination.path_with_query;
     const Own<types::Request> handle = p3::make_incoming_request(guest, server_.types, std::move(request));
-    x->call.emplace(x->service->handler->call_async(guest, handle));
-    x->call->on_done(guest, [weak, x, &store = guest] {
-      if (auto self = weak.lock(); self && self->exchange_ == x && !x->complete)
+    x->call = std::make_shared<TypedPendingCall<HandleResult>>(x->service->handler->call_async(guest, handle));
+    std::weak_ptr<Exchange> weak_exchange = x;
+    x->call->on_done(guest, [weak, weak_exchange, call = x->call, &store = guest] {
+      auto self = weak.lock();
+      auto exchange = weak_exchange.lock();
+      if (self && exchange && self->exchange_ == exchange && !exchange->complete)
         return self->guarded([&] { self->responded(); });
       // Its client is gone: a response made anyway is dropped (its body's
       // writer sees the stream dropped).
-      if (x->call->cancelled()) return;
-      HandleResult result = x->call->result();
+      if (call->cancelled()) return;
+      HandleResult result = call->result();
       if (!result.is_err()) store.drop(result.value());
     });
   }
@@ -968,7 +977,7 @@ std::string address_text(const sockaddr_storage& address) {
 Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, const Component& component,
                    const HttpConfig& http, ServeConfig config)
     : engine(engine), store(store), linker(linker), component(component), config(std::move(config)),
-      reaper_(std::make_shared<Reaper>(Reaper{&store})) {
+      reaper_(std::make_shared<Reaper>(&store)) {
   if (stop_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
   if (!this->config.metrics_path.empty() && !this->config.metrics)
     this->config.metrics = std::make_shared<ServeMetrics>();
@@ -1006,6 +1015,8 @@ Server::Impl::~Impl() {
   for (const auto& service : services_)
     if (service->idle_timer) store.cancel_wait(*service->idle_timer);
   services_.clear();
+  if (reaper_->turn) store.cancel_wait(*reaper_->turn);
+  reaper_->doomed.clear();
   proxy.reset();  // after the connections cancelled their requests
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (stop_wait_) store.cancel_wait(*stop_wait_);
@@ -1026,7 +1037,13 @@ std::shared_ptr<Server::Impl::Service> Server::Impl::make_service() {
   // service's own store's step.
   std::shared_ptr<Service> service(new Service, [reaper = reaper_](Service* gone) {
     if (!reaper->deferring) return delete gone;
-    reaper->loop->when_time(Clock::now(), [owned = std::shared_ptr<Service>(gone)] {});
+    reaper->doomed.emplace_back(gone);
+    if (!reaper->turn)
+      reaper->turn = reaper->loop->when_time(Clock::now(), [reaper] {
+        reaper->turn.reset();
+        std::vector<std::unique_ptr<Service>> going;
+        going.swap(reaper->doomed);
+      });
   });
   service->store = std::make_unique<Store>(engine);
   const auto started = Clock::now();
@@ -1042,7 +1059,7 @@ std::shared_ptr<Server::Impl::Service> Server::Impl::make_service() {
   if (counters) {
     counters->instantiation_seconds.observe(Clock::now() - started);
     ++counters->instances_live;
-    service->counters = counters;
+    service->metrics = config.metrics;
   }
   std::weak_ptr<Service> weak = service;
   store.drive(*service->store, [this, weak](const Error& trap) {
