@@ -20,6 +20,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -585,8 +586,12 @@ class TypedFunc<R(Args...)> {
 
  private:
   friend class Instance;
+  template <class Typed>
+  friend class TypedExport;
   TypedFunc(Func func, std::shared_ptr<const abi::typed::HandleTypes> handles)
       : func_(std::move(func)), handles_(std::move(handles)) {}
+  // The same checked signature, for another instance's export of the same type.
+  TypedFunc with(Func func) const { return TypedFunc(std::move(func), handles_); }
 
   // Why the export's type and the C++ signature differ, or empty; fills
   // `handles` with what the signature's handle tags stand for.
@@ -688,8 +693,12 @@ class TypedAsyncFunc<R(Args...)> {
 
  private:
   friend class Instance;
+  template <class Typed>
+  friend class TypedExport;
   TypedAsyncFunc(Func func, std::shared_ptr<const TypedCallBridges> bridges)
       : func_(std::move(func)), bridges_(std::move(bridges)) {}
+  // The same checked signature, for another instance's export of the same type.
+  TypedAsyncFunc with(Func func) const { return TypedAsyncFunc(std::move(func), bridges_); }
 
   std::vector<Val> vals(const Args&... args) const {
     std::vector<Val> out;
@@ -746,7 +755,11 @@ class Instance {
  private:
   friend class Linker;
   friend class InstancePre;
+  template <class Typed>
+  friend class TypedExport;
   explicit Instance(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  // Whether the InstancePre behind `pre` made it.
+  bool made_by(const void* pre) const;
   // Throws Error (Usage) naming both types when `f` cannot be called with
   // `signature`: the checks common to every signature, then `mismatch`'s.
   using Mismatch = std::string (*)(const FuncType& type, bool results_spilled, abi::typed::HandleTypes& handles);
@@ -807,6 +820,64 @@ struct Signature<R (C::*)(A...)> : Signature<R (*)(A...)> {};
 
 }  // namespace wrap
 
+namespace detail {
+template <class Typed>
+struct TypedLookup;
+template <class Signature>
+struct TypedLookup<TypedFunc<Signature>> {
+  static TypedFunc<Signature> in(const Instance& instance, std::string_view name) {
+    return instance.typed_func<Signature>(name);
+  }
+};
+template <class Signature>
+struct TypedLookup<TypedAsyncFunc<Signature>> {
+  static TypedAsyncFunc<Signature> in(const Instance& instance, std::string_view name) {
+    return instance.typed_async_func<Signature>(name);
+  }
+};
+}  // namespace detail
+
+// An export of an InstancePre's instances with its C++ signature checked
+// once for them all (InstancePre::typed_func, typed_async_func): in()
+// gives an instance's TypedFunc or TypedAsyncFunc, checked on the first
+// instance it is used with and only looked up on the others. An instance
+// the InstancePre did not make is checked as Instance::typed_func checks
+// it. Copies share the check; threads may use one at once.
+template <class Typed>
+class TypedExport {
+ public:
+  // Error (Usage) as Instance::typed_func: no such export, or one whose
+  // type the signature does not fit (said again on every use).
+  Typed in(const Instance& instance) const {
+    if (!instance.made_by(pre_.get())) return detail::TypedLookup<Typed>::in(instance, name_);
+    State& state = *state_;
+    std::call_once(state.checked, [&] {
+      try {
+        state.first.emplace(detail::TypedLookup<Typed>::in(instance, name_));
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Usage) throw;
+        state.misfit = e.what();
+      }
+    });
+    if (!state.first) throw Error(ErrorKind::Usage, state.misfit);
+    return state.first->with(instance.func(name_));
+  }
+  const std::string& name() const { return name_; }
+
+ private:
+  friend class InstancePre;
+  struct State {
+    std::once_flag checked;
+    std::optional<Typed> first;  // the first instance's, checked
+    std::string misfit;          // or why it does not fit
+  };
+  TypedExport(std::shared_ptr<const void> pre, std::string_view name)
+      : pre_(std::move(pre)), name_(name), state_(std::make_shared<State>()) {}
+  std::shared_ptr<const void> pre_;  // kept: its address names it
+  std::string name_;
+  std::shared_ptr<State> state_;
+};
+
 // A component with its imports resolved against a Linker's definitions and
 // checked, once (Linker::instantiate_pre), to make instances of it without
 // linking again, as wasmtime's InstancePre. It keeps what it resolved:
@@ -820,6 +891,18 @@ class InstancePre {
   // component's start.
   Instance instantiate(Store& store) const;
   const Component& component() const;
+  // An export of its instances to call with C++ values, the signature
+  // checked once for them all (TypedExport), e.g.
+  //   auto handle = pre.typed_func<void(Own<Request>)>("wasi:http/incoming-handler@0.2.0#handle");
+  //   handle.in(pre.instantiate(store)).call(store, request);
+  template <class Signature>
+  TypedExport<TypedFunc<Signature>> typed_func(std::string_view name) const {
+    return TypedExport<TypedFunc<Signature>>(impl_, name);
+  }
+  template <class Signature>
+  TypedExport<TypedAsyncFunc<Signature>> typed_async_func(std::string_view name) const {
+    return TypedExport<TypedAsyncFunc<Signature>>(impl_, name);
+  }
 
   class Impl;
 

@@ -33,6 +33,8 @@ class Store::Impl {
     runtime.scheduler().set_host_driver(&loop);
     loop.watch_deadline(*engine, runtime.core());
   }
+  // Out of other stores' loops before its runtime goes: none steps it meanwhile.
+  ~Impl() { loop.detach(); }
   // First, so destroyed last: everything below runs on the engine.
   std::shared_ptr<engine::Engine> engine;
   // Destroyed after the runtime store: a guest's handles dropped as its
@@ -96,10 +98,12 @@ class Func::Impl {
 
 class Instance::Impl {
  public:
-  Impl(std::shared_ptr<runtime::ComponentInstance> instance, const runtime::Store* store)
-      : instance(std::move(instance)), store(store) {}
+  Impl(std::shared_ptr<runtime::ComponentInstance> instance, const runtime::Store* store,
+       std::shared_ptr<const void> made_by = nullptr)
+      : instance(std::move(instance)), store(store), made_by(std::move(made_by)) {}
   std::shared_ptr<runtime::ComponentInstance> instance;
   const runtime::Store* store;  // where it lives
+  std::shared_ptr<const void> made_by;  // the InstancePre's (TypedExport asks)
 };
 
 class InstancePre::Impl {

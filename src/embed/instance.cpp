@@ -74,6 +74,8 @@ std::vector<Func> Instance::funcs() const {
   return out;
 }
 
+bool Instance::made_by(const void* pre) const { return pre && impl_->made_by.get() == pre; }
+
 Func Instance::func(std::string_view name) const {
   // The exact name first, without listing every export (a request's
   // instance looks its handler up each time).

@@ -222,7 +222,7 @@ Instance InstancePre::instantiate(Store& store) const {
     if (instance_store != &store.impl_->runtime)
       throw Error(ErrorKind::Link, "the instance supplied for `" + name + "` lives in another store");
   return Instance(std::make_shared<const Instance::Impl>(
-      store.impl_->runtime.instantiate(impl_->component.impl_->compiled, impl_->imports), &store.impl_->runtime));
+      store.impl_->runtime.instantiate(impl_->component.impl_->compiled, impl_->imports), &store.impl_->runtime, impl_));
 }
 
 const Component& InstancePre::component() const { return impl_->component; }

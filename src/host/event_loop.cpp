@@ -11,11 +11,7 @@
 namespace cmhost::host {
 
 HostLoop::~HostLoop() {
-  if (driver_) driver_->stop_driving(*this);
-  for (const Driven& driven : driven_) {
-    driven.loop->driver_ = nullptr;
-    reactor_.stop_waking_on(driven.loop->reactor_.fd());
-  }
+  detach();
   box_->close();  // completions arriving later have nowhere to go
   // Copies in flight let go of their callbacks, which may hold ends and so
   // destroy them (an end destroyed meanwhile leaves the list itself).
@@ -128,6 +124,15 @@ void HostLoop::drive(HostLoop& other, runtime::Scheduler& scheduler, std::functi
   reactor_.wake_on(other.reactor_.fd());
   driven_.push_back({&other, &scheduler, std::move(on_trap)});
   other.driver_ = this;
+}
+
+void HostLoop::detach() {
+  if (driver_) driver_->stop_driving(*this);
+  for (const Driven& driven : driven_) {
+    driven.loop->driver_ = nullptr;
+    reactor_.stop_waking_on(driven.loop->reactor_.fd());
+  }
+  driven_.clear();
 }
 
 void HostLoop::stop_driving(HostLoop& other) {

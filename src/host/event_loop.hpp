@@ -72,6 +72,8 @@ class HostLoop final : public runtime::HostDriver {
   // to `on_trap`, not out of this loop. Until stop_driving or its end.
   void drive(HostLoop& other, runtime::Scheduler& scheduler, std::function<void(const Error&)> on_trap);
   void stop_driving(HostLoop& other);
+  // Neither drives nor is driven any more (its store is going).
+  void detach();
 
   bool run_ready() override;
   bool wait_for_outside() override;

@@ -109,6 +109,8 @@ class Server::Impl {
 
   const Engine& engine;
   Store& store;  // the loop's: connections, timers; the services' stores run in it
+  // This server while it lives, for callbacks that may outlive it.
+  std::shared_ptr<Impl*> alive = std::make_shared<Impl*>(this);
   const Linker& linker;
   Component component;
   ServeConfig config;
@@ -197,7 +199,11 @@ class Server::Impl {
   // A 0.3 service: linked once, and each of its instances made from it.
   std::optional<InstancePre> pre_;
   std::string handler_name_;
+  std::optional<TypedExport<HandleFunc>> handler_;  // checked once for pre_'s instances
   std::vector<std::shared_ptr<Service>> services_;  // in service, retired ones until their requests end
+  // Every service made that may still live (one still held elsewhere):
+  // none is driven past the server's end.
+  std::vector<std::weak_ptr<Service>> made_;
   // Services are destroyed from the loop's next turn, never inside their own
   // store's step (a response's end may drop the last reference there), and
   // none outlives the server.
@@ -259,6 +265,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(Server::Impl& server, int fd) : server_(server), store_(server.store), fd_(fd) {}
   ~Connection() {
     cancel_waits();
+    if (exchange_ && exchange_->timeout) store_.cancel_wait(*exchange_->timeout);
     if (exchange_ && exchange_->proxy) exchange_->proxy->cancel();
     if (fd_ >= 0) ::close(fd_);
   }
@@ -375,7 +382,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
           if (!answer_here(answer->first, answer->second)) return;
           continue;
         }
-        start_exchange();
+        if (!start_exchange()) return;
       }
       if (exchange_ && !exchange_->request_read) {
         body_add(parser_->body());
@@ -508,15 +515,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
     return Other{name};
   }
 
-  void start_exchange() {
+  // False when the request is refused (no instance could be made for it).
+  bool start_exchange() {
+    std::shared_ptr<Server::Impl::Service> service;
+    if (!server_.proxy) {
+      try {
+        service = server_.service_for_request();
+      } catch (const Error& e) {
+        server_.warn(fmt::format("{} {}: no instance of the service: {}", parser_->method(), parser_->target(), e.what()));
+        refuse(503, "the service has no instance to take the request");
+        return false;
+      }
+    }
     auto x = std::make_shared<Exchange>();
     exchange_ = x;
+    x->service = std::move(service);
     x->method = parser_->method();
     x->target = parser_->target();
     x->version = parser_->version();
     x->head_request = x->method == "HEAD";
     x->keep_alive = parser_->keep_alive() && !server_.stopping();
-    if (!server_.proxy) x->service = server_.service_for_request();
     deadline_ = server_.request_started(x->service.get());
     counted_ = true;
 
@@ -542,7 +560,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
         x->timeout.reset();
         if (auto self = weak.lock(); self && self->exchange_ == x) self->guarded([&] { self->timed_out(); });
       });
-    if (server_.proxy) return start_proxy(std::move(headers), destination);
+    if (server_.proxy) {
+      start_proxy(std::move(headers), destination);
+      return true;
+    }
 
     Store& guest = *x->service->store;
     x->request_body = std::make_shared<p3::IncomingBody>(guest, server_.types);
@@ -569,6 +590,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       HandleResult result = call->result();
       if (!result.is_err()) store.drop(result.value());
     });
+    return true;
   }
 
   // A 0.2 proxy's request: to a thread of its own, through an exchange.
@@ -917,13 +939,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (x->proxy) {
         x->proxy->cancel();
       } else {
-        if (!x->request_read) x->request_body->fail(types::error_code::ConnectionTerminated{});
+        if (!x->request_read && x->request_body) x->request_body->fail(types::error_code::ConnectionTerminated{});
         // The task is cancelled (from the loop: this may run inside a
-        // guest's call, a body write that found the client gone).
+        // guest's call, a body write that found the client gone). The
+        // guest runs as it is told, and may trap: its instance's affair.
         if (x->call && !x->call->done())
-          store_.when_time(Clock::now(), [x] { x->call->cancel(*x->service->store); });
-        p3::settle_transmit(*x->service->store, x->transmitted,
-                            TransmitResult::err(types::error_code::ConnectionTerminated{}));
+          store_.when_time(Clock::now(), [x, server = server_.alive] {
+            try {
+              x->call->cancel(*x->service->store);
+            } catch (const Error& e) {
+              if (e.kind() != ErrorKind::Trap || !*server) throw;
+              (*server)->service_trapped(x->service, e);
+            }
+          });
+        if (x->service)
+          p3::settle_transmit(*x->service->store, x->transmitted,
+                              TransmitResult::err(types::error_code::ConnectionTerminated{}));
       }
       x->complete = true;
     }
@@ -979,6 +1010,8 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
     : engine(engine), store(store), linker(linker), component(component), config(std::move(config)),
       reaper_(std::make_shared<Reaper>(&store)) {
   if (stop_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
+  if (this->config.max_instance_reuse == 0 || this->config.max_instance_concurrency == 0)
+    throw Error(ErrorKind::Usage, "ServeConfig: max_instance_reuse and max_instance_concurrency take at least 1");
   if (!this->config.metrics_path.empty() && !this->config.metrics)
     this->config.metrics = std::make_shared<ServeMetrics>();
   if (this->config.metrics) counters = &MetricsAccess::counters(*this->config.metrics);
@@ -1009,6 +1042,7 @@ Server::Impl::Impl(const Engine& engine, Store& store, const Linker& linker, con
 }
 
 Server::Impl::~Impl() {
+  *alive = nullptr;
   reaper_->deferring = false;  // no loop turn is coming: services go at once
   unwatch_signals();
   connections_.clear();
@@ -1017,6 +1051,9 @@ Server::Impl::~Impl() {
   services_.clear();
   if (reaper_->turn) store.cancel_wait(*reaper_->turn);
   reaper_->doomed.clear();
+  // One still held (by a wait of the loop's store) goes with that wait, undriven.
+  for (const auto& weak : made_)
+    if (const auto held = weak.lock()) store.stop_driving(*held->store);
   proxy.reset();  // after the connections cancelled their requests
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (stop_wait_) store.cancel_wait(*stop_wait_);
@@ -1032,6 +1069,7 @@ std::shared_ptr<Server::Impl::Service> Server::Impl::make_service() {
                   "the component exports neither wasi:http/handler@0.3.x nor wasi:http/incoming-handler@0.2.x: "
                   "it is no HTTP service");
     pre_.emplace(linker.instantiate_pre(component));
+    handler_.emplace(pre_->typed_async_func<HandleResult(Own<types::Request>)>(handler_name_));
   }
   // Destroyed from the loop (Reaper): the last reference may go inside the
   // service's own store's step.
@@ -1055,7 +1093,7 @@ std::shared_ptr<Server::Impl::Service> Server::Impl::make_service() {
   } else {
     service->instance.emplace(pre_->instantiate(*service->store));
   }
-  service->handler.emplace(service->instance->typed_async_func<HandleResult(Own<types::Request>)>(handler_name_));
+  service->handler.emplace(handler_->in(*service->instance));
   if (counters) {
     counters->instantiation_seconds.observe(Clock::now() - started);
     ++counters->instances_live;
@@ -1066,6 +1104,8 @@ std::shared_ptr<Server::Impl::Service> Server::Impl::make_service() {
     if (auto trapped = weak.lock()) service_trapped(trapped, trap);
   });
   services_.push_back(service);
+  std::erase_if(made_, [](const std::weak_ptr<Service>& s) { return s.expired(); });
+  made_.push_back(service);
   arm_service_idle(service);
   return service;
 }
@@ -1114,12 +1154,12 @@ void Server::Impl::service_trapped(const std::shared_ptr<Service>& service, cons
                  : fmt::format("guest trapped: {}", trap.what()));
   retire(service, timed_out ? "a request timed out" : "it trapped");
   if (ticker) service->store->set_epoch_deadline(UINT64_MAX);
-  recovering_ = true;
+  const bool was_recovering = std::exchange(recovering_, true);
   std::vector<std::shared_ptr<Connection>> busy;
   for (const auto& [_, connection] : connections_)
     if (connection->serves_in(service.get())) busy.push_back(connection);
   for (const auto& connection : busy) connection->fail_in_guest(timed_out ? "guest timed out" : "the guest trapped");
-  recovering_ = false;
+  recovering_ = was_recovering;
   // Waiting requests enter another instance from the loop.
   if (!resume_wait_)
     resume_wait_ = store.when_time(Clock::now(), [this] {
@@ -1227,6 +1267,7 @@ void Server::Impl::look_for_faster_code() {
     warn("the optimized code is ready: requests from now on run it");
   } else {
     pre_.emplace(linker.instantiate_pre(component));
+    handler_.emplace(pre_->typed_async_func<HandleResult(Own<types::Request>)>(handler_name_));
     retire_all("the optimized code is ready");  // those in flight finish on the old ones
   }
 }

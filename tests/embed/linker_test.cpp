@@ -308,6 +308,39 @@ TEST(InstancePreTest, InstancesOfOnePreAreFreshAndKeepTheirDefinitions) {
                "missing imports:\n  cmhost:test/v1@1.0.0#one\n  cmhost:test/v1@1.0.0#thing (resource)");
 }
 
+// InstancePre::typed_func: the signature is checked once for the pre's
+// instances; a misfit is said on every use; an instance the pre did not
+// make is checked on its own.
+TEST(InstancePreTest, ATypedExportIsCheckedOnceForItsInstances) {
+  Engine engine{testing_support::test_engine_config()};
+  const Component component = Component::from_file(engine, fixture("versioned-imports"));
+  Linker linker;
+  linker.allow_shadowing(true);
+  linker.func_wrap("cmhost:test/v2@0.2.12#two", [] { return 2u; });
+  linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 1u; });
+  linker.define_resource<int>("cmhost:test/v1@1.0.0#thing");
+  const InstancePre pre = linker.instantiate_pre(component);
+  const auto sum = pre.typed_func<uint32_t()>("sum");
+  Store first(engine), second(engine);
+  EXPECT_EQ(sum.in(pre.instantiate(first)).call(first), 3u);
+  EXPECT_EQ(sum.in(pre.instantiate(second)).call(second), 3u);
+  const auto copy = sum;  // shares the check
+  EXPECT_EQ(copy.in(pre.instantiate(first)).call(first), 3u);
+
+  const auto wrong = pre.typed_func<uint64_t()>("sum");
+  for (int use = 0; use < 2; ++use)
+    expect_error(ErrorKind::Usage, [&] { wrong.in(pre.instantiate(first)); }, "does not match it");
+  expect_error(ErrorKind::Usage, [&] { pre.typed_func<uint32_t()>("none").in(pre.instantiate(first)); },
+               "no exported function `none`");
+
+  // Another pre's instance, the linker's definitions since: checked and called.
+  linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 40u; });
+  EXPECT_EQ(sum.in(linker.instantiate(second, component)).call(second), 42u);
+  // Another component's instance, without a `sum`: checked, refused.
+  const Instance provider = Linker().instantiate(second, Component::from_file(engine, fixture("linking-provider")));
+  expect_error(ErrorKind::Usage, [&] { sum.in(provider); }, "no exported function `sum`");
+}
+
 TEST(InstancePreTest, AnInstanceItLinksToStaysInItsStore) {
   Engine engine{testing_support::test_engine_config()};
   Store first(engine), second(engine);

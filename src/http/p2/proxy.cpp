@@ -28,9 +28,12 @@ ProxyRunner::ProxyRunner(const Engine& engine, const Linker& linker, const Compo
                          std::string handle_name, std::shared_ptr<const TypesContext> types,
                          std::function<void(Store&)> prepare, std::shared_ptr<ServeMetrics> metrics,
                          std::optional<uint64_t> deadline_ticks)
-    : shared_(std::make_shared<const Shared>(Shared{engine, linker, linker.instantiate_pre(component),
-                                                    std::move(handle_name), std::move(types), std::move(prepare),
-                                                    std::move(metrics), deadline_ticks})),
+    : shared_([&] {
+        InstancePre pre = linker.instantiate_pre(component);
+        auto handle = pre.typed_func<HandleSignature>(handle_name);
+        return std::make_shared<const Shared>(Shared{engine, linker, std::move(pre), std::move(handle), std::move(types),
+                                                     std::move(prepare), std::move(metrics), deadline_ticks});
+      }()),
       ended_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (ended_fd_ < 0) throw Error(ErrorKind::Usage, fmt::format("eventfd: {}", std::strerror(errno)));
 }
@@ -38,6 +41,7 @@ ProxyRunner::ProxyRunner(const Engine& engine, const Linker& linker, const Compo
 void ProxyRunner::use_component(const Component& component) {
   auto next = std::make_shared<Shared>(*shared_);
   next->pre = next->linker.instantiate_pre(component);
+  next->handle = next->pre.typed_func<HandleSignature>(shared_->handle.name());
   shared_ = std::move(next);  // threads running keep the one they started with
 }
 
@@ -107,8 +111,7 @@ void ProxyRunner::run(const Shared& shared, IncomingHead head, const std::shared
       ++MetricsAccess::counters(*shared.metrics).instances_live;
       counted = true;
     }
-    const auto handle =
-        instance.typed_func<void(Own<types::IncomingRequest>, Own<types::ResponseOutparam>)>(shared.handle_name);
+    const auto handle = shared.handle.in(instance);
     const Own<types::IncomingRequest> request = make_incoming_request(*store, shared.types, std::move(head), exchange);
     const Own<types::ResponseOutparam> outparam = make_response_outparam(*store, shared.types, exchange);
     handle.call(*store, request, outparam);

@@ -60,11 +60,12 @@ class ProxyRunner {
 
  private:
   // What a request's thread uses, shared: a thread left running outlives the runner.
+  using HandleSignature = void(Own<types::IncomingRequest>, Own<types::ResponseOutparam>);
   struct Shared {
     Engine engine;
     Linker linker;
     InstancePre pre;  // linked once: each request only instantiates
-    std::string handle_name;
+    TypedExport<TypedFunc<HandleSignature>> handle;  // checked once
     std::shared_ptr<const TypesContext> types;
     std::function<void(Store&)> prepare;
     std::shared_ptr<ServeMetrics> metrics;  // counts instantiations and instances, when set
