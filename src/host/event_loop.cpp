@@ -143,16 +143,13 @@ void HostLoop::stop_driving(HostLoop& other) {
   driven_.erase(it);
 }
 
-bool HostLoop::run_driven() {
-  // A loop that stays busy gets this many steps a turn: this one's own
-  // work, and the other loops', go on meanwhile.
-  constexpr int kStepsPerTurn = 64;
+bool HostLoop::each_driven(FunctionRef<bool(const Driven&)> work) {
   bool ran = false;
   for (size_t i = 0; i < driven_.size(); ++i) {
     // Copied: a trap's callback may stop driving it (or others).
     const Driven driven = driven_[i];
     try {
-      for (int steps = 0; steps < kStepsPerTurn && driven.scheduler->step(); ++steps) ran = true;
+      ran = work(driven) || ran;
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Trap) throw;
       ran = true;
@@ -160,6 +157,17 @@ bool HostLoop::run_driven() {
     }
   }
   return ran;
+}
+
+bool HostLoop::run_driven() {
+  // A loop that stays busy gets this many steps a turn: this one's own
+  // work, and the other loops', go on meanwhile.
+  constexpr int kStepsPerTurn = 64;
+  return each_driven([](const Driven& driven) {
+    bool ran = false;
+    for (int steps = 0; steps < kStepsPerTurn && driven.scheduler->step(); ++steps) ran = true;
+    return ran;
+  });
 }
 
 void HostLoop::drain_driven_wakes() {
@@ -200,18 +208,8 @@ int HostLoop::driven_timeout_ms() const {
 }
 
 bool HostLoop::run_idle() {
-  bool ran = reactor_.fire_idle();
-  for (size_t i = 0; i < driven_.size(); ++i) {
-    const Driven driven = driven_[i];
-    try {
-      ran = driven.loop->run_idle() || ran;
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::Trap) throw;
-      ran = true;
-      driven.on_trap(e);
-    }
-  }
-  return ran;
+  const bool ran = reactor_.fire_idle();
+  return each_driven([](const Driven& driven) { return driven.loop->run_idle(); }) || ran;
 }
 
 bool HostLoop::run_resolutions() {

@@ -16,6 +16,7 @@
 
 #include "cmhost/engine/backend.hpp"
 #include "cmhost/error.hpp"
+#include "cmhost/function_ref.hpp"
 #include "reactor.hpp"
 #include "runtime/host_calls.hpp"
 #include "runtime/runtime.hpp"
@@ -119,6 +120,9 @@ class HostLoop final : public runtime::HostDriver {
   };
   std::vector<Driven> driven_;
   HostLoop* driver_ = nullptr;  // the loop that drives this one
+  // `work` on each driven loop, a trap in it to that loop's on_trap: true
+  // when any work ran.
+  bool each_driven(FunctionRef<bool(const Driven&)> work);
   // A few steps of each driven loop: true when any ran.
   bool run_driven();
   // After a sleep: the driven loops' post boxes no longer wake this one.

@@ -281,6 +281,16 @@ TEST(DefineInstanceResources, EachInstanceHasItsOwnResourceType) {
 namespace cmhost {
 namespace {
 
+// What versioned-imports imports (`sum` adds one and two), shadowing allowed.
+Linker versioned_imports_linker() {
+  Linker linker;
+  linker.allow_shadowing(true);
+  linker.func_wrap("cmhost:test/v2@0.2.12#two", [] { return 2u; });
+  linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 1u; });
+  linker.define_resource<int>("cmhost:test/v1@1.0.0#thing");
+  return linker;
+}
+
 // Linker::instantiate_pre: imports resolved and checked once; each
 // instance of it is a fresh one, in any store; it keeps the definitions it
 // resolved, whatever the linker does afterwards; link errors come from
@@ -288,11 +298,7 @@ namespace {
 TEST(InstancePreTest, InstancesOfOnePreAreFreshAndKeepTheirDefinitions) {
   Engine engine{testing_support::test_engine_config()};
   const Component component = Component::from_file(engine, fixture("versioned-imports"));
-  Linker linker;
-  linker.allow_shadowing(true);
-  linker.func_wrap("cmhost:test/v2@0.2.12#two", [] { return 2u; });
-  linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 1u; });
-  linker.define_resource<int>("cmhost:test/v1@1.0.0#thing");
+  Linker linker = versioned_imports_linker();
   const InstancePre pre = linker.instantiate_pre(component);
   linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 40u; });  // after: for the linker's own instances only
   Store first(engine), second(engine);
@@ -314,11 +320,7 @@ TEST(InstancePreTest, InstancesOfOnePreAreFreshAndKeepTheirDefinitions) {
 TEST(InstancePreTest, ATypedExportIsCheckedOnceForItsInstances) {
   Engine engine{testing_support::test_engine_config()};
   const Component component = Component::from_file(engine, fixture("versioned-imports"));
-  Linker linker;
-  linker.allow_shadowing(true);
-  linker.func_wrap("cmhost:test/v2@0.2.12#two", [] { return 2u; });
-  linker.func_wrap("cmhost:test/v1@1.0.0#one", [] { return 1u; });
-  linker.define_resource<int>("cmhost:test/v1@1.0.0#thing");
+  Linker linker = versioned_imports_linker();
   const InstancePre pre = linker.instantiate_pre(component);
   const auto sum = pre.typed_func<uint32_t()>("sum");
   Store first(engine), second(engine);
