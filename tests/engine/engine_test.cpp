@@ -10,7 +10,9 @@
 #include "../support/test_engine.hpp"
 #include "cmhost/engine/backend.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <bit>
 #include <chrono>
@@ -1202,6 +1204,48 @@ TEST(PooledMemories, AReusedMemoryStartsAsAFreshOne) {
   auto again = store->instantiate(*engine->compile(data), {});
   EXPECT_EQ(run(*store, *again, "load", {16}), uint64_t{'h'});
   EXPECT_EQ(run(*store, *again, "load", {131068}), uint64_t{'t'});
+}
+
+// Pages of an image that earlier instances wrote are learned as their
+// memories go to the pool; the next instance of the image gets them written
+// in advance (present and its own before it touches them: no copy-on-write
+// fault later), with the image's contents. Pages nobody wrote stay unmapped.
+TEST(PooledMemories, PagesEarlierInstancesWroteAreTheirOwnFromTheStart) {
+  if (!testing_support::testing_aot() || !cmhost_rt_uses_guard_pages() || ::sysconf(_SC_PAGESIZE) != 4096)
+    GTEST_SKIP() << "the ahead-of-time backend's pooled, imaged memories, on 4 KiB pages";
+  const int pagemap = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (pagemap < 0) GTEST_SKIP() << "no /proc/self/pagemap";
+  // Present, private (not the image file's page) and mapped once.
+  const auto written = [&](const uint8_t* address) {
+    uint64_t entry = 0;
+    const auto at = static_cast<off_t>(reinterpret_cast<uintptr_t>(address) / 4096 * 8);
+    if (::pread(pagemap, &entry, sizeof entry, at) != static_cast<ssize_t>(sizeof entry)) return false;
+    return (entry >> 63 & 1) && !(entry >> 61 & 1) && (entry >> 56 & 1);
+  };
+  EngineConfig config;
+  config.pooling.memory_slots = 8;
+  auto engine = make_engine(testing_support::test_engine_config(config));
+  const auto data = read_test_module("data-segments.wasm");
+  const auto run = [](Store& store, const Instance& instance, const char* name, std::vector<uint64_t> args) {
+    const Extern f = *instance.get_export(name);
+    std::vector<uint64_t> results(store.func_type(f).results.size());
+    store.call(f, args, results);
+    return results.empty() ? uint64_t{0} : results[0];
+  };
+  {
+    auto store = engine->new_store();
+    auto first = store->instantiate(*engine->compile(data), {});
+    run(*store, *first, "load", {16});  // read only
+    run(*store, *first, "store", {70001, 'X'});
+  }
+  auto store = engine->new_store();
+  auto next = store->instantiate(*engine->compile(data), {});
+  const uint8_t* base = store->memory_bytes(*next->get_export("memory")).data();
+  EXPECT_TRUE(written(base + 70001)) << "the page the first instance wrote";
+  EXPECT_FALSE(written(base + 16)) << "a page it only read";
+  EXPECT_EQ(run(*store, *next, "load", {70001}), uint64_t{'o'}) << "the image's byte, not the first instance's";
+  EXPECT_EQ(run(*store, *next, "load", {70000}), uint64_t{'w'});
+  ::close(pagemap);
 }
 
 TEST_F(EngineTest, ASegmentPastTheInitialSizeTrapsAtInstantiation) {
