@@ -6,7 +6,10 @@
 # HELLO.wasm: ../shared/p3-fixtures/p3-cli-serve-hello-world.wasm;
 # JS_PROXY.wasm: the componentize-js proxy (build/release/tests/js-proxy).
 # Then how requests/s grow with connections (1, 10, 50, 200) with one and
-# two workers, on aot. Artifacts come from the cache (warmed first).
+# two workers, on aot. Artifacts come from the cache: after a rebuild of
+# cmhost, serve the JavaScript proxy until it says its optimized code is
+# ready (minutes, in the background) before measuring, or its row measures
+# the baseline tier.
 set -euo pipefail
 cmhost=$1 hello=$2 js=${3:-} seconds=${4:-10}
 pids=()
