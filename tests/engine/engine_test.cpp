@@ -1156,27 +1156,34 @@ TEST_F(EngineTest, EachInstanceStartsFromTheDataSegments) {
   EXPECT_EQ(byte_at(*third, 16), uint64_t{'h'});
 }
 
+// An engine that pools freed memories (EngineConfig::pooling).
+std::unique_ptr<Engine> pooling_engine() {
+  EngineConfig config;
+  config.pooling.memory_slots = 8;
+  return make_engine(testing_support::test_engine_config(config));
+}
+
+// The export's first result (0 when it has none).
+uint64_t call_export(Store& store, const Instance& instance, const char* name, std::vector<uint64_t> args) {
+  const Extern f = *instance.get_export(name);
+  std::vector<uint64_t> results(store.func_type(f).results.size());
+  store.call(f, args, results);
+  return results.empty() ? uint64_t{0} : results[0];
+}
+
 // Pooled memories (EngineConfig::pooling; the ahead-of-time backend's):
 // a memory reused after another instance wrote it, grew it, or had another
 // image starts as a fresh one would, whichever backend runs.
 TEST(PooledMemories, AReusedMemoryStartsAsAFreshOne) {
-  EngineConfig config;
-  config.pooling.memory_slots = 8;
-  auto engine = make_engine(testing_support::test_engine_config(config));
+  auto engine = pooling_engine();
   const auto data = read_test_module("data-segments.wasm");
   const auto blank = read_test_module("blank-memory.wasm");
-  const auto run = [](Store& store, const Instance& instance, const char* name, std::vector<uint64_t> args) {
-    const Extern f = *instance.get_export(name);
-    std::vector<uint64_t> results(store.func_type(f).results.size());
-    store.call(f, args, results);
-    return results.empty() ? uint64_t{0} : results[0];
-  };
   {
     auto store = engine->new_store();
     auto used = store->instantiate(*engine->compile(data), {});
-    for (uint64_t address : {16u, 70001u, 100u, 131071u}) run(*store, *used, "store", {address, 'X'});
-    EXPECT_EQ(run(*store, *used, "grow", {1}), 2u);
-    run(*store, *used, "store", {131072 + 5, 'Y'});
+    for (uint64_t address : {16u, 70001u, 100u, 131071u}) call_export(*store, *used, "store", {address, 'X'});
+    EXPECT_EQ(call_export(*store, *used, "grow", {1}), 2u);
+    call_export(*store, *used, "store", {131072 + 5, 'Y'});
   }
   // On aot with guard pages the dropped store's memory went to the pool.
   if (testing_support::testing_aot() && cmhost_rt_uses_guard_pages()) {
@@ -1185,25 +1192,25 @@ TEST(PooledMemories, AReusedMemoryStartsAsAFreshOne) {
   {
     auto store = engine->new_store();
     auto fresh = store->instantiate(*engine->compile(data), {});
-    EXPECT_EQ(run(*store, *fresh, "load", {16}), uint64_t{'h'});
-    EXPECT_EQ(run(*store, *fresh, "load", {70001}), uint64_t{'o'});
-    EXPECT_EQ(run(*store, *fresh, "load", {100}), 0u);
-    EXPECT_EQ(run(*store, *fresh, "load", {131071}), uint64_t{'l'});
+    EXPECT_EQ(call_export(*store, *fresh, "load", {16}), uint64_t{'h'});
+    EXPECT_EQ(call_export(*store, *fresh, "load", {70001}), uint64_t{'o'});
+    EXPECT_EQ(call_export(*store, *fresh, "load", {100}), 0u);
+    EXPECT_EQ(call_export(*store, *fresh, "load", {131071}), uint64_t{'l'});
     EXPECT_EQ(store->extern_type(*fresh->get_export("memory")).limits.min, 2u) << "the grown page is not kept";
-    expect_error(ErrorKind::Trap, [&] { run(*store, *fresh, "load", {131072 + 5}); }, "out of bounds");
-    EXPECT_EQ(run(*store, *fresh, "grow", {1}), 2u);
-    EXPECT_EQ(run(*store, *fresh, "load", {131072 + 5}), 0u);
+    expect_error(ErrorKind::Trap, [&] { call_export(*store, *fresh, "load", {131072 + 5}); }, "out of bounds");
+    EXPECT_EQ(call_export(*store, *fresh, "grow", {1}), 2u);
+    EXPECT_EQ(call_export(*store, *fresh, "load", {131072 + 5}), 0u);
   }
   {
     auto store = engine->new_store();
     auto other = store->instantiate(*engine->compile(blank), {});
     for (uint64_t address : {16u, 70001u, 131071u, 131072u + 5})
-      EXPECT_EQ(run(*store, *other, "load", {address}), 0u) << "at " << address;
+      EXPECT_EQ(call_export(*store, *other, "load", {address}), 0u) << "at " << address;
   }
   auto store = engine->new_store();
   auto again = store->instantiate(*engine->compile(data), {});
-  EXPECT_EQ(run(*store, *again, "load", {16}), uint64_t{'h'});
-  EXPECT_EQ(run(*store, *again, "load", {131068}), uint64_t{'t'});
+  EXPECT_EQ(call_export(*store, *again, "load", {16}), uint64_t{'h'});
+  EXPECT_EQ(call_export(*store, *again, "load", {131068}), uint64_t{'t'});
 }
 
 // Pages of an image that earlier instances wrote are learned as their
@@ -1222,29 +1229,21 @@ TEST(PooledMemories, PagesEarlierInstancesWroteAreTheirOwnFromTheStart) {
     if (::pread(pagemap, &entry, sizeof entry, at) != static_cast<ssize_t>(sizeof entry)) return false;
     return (entry >> 63 & 1) && !(entry >> 61 & 1) && (entry >> 56 & 1);
   };
-  EngineConfig config;
-  config.pooling.memory_slots = 8;
-  auto engine = make_engine(testing_support::test_engine_config(config));
+  auto engine = pooling_engine();
   const auto data = read_test_module("data-segments.wasm");
-  const auto run = [](Store& store, const Instance& instance, const char* name, std::vector<uint64_t> args) {
-    const Extern f = *instance.get_export(name);
-    std::vector<uint64_t> results(store.func_type(f).results.size());
-    store.call(f, args, results);
-    return results.empty() ? uint64_t{0} : results[0];
-  };
   {
     auto store = engine->new_store();
     auto first = store->instantiate(*engine->compile(data), {});
-    run(*store, *first, "load", {16});  // read only
-    run(*store, *first, "store", {70001, 'X'});
+    call_export(*store, *first, "load", {16});  // read only
+    call_export(*store, *first, "store", {70001, 'X'});
   }
   auto store = engine->new_store();
   auto next = store->instantiate(*engine->compile(data), {});
   const uint8_t* base = store->memory_bytes(*next->get_export("memory")).data();
   EXPECT_TRUE(written(base + 70001)) << "the page the first instance wrote";
   EXPECT_FALSE(written(base + 16)) << "a page it only read";
-  EXPECT_EQ(run(*store, *next, "load", {70001}), uint64_t{'o'}) << "the image's byte, not the first instance's";
-  EXPECT_EQ(run(*store, *next, "load", {70000}), uint64_t{'w'});
+  EXPECT_EQ(call_export(*store, *next, "load", {70001}), uint64_t{'o'}) << "the image's byte, not the first instance's";
+  EXPECT_EQ(call_export(*store, *next, "load", {70000}), uint64_t{'w'});
   ::close(pagemap);
 }
 
