@@ -1,7 +1,6 @@
 #include "event_loop.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <iterator>
 #include <utility>
 
@@ -188,23 +187,14 @@ bool HostLoop::has_idle_waits() const {
          std::any_of(driven_.begin(), driven_.end(), [](const Driven& d) { return d.loop->has_idle_waits(); });
 }
 
-std::optional<uint64_t> HostLoop::next_deadline_ns() const {
-  std::optional<uint64_t> earliest = reactor_.next_deadline_ns();
-  for (const Driven& driven : driven_)
-    if (const auto theirs = driven.loop->next_deadline_ns(); theirs && (!earliest || *theirs < *earliest))
-      earliest = theirs;
-  return earliest;
-}
-
-int HostLoop::driven_timeout_ms() const {
+std::optional<uint64_t> HostLoop::driven_deadline_ns() const {
   std::optional<uint64_t> earliest;
-  for (const Driven& driven : driven_)
-    if (const auto theirs = driven.loop->next_deadline_ns(); theirs && (!earliest || *theirs < *earliest))
-      earliest = theirs;
-  if (!earliest) return -1;
-  const uint64_t now = Reactor::now_ns();
-  // Rounded up to whole milliseconds: waking early would only spin.
-  return *earliest <= now ? 0 : static_cast<int>(std::min<uint64_t>((*earliest - now + 999'999) / 1'000'000, INT_MAX));
+  for (const Driven& driven : driven_) {
+    std::optional<uint64_t> theirs = driven.loop->reactor_.next_deadline_ns();
+    if (const auto below = driven.loop->driven_deadline_ns(); below && (!theirs || *below < *theirs)) theirs = below;
+    if (theirs && (!earliest || *theirs < *earliest)) earliest = theirs;
+  }
+  return earliest;
 }
 
 bool HostLoop::run_idle() {
@@ -255,7 +245,7 @@ bool HostLoop::wait_for_outside() {
   if (!reactor_.empty() || driven_wait()) {
     // One sleep for descriptors, timers and posts (an epoch's wake-up too),
     // the driven loops' sets and their timers.
-    reactor_.sleep(box_->wake_fd(), driven_timeout_ms());
+    reactor_.sleep(box_->wake_fd(), driven_deadline_ns());
     box_->drain_wake();
     drain_driven_wakes();  // what they posted is taken by their next steps
     check_deadline();

@@ -131,9 +131,8 @@ class HostLoop final : public runtime::HostDriver {
   bool driven_wait() const;
   // Idle waits here or in a driven loop.
   bool has_idle_waits() const;
-  // How long this loop may sleep for the driven loops' timers (-1: no limit).
-  int driven_timeout_ms() const;
-  std::optional<uint64_t> next_deadline_ns() const;
+  // When the driven loops' (and theirs') earliest timer is due, if any.
+  std::optional<uint64_t> driven_deadline_ns() const;
 };
 
 }  // namespace cmhost::host

@@ -288,18 +288,17 @@ void Reactor::wake_on(int fd) {
 
 void Reactor::stop_waking_on(int fd) { ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
 
-void Reactor::sleep(int wake_fd, int max_ms) {
+void Reactor::sleep(int wake_fd, std::optional<uint64_t> until_ns) {
   set_wake_fd(wake_fd);
   rearm();
   if (ready_count_ > 0 || !immediate_.empty()) return;  // fire_ready has work already
-  int timeout = max_ms;
-  if (!timers_.empty()) {
-    const uint64_t earliest = timers_.begin()->first.first;
+  if (const auto own = next_deadline_ns(); own && (!until_ns || *own < *until_ns)) until_ns = own;
+  int timeout = -1;
+  if (until_ns) {
     const uint64_t now = now_ns();
     // Rounded up to whole milliseconds: waking early would only spin.
-    const uint64_t until = earliest <= now ? 0 : (earliest - now + 999'999) / 1'000'000;
-    timeout = timeout < 0 ? static_cast<int>(std::min<uint64_t>(until, INT_MAX))
-                          : static_cast<int>(std::min<uint64_t>(until, static_cast<uint64_t>(timeout)));
+    const uint64_t until = *until_ns <= now ? 0 : (*until_ns - now + 999'999) / 1'000'000;
+    timeout = static_cast<int>(std::min<uint64_t>(until, INT_MAX));
   }
   wait_events(timeout);
 }

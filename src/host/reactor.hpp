@@ -63,9 +63,9 @@ class Reactor {
   // may add and cancel waits.
   bool fire_ready();
   // Sleeps until a watched descriptor is ready, a timer is due, `wake_fd`
-  // is readable (something was posted), a descriptor given to wake_on is
-  // or `max_ms` passed (-1: no limit).
-  void sleep(int wake_fd, int max_ms);
+  // is readable (something was posted), a descriptor given to wake_on is,
+  // or the clock reaches `until_ns` (another loop's timer) when given.
+  void sleep(int wake_fd, std::optional<uint64_t> until_ns);
   // `wake_fd` joins the set for good (level-triggered, never dispatched):
   // what posts to it makes the set itself readable, for a loop that sleeps
   // on this one's descriptor instead.

@@ -166,8 +166,8 @@ class Server::Impl {
   }
   // A request enters the guest (a 0.3 service's: `service`), and leaves.
   using Deadlines = std::multiset<uint64_t>;
-  std::optional<Deadlines::iterator> request_started(Service* service);
-  void request_ended(Service* service, std::optional<Deadlines::iterator> deadline);
+  std::optional<Deadlines::iterator> request_started(const std::shared_ptr<Service>& service);
+  void request_ended(const std::shared_ptr<Service>& service, std::optional<Deadlines::iterator> deadline);
   // Connections waiting for room, served first come, first served.
   void wait_for_room(const std::shared_ptr<Connection>& connection) { waiting_.push_back(connection); }
   bool others_waiting() const { return !waiting_.empty(); }
@@ -535,7 +535,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     x->version = parser_->version();
     x->head_request = x->method == "HEAD";
     x->keep_alive = parser_->keep_alive() && !server_.stopping();
-    deadline_ = server_.request_started(x->service.get());
+    deadline_ = server_.request_started(x->service);
     counted_ = true;
 
     FieldList headers(server_.types->forbidden);
@@ -883,7 +883,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   // The request leaves max_concurrent_requests' count (once).
-  void stop_counting(Server::Impl::Service* service) {
+  void stop_counting(const std::shared_ptr<Server::Impl::Service>& service) {
     if (!counted_) return;
     counted_ = false;
     server_.request_ended(service, std::exchange(deadline_, std::nullopt));
@@ -900,7 +900,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (x->proxy) x->proxy->cancel();
     if (server_.proxy) server_.proxy->reap();
     log_line(x->method, x->target, x->status, x->body_sent, x->started);
-    stop_counting(x->service.get());
+    stop_counting(x->service);
     if (!x->keep_alive || closing_ || server_.stopping()) return close();
     arm_idle();
     process();
@@ -958,7 +958,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       x->complete = true;
     }
-    stop_counting(exchange_ ? exchange_->service.get() : nullptr);
+    stop_counting(exchange_ ? exchange_->service : nullptr);
     server_.forget(this);  // may end this object's life once the caller returns
   }
 
@@ -1272,7 +1272,7 @@ void Server::Impl::look_for_faster_code() {
   }
 }
 
-std::optional<Server::Impl::Deadlines::iterator> Server::Impl::request_started(Service* service) {
+std::optional<Server::Impl::Deadlines::iterator> Server::Impl::request_started(const std::shared_ptr<Service>& service) {
   ++in_flight_;
   if (!service) {
     look_for_faster_code();
@@ -1288,15 +1288,12 @@ std::optional<Server::Impl::Deadlines::iterator> Server::Impl::request_started(S
     apply_deadline(*service);
   }
   // Its last request: the next go to a new instance (this one goes once they end).
-  if (service->served >= config.max_instance_reuse) {
-    auto held = std::find_if(services_.begin(), services_.end(), [&](const auto& s) { return s.get() == service; });
-    if (held != services_.end()) retire(std::shared_ptr<Service>(*held), "");
-  }
+  if (service->served >= config.max_instance_reuse) retire(service, "");
   look_for_faster_code();
   return deadline;
 }
 
-void Server::Impl::request_ended(Service* service, std::optional<Deadlines::iterator> deadline) {
+void Server::Impl::request_ended(const std::shared_ptr<Service>& service, std::optional<Deadlines::iterator> deadline) {
   --in_flight_;
   if (service) {
     --service->in_flight;
@@ -1305,14 +1302,10 @@ void Server::Impl::request_ended(Service* service, std::optional<Deadlines::iter
       apply_deadline(*service);
     }
     if (service->in_flight == 0) {
-      auto held = std::find_if(services_.begin(), services_.end(), [&](const auto& s) { return s.get() == service; });
-      if (held != services_.end()) {
-        const std::shared_ptr<Service> kept = *held;
-        if (kept->retired)
-          forget_service(kept);
-        else
-          arm_service_idle(kept);
-      }
+      if (service->retired)
+        forget_service(service);
+      else
+        arm_service_idle(service);
     }
   }
   let_waiting_on();
